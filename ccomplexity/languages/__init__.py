@@ -1,0 +1,1 @@
+"""Exact oracles for the languages and functions of the separations papers."""

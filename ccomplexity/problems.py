@@ -1,0 +1,244 @@
+"""Two-party problems: a function of Alice's and Bob's inputs, and their communication matrices.
+
+A problem fixes Alice's input set ``[A]^a`` and Bob's ``[B]^b``; rows of the communication matrix
+are Alice's inputs in lexicographic order (most significant symbol first), columns are Bob's.
+String problems (Dyck, equality, disjointness) place Alice's symbols at the positions of a
+:class:`Partition` and Bob's at the rest, then evaluate a language oracle on the whole word.
+Positions in partition specs are 1-based as in the papers; arrays inside are 0-based.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ccomplexity.errors import InputError
+from ccomplexity.languages.dyck import is_dyck
+
+DENSE_LIMIT = 1 << 26
+"""Most matrix entries (64 Mi) that :meth:`TwoPartyProblem.matrix` materialises."""
+
+
+@dataclass(frozen=True)
+class Partition:
+    """Which positions (0-based, sorted) Alice and Bob hold; ``spec`` is how the user named it."""
+
+    alice: tuple[int, ...]
+    bob: tuple[int, ...]
+    spec: str
+
+    @classmethod
+    def parse(cls, spec: str, length: int) -> Partition:
+        """``prefix:K`` (Alice holds 1..K), ``odd-even`` (Alice odd positions), ``alice:i,..``."""
+        if length < 2:
+            raise InputError(f"a partition needs length >= 2, got {length}")
+        if spec == "odd-even":
+            if length % 2:
+                raise InputError(f"partition odd-even needs an even length, got {length}")
+            alice = tuple(range(0, length, 2))
+        elif spec.startswith("prefix:"):
+            k = _parse_int(spec[len("prefix:") :], "prefix:K")
+            if not 1 <= k < length:
+                raise InputError(f"prefix:K needs 1 <= K < length ({length}), got K={k}")
+            alice = tuple(range(k))
+        elif spec.startswith("alice:"):
+            items = [_parse_int(s, "alice:i,j,...") for s in spec[len("alice:") :].split(",") if s]
+            if (
+                not items
+                or any(not 1 <= i <= length for i in items)
+                or len(set(items)) != len(items)
+            ):
+                raise InputError(f"alice:i,j,... needs distinct positions in 1..{length}")
+            alice = tuple(sorted(i - 1 for i in items))
+            if len(alice) == length:
+                raise InputError("alice:... must leave Bob at least one position")
+        else:
+            raise InputError(f"unknown partition {spec!r}: use prefix:K, odd-even or alice:i,j,...")
+        bob = tuple(i for i in range(length) if i not in set(alice))
+        return cls(alice, bob, spec)
+
+
+def _parse_int(text: str, what: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise InputError(f"{what}: {text!r} is not an integer") from None
+
+
+def digits(indices: np.ndarray, base: int, width: int) -> np.ndarray:
+    """Inputs numbered ``indices`` as (batch, width) words over ``[base]``, big-endian."""
+    idx = np.asarray(indices, dtype=np.int64).reshape(-1)
+    powers = base ** np.arange(width - 1, -1, -1, dtype=np.int64)
+    return (idx[:, None] // powers[None, :]) % base
+
+
+def undigits(words: np.ndarray, base: int) -> np.ndarray:
+    """Inverse of :func:`digits`: the index of each row of ``words``."""
+    w = np.asarray(words, dtype=np.int64)
+    powers = base ** np.arange(w.shape[1] - 1, -1, -1, dtype=np.int64)
+    return w @ powers
+
+
+@dataclass(frozen=True)
+class TwoPartyProblem:
+    """f(x, y) for x in [A]^a (Alice) and y in [B]^b (Bob), with vectorised evaluation."""
+
+    name: str
+    params: dict[str, object]
+    alice_alphabet: int
+    alice_length: int
+    bob_alphabet: int
+    bob_length: int
+    evaluate: Callable[[np.ndarray, np.ndarray], np.ndarray] = field(repr=False)
+    partition: Partition | None = None
+
+    @property
+    def n_rows(self) -> int:
+        return self.alice_alphabet**self.alice_length
+
+    @property
+    def n_cols(self) -> int:
+        return self.bob_alphabet**self.bob_length
+
+    def alice_inputs(self, rows: np.ndarray) -> np.ndarray:
+        return digits(rows, self.alice_alphabet, self.alice_length)
+
+    def bob_inputs(self, cols: np.ndarray) -> np.ndarray:
+        return digits(cols, self.bob_alphabet, self.bob_length)
+
+    def entries(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """f at the given (row, col) index pairs, as int8 values."""
+        x = self.alice_inputs(rows)
+        y = self.bob_inputs(cols)
+        return np.asarray(self.evaluate(x, y)).astype(np.int8)
+
+    def matrix(self, limit: int = DENSE_LIMIT) -> np.ndarray:
+        """The dense communication matrix (rows x cols, int8); refuses beyond ``limit`` entries."""
+        n = self.n_rows * self.n_cols
+        if n > limit:
+            raise InputError(
+                f"{self.name}: the communication matrix has {self.n_rows} x {self.n_cols} entries; "
+                f"the dense limit is {limit}; use a symbolic method instead"
+            )
+        r, c = np.meshgrid(np.arange(self.n_rows), np.arange(self.n_cols), indexing="ij")
+        return self.entries(r.ravel(), c.ravel()).reshape(self.n_rows, self.n_cols)
+
+    def describe(self) -> dict[str, object]:
+        """JSON-ready description: name, parameters and partition."""
+        out: dict[str, object] = {"problem": self.name, **self.params}
+        if self.partition is not None:
+            out["partition"] = self.partition.spec
+        return out
+
+
+def _positive(value: int, what: str) -> int:
+    if value is None or value < 1:
+        raise InputError(f"{what} must be a positive integer, got {value}")
+    return value
+
+
+def string_problem(
+    name: str,
+    params: dict[str, object],
+    language: Callable[[np.ndarray], np.ndarray],
+    alphabet: int,
+    length: int,
+    partition: Partition,
+) -> TwoPartyProblem:
+    """A language over ``[alphabet]^length`` split between Alice and Bob by ``partition``."""
+    alice = np.array(partition.alice, dtype=np.int64)
+    bob = np.array(partition.bob, dtype=np.int64)
+
+    def evaluate(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        words = np.empty((x.shape[0], length), dtype=np.int64)
+        words[:, alice] = x
+        words[:, bob] = y
+        return language(words)
+
+    return TwoPartyProblem(
+        name, params, alphabet, len(alice), alphabet, len(bob), evaluate, partition
+    )
+
+
+def dyck(types: int, depth: int, length: int, partition: str = "odd-even") -> TwoPartyProblem:
+    """Dyck-(n,k) membership of a length-N word split by ``partition`` (Lemma 1: odd-even)."""
+    _positive(types, "--types")
+    if depth is None or depth < 0:
+        raise InputError(f"--depth must be a non-negative integer, got {depth}")
+    _positive(length, "--length")
+    part = Partition.parse(partition, length)
+    params = {"types": types, "depth": depth, "length": length}
+    return string_problem(
+        "dyck", params, lambda w: is_dyck(w, types, depth), 2 * types, length, part
+    )
+
+
+def equality(half: int, alphabet: int = 2, partition: str | None = None) -> TwoPartyProblem:
+    """EQ: Alice holds x, Bob holds y, both in [A]^H; f = 1 iff x = y (Fact 2)."""
+    _positive(half, "--half")
+    if alphabet is None or alphabet < 2:
+        raise InputError(f"--alphabet must be at least 2, got {alphabet}")
+    length = 2 * half
+    part = Partition.parse(partition or f"prefix:{half}", length)
+    if len(part.alice) != half:
+        raise InputError(f"equality needs a balanced partition ({half} positions each)")
+    a, b = np.array(part.alice), np.array(part.bob)
+    params = {"half": half, "alphabet": alphabet}
+    return string_problem(
+        "equality", params, lambda w: (w[:, a] == w[:, b]).all(axis=1), alphabet, length, part
+    )
+
+
+def disjointness(half: int, partition: str | None = None) -> TwoPartyProblem:
+    """DISJ: x, y in {0,1}^H; f = 1 iff the sets intersect (x_i = y_i = 1 for some i; Fact 1)."""
+    _positive(half, "--half")
+    length = 2 * half
+    part = Partition.parse(partition or f"prefix:{half}", length)
+    if len(part.alice) != half:
+        raise InputError(f"disjointness needs a balanced partition ({half} positions each)")
+    a, b = np.array(part.alice), np.array(part.bob)
+    params = {"half": half}
+    return string_problem(
+        "disjointness",
+        params,
+        lambda w: ((w[:, a] == 1) & (w[:, b] == 1)).any(axis=1),
+        2,
+        length,
+        part,
+    )
+
+
+def index(length: int) -> TwoPartyProblem:
+    """INDEX: Alice holds a in {0,1}^N, Bob holds b in [N] (0-based here); f = a_b (Fact 3)."""
+    _positive(length, "--length")
+    if length > 62:
+        raise InputError(f"index: --length {length} exceeds the limit of 62 (inputs are 64-bit)")
+
+    def evaluate(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return x[np.arange(x.shape[0]), y[:, 0]]
+
+    return TwoPartyProblem("index", {"length": length}, 2, length, length, 1, evaluate, None)
+
+
+PROBLEMS = ("dyck", "equality", "disjointness", "index")
+
+
+def make(name: str, **options: object) -> TwoPartyProblem:
+    """Build a problem by CLI name; unknown names and missing options raise :class:`InputError`."""
+    opts = {k: v for k, v in options.items() if v is not None}
+    try:
+        if name == "dyck":
+            return dyck(
+                opts["types"], opts["depth"], opts["length"], opts.get("partition", "odd-even")
+            )
+        if name == "equality":
+            return equality(opts["half"], opts.get("alphabet", 2), opts.get("partition"))
+        if name == "disjointness":
+            return disjointness(opts["half"], opts.get("partition"))
+        if name == "index":
+            return index(opts["length"])
+    except KeyError as missing:
+        raise InputError(f"problem {name} needs --{missing.args[0]}") from None
+    raise InputError(f"unknown problem {name!r}; choose one of {', '.join(PROBLEMS)}")
