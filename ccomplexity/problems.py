@@ -56,7 +56,8 @@ class Partition:
                 raise InputError("alice:... must leave Bob at least one position")
         else:
             raise InputError(f"unknown partition {spec!r}: use prefix:K, odd-even or alice:i,j,...")
-        bob = tuple(i for i in range(length) if i not in set(alice))
+        taken = set(alice)
+        bob = tuple(i for i in range(length) if i not in taken)
         return cls(alice, bob, spec)
 
 

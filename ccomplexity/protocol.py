@@ -1,0 +1,576 @@
+"""Certificates: lower-bound results as JSON that anyone can re-check.
+
+A certificate names a problem, its partition, a witness and the bits it claims. :func:`verify`
+re-checks it by recomputing the problem's function on the witness with the language oracles of
+:mod:`ccomplexity.languages` (through :mod:`ccomplexity.problems`) and with arithmetic written
+here, never through :mod:`ccomplexity.lower_bounds`, which produced the witness.
+
+Kinds and what they prove (Fact 4 and the log-rank and one-way counting arguments):
+
+- ``fooling_set``: an explicit set S with value b (Def. 1) => D(f) >= ceil(log2 |S|).
+- ``fooling_set_symbolic``: Dyck-(n,k) under odd-even with S = all members of length N; the
+  verifier recounts the members and re-checks that Alice's half determines Bob's and vice versa
+  by dynamic programming over stacks, built here from the definition of Dyck-(n,k).
+- ``one_way``: R Alice inputs whose rows are pairwise distinct on given Bob inputs => the
+  one-way complexity Alice -> Bob is at least ceil(log2 R).
+- ``rank``: an r x r submatrix nonsingular over GF(q) => rank >= r => D(f) >= ceil(log2 r).
+
+The file is data: it is parsed as JSON, every field is validated, nothing is executed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ccomplexity import __version__, problems
+from ccomplexity.errors import InputError
+
+FORMAT = "ccomplexity-certificate"
+FORMAT_VERSION = 1
+KINDS = ("fooling_set", "fooling_set_symbolic", "one_way", "rank")
+MAX_FILE_BYTES = 64 << 20
+MAX_PAIRWISE = 1 << 26
+"""Most ordered pairs the explicit fooling-set check evaluates (|S| <= 8192)."""
+MAX_SYMBOLIC_LENGTH = 100_000
+
+
+class InvalidCertificate(Exception):
+    """The certificate does not prove what it claims; the message says why."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    valid: bool
+    kind: str | None
+    claimed_bits: int | None
+    reason: str | None
+
+
+def _envelope(kind: str, problem: dict[str, Any], claim: dict[str, Any], witness: dict[str, Any]):
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "software": {"name": "ccomplexity", "version": __version__},
+        "kind": kind,
+        "problem": problem,
+        "claim": claim,
+        "witness": witness,
+    }
+
+
+def ceil_log2(n: int) -> int:
+    """ceil(log2 n) for a positive integer, exactly."""
+    return (n - 1).bit_length()
+
+
+def fooling_set_certificate(
+    problem: problems.TwoPartyProblem, rows: np.ndarray, cols: np.ndarray, value: int
+) -> dict[str, Any]:
+    """An explicit fooling set: Alice's and Bob's words of every pair, and the value b."""
+    xs = problem.alice_inputs(rows).tolist()
+    ys = problem.bob_inputs(cols).tolist()
+    size = len(xs)
+    if size * size > MAX_PAIRWISE:
+        raise InputError(
+            f"an explicit fooling-set certificate is limited to {math.isqrt(MAX_PAIRWISE)} pairs, "
+            f"got {size}; use the symbolic certificate"
+        )
+    claim = {"size": size, "value": int(value), "bits": ceil_log2(size)}
+    return _envelope(
+        "fooling_set", problem.describe(), claim, {"pairs": list(zip(xs, ys, strict=True))}
+    )
+
+
+def symbolic_dyck_certificate(types: int, depth: int, length: int, count: int) -> dict[str, Any]:
+    """S = all Dyck-(n,k) words of length N under odd-even; the claim is log2 of their number."""
+    problem = {"problem": "dyck", "types": types, "depth": depth, "length": length}
+    problem["partition"] = "odd-even"
+    claim = {"size": str(count), "value": 1, "bits": ceil_log2(count)}
+    witness = {"family": "all-members", "x_determines_y": True, "y_determines_x": True}
+    return _envelope("fooling_set_symbolic", problem, claim, witness)
+
+
+def one_way_certificate(
+    problem: problems.TwoPartyProblem, rows: np.ndarray, cols: np.ndarray
+) -> dict[str, Any]:
+    """R Alice inputs pairwise distinguished by the given Bob inputs."""
+    claim = {"distinct_rows": len(rows), "bits": ceil_log2(len(rows))}
+    witness = {
+        "alice_inputs": problem.alice_inputs(rows).tolist(),
+        "bob_inputs": problem.bob_inputs(cols).tolist(),
+    }
+    return _envelope("one_way", problem.describe(), claim, witness)
+
+
+def rank_certificate(
+    problem: problems.TwoPartyProblem, rows: np.ndarray, cols: np.ndarray, prime: int
+) -> dict[str, Any]:
+    """A nonsingular r x r submatrix over GF(prime)."""
+    claim = {"rank_at_least": len(rows), "prime": int(prime), "bits": ceil_log2(len(rows))}
+    witness = {
+        "alice_inputs": problem.alice_inputs(rows).tolist(),
+        "bob_inputs": problem.bob_inputs(cols).tolist(),
+    }
+    return _envelope("rank", problem.describe(), claim, witness)
+
+
+def write_certificate(cert: dict[str, Any], path: str | os.PathLike[str]) -> Path:
+    """Write atomically: a temporary file in the same folder, then a rename (never half-written)."""
+    target = Path(path)
+    if not target.parent.exists():
+        raise InputError(f"cannot write certificate: folder {target.parent} does not exist")
+    fd, tmp = tempfile.mkstemp(prefix=".cert-", suffix=".json", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            json.dump(cert, fh, separators=(",", ":"))
+            fh.write("\n")
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
+
+
+# ----------------------------------------------------------------------------- verification
+
+
+def verify_file(path: str | os.PathLike[str]) -> Verdict:
+    """Read and verify a certificate file; a missing file is an :class:`InputError`."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"certificate {p} does not exist or is not a file")
+    if p.stat().st_size > MAX_FILE_BYTES:
+        raise InputError(f"certificate {p} exceeds the size limit of {MAX_FILE_BYTES} bytes")
+    try:
+        cert = json.loads(p.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        return Verdict(False, None, None, f"not valid JSON: {err}")
+    return verify(cert)
+
+
+def verify(cert: Any) -> Verdict:
+    """Re-check a parsed certificate; never raises for bad content, returns the reason instead."""
+    kind = cert.get("kind") if isinstance(cert, dict) else None
+    try:
+        _require(isinstance(cert, dict), "a certificate is a JSON object")
+        _require(cert.get("format") == FORMAT, f"format must be {FORMAT!r}")
+        _require(cert.get("format_version") == FORMAT_VERSION, "unsupported format_version")
+        _require(kind in KINDS, f"kind must be one of {', '.join(KINDS)}")
+        claim = _field(cert, "claim", dict)
+        witness = _field(cert, "witness", dict)
+        spec = _field(cert, "problem", dict)
+        bits = _field(claim, "bits", int)
+        if kind == "fooling_set_symbolic":
+            _verify_symbolic(spec, claim, witness)
+        else:
+            problem = _build_problem(spec)
+            {"fooling_set": _verify_fooling, "one_way": _verify_one_way, "rank": _verify_rank}[
+                kind
+            ](problem, claim, witness)
+    except InvalidCertificate as err:
+        return Verdict(False, kind if kind in KINDS else None, None, str(err))
+    return Verdict(True, kind, bits, None)
+
+
+def _require(condition: bool, reason: str) -> None:
+    if not condition:
+        raise InvalidCertificate(reason)
+
+
+def _field(obj: dict[str, Any], name: str, typ: type) -> Any:
+    value = obj.get(name)
+    ok = isinstance(value, typ) and not (typ is int and isinstance(value, bool))
+    _require(ok, f"field {name!r} must be a {typ.__name__}")
+    return value
+
+
+def _build_problem(spec: dict[str, Any]) -> problems.TwoPartyProblem:
+    allowed = {"problem", "types", "depth", "length", "half", "alphabet", "partition"}
+    extra = set(spec) - allowed
+    _require(not extra, f"unknown problem fields: {sorted(extra)}")
+    name = spec.get("problem")
+    _require(isinstance(name, str), "problem name must be a string")
+    options = {k: v for k, v in spec.items() if k != "problem"}
+    for key, val in options.items():
+        if key == "partition":
+            _require(isinstance(val, str), "partition must be a string")
+        else:
+            _require(isinstance(val, int) and not isinstance(val, bool), f"{key} must be an int")
+    try:
+        problem = problems.make(name, **options)
+    except InputError as err:
+        raise InvalidCertificate(f"bad problem: {err}") from None
+    _require(problem.describe() == spec, "problem description is not canonical")
+    return problem
+
+
+def _words(rows: Any, alphabet: int, length: int, what: str) -> np.ndarray:
+    _require(isinstance(rows, list), f"{what} must be a list")
+    for r in rows:
+        ok = isinstance(r, list) and len(r) == length
+        _require(ok and all(type(s) is int and 0 <= s < alphabet for s in r), f"bad {what} entry")
+    return np.array(rows, dtype=np.int64).reshape(len(rows), length)
+
+
+def _index_of(words: np.ndarray, alphabet: int) -> np.ndarray:
+    return problems.undigits(words, alphabet) if words.shape[1] else np.zeros(len(words), np.int64)
+
+
+def _verify_fooling(problem: problems.TwoPartyProblem, claim: dict, witness: dict) -> None:
+    pairs = _field(witness, "pairs", list)
+    value = _field(claim, "value", int)
+    _require(all(isinstance(p, list) and len(p) == 2 for p in pairs), "pairs must be [x, y]")
+    size = len(pairs)
+    _require(size >= 1, "a fooling set must not be empty")
+    _require(size * size <= MAX_PAIRWISE, f"at most {math.isqrt(MAX_PAIRWISE)} pairs are checked")
+    x = _words([p[0] for p in pairs], problem.alice_alphabet, problem.alice_length, "x")
+    y = _words([p[1] for p in pairs], problem.bob_alphabet, problem.bob_length, "y")
+    _require(_field(claim, "size", int) == size, f"claimed size differs from {size} pairs")
+    _require(claim["bits"] == ceil_log2(size), "claimed bits differ from ceil(log2 size)")
+    rows = _index_of(x, problem.alice_alphabet)
+    cols = _index_of(y, problem.bob_alphabet)
+    keys = rows * problem.n_cols + cols
+    _require(len(np.unique(keys)) == size, "pairs are not distinct")
+    on_set = problem.entries(rows, cols)
+    bad = np.flatnonzero(on_set != value)
+    _require(bad.size == 0, f"pair {bad[:1].tolist()} does not have value {value}")
+    # Def. 1: for i != j, f(x_i, y_j) != b or f(x_j, y_i) != b. Check every ordered pair in chunks.
+    chunk = max(1, (1 << 22) // size)
+    cross = np.zeros((size, size), dtype=bool)
+    for start in range(0, size, chunk):
+        i = np.arange(start, min(size, start + chunk))
+        ii = np.repeat(i, size)
+        jj = np.tile(np.arange(size), len(i))
+        cross[i] = (problem.entries(rows[ii], cols[jj]) == value).reshape(len(i), size)
+    clash = cross & cross.T
+    np.fill_diagonal(clash, False)
+    hit = np.argwhere(clash)
+    _require(hit.size == 0, f"pairs {hit[:1].tolist()} violate the fooling property")
+
+
+def _verify_one_way(problem: problems.TwoPartyProblem, claim: dict, witness: dict) -> None:
+    x = _words(_field(witness, "alice_inputs", list), problem.alice_alphabet,
+               problem.alice_length, "alice_inputs")  # fmt: skip
+    y = _words(_field(witness, "bob_inputs", list), problem.bob_alphabet,
+               problem.bob_length, "bob_inputs")  # fmt: skip
+    _require(len(x) >= 1 and len(y) >= 1, "witness needs at least one input on each side")
+    _require(len(x) * len(y) <= MAX_PAIRWISE, "witness submatrix too large to check")
+    rows, cols = _index_of(x, problem.alice_alphabet), _index_of(y, problem.bob_alphabet)
+    sub = problem.entries(np.repeat(rows, len(cols)), np.tile(cols, len(rows)))
+    sub = sub.reshape(len(rows), len(cols))
+    distinct = len(np.unique(sub, axis=0))
+    _require(distinct == len(rows), f"only {distinct} of {len(rows)} rows are distinct")
+    _require(_field(claim, "distinct_rows", int) == len(rows), "claimed distinct_rows differs")
+    _require(claim["bits"] == ceil_log2(len(rows)), "claimed bits differ from ceil(log2 rows)")
+
+
+def _det_nonzero_mod(matrix: list[list[int]], prime: int) -> bool:
+    """Gaussian elimination over GF(prime) with Python integers."""
+    a = [[v % prime for v in row] for row in matrix]
+    n = len(a)
+    for c in range(n):
+        pivot = next((r for r in range(c, n) if a[r][c]), None)
+        if pivot is None:
+            return False
+        a[c], a[pivot] = a[pivot], a[c]
+        inv = pow(a[c][c], prime - 2, prime)
+        for r in range(c + 1, n):
+            f = a[r][c] * inv % prime
+            if f:
+                a[r] = [(u - f * v) % prime for u, v in zip(a[r], a[c], strict=True)]
+    return True
+
+
+def _is_prime(n: int) -> bool:
+    if n < 2:
+        return False
+    return all(n % d for d in range(2, math.isqrt(n) + 1))
+
+
+def _verify_rank(problem: problems.TwoPartyProblem, claim: dict, witness: dict) -> None:
+    prime = _field(claim, "prime", int)
+    _require(2 <= prime < 1 << 62 and _is_prime(prime), "claimed prime is not a prime below 2^62")
+    x = _words(_field(witness, "alice_inputs", list), problem.alice_alphabet,
+               problem.alice_length, "alice_inputs")  # fmt: skip
+    y = _words(_field(witness, "bob_inputs", list), problem.bob_alphabet,
+               problem.bob_length, "bob_inputs")  # fmt: skip
+    r = len(x)
+    _require(r >= 1 and len(y) == r, "rank witness must be a square, non-empty submatrix")
+    _require(r <= 512, "rank witnesses are limited to 512 x 512")
+    rows, cols = _index_of(x, problem.alice_alphabet), _index_of(y, problem.bob_alphabet)
+    sub = problem.entries(np.repeat(rows, r), np.tile(cols, r)).reshape(r, r)
+    _require(_det_nonzero_mod(sub.tolist(), prime), "witness submatrix is singular")
+    _require(_field(claim, "rank_at_least", int) == r, "claimed rank differs from the witness")
+    _require(claim["bits"] == ceil_log2(r), "claimed bits differ from ceil(log2 rank)")
+
+
+def _verify_symbolic(spec: dict, claim: dict, witness: dict) -> None:
+    _require(
+        set(spec) == {"problem", "types", "depth", "length", "partition"}
+        and spec["problem"] == "dyck"
+        and spec["partition"] == "odd-even",
+        "symbolic certificates cover Dyck-(n,k) under the odd-even partition only",
+    )
+    n, k, length = (_field(spec, f, int) for f in ("types", "depth", "length"))
+    _require(n >= 1 and k >= 0 and 2 <= length <= MAX_SYMBOLIC_LENGTH, "parameters out of range")
+    _require(length % 2 == 0, "odd-even needs an even length")
+    _require(n ** min(k, 64) <= 4096, "at most 4096 stacks are explored")
+    _require(witness.get("family") == "all-members", "family must be all-members")
+    size = claim.get("size")
+    _require(isinstance(size, str) and size.isdigit(), "claimed size must be a decimal string")
+    _require(_field(claim, "value", int) == 1, "the family of members has value 1")
+    stacks = _stacks(n, k)
+    count = _count_members(stacks, n, length)
+    _require(int(size) == count, f"claimed size differs from the {count} members")
+    _require(count >= 1, "there are no members of this length")
+    _require(claim["bits"] == ceil_log2(count), "claimed bits differ from ceil(log2 size)")
+    for alice_fixed in (True, False):
+        unique = _half_determines_other(stacks, n, length, alice_fixed)
+        name = "x_determines_y" if alice_fixed else "y_determines_x"
+        _require(unique and witness.get(name) is True, f"{name} does not hold")
+
+
+def _stacks(n: int, k: int) -> list[tuple[int, ...]]:
+    out: list[tuple[int, ...]] = [()]
+    for stack in out:
+        if len(stack) < k:
+            out.extend((*stack, t) for t in range(n))
+    return out
+
+
+def _step(stack: tuple[int, ...], sym: int, depth_limit: int) -> tuple[int, ...] | None:
+    """Read one symbol (2t opens type t, 2t+1 closes it) on a stack; None when it is rejected."""
+    t, closing = divmod(sym, 2)
+    if not closing:
+        return (*stack, t) if len(stack) < depth_limit else None
+    return stack[:-1] if stack and stack[-1] == t else None
+
+
+def _count_members(stacks: list[tuple[int, ...]], n: int, length: int) -> int:
+    k = max(len(s) for s in stacks)
+    ways: dict[tuple[int, ...], int] = {(): 1}
+    for _ in range(length):
+        nxt: dict[tuple[int, ...], int] = {}
+        for stack, w in ways.items():
+            for sym in range(2 * n):
+                s = _step(stack, sym, k)
+                if s is not None:
+                    nxt[s] = nxt.get(s, 0) + w
+        ways = nxt
+    return ways.get((), 0)
+
+
+def _half_determines_other(
+    stacks: list[tuple[int, ...]], n: int, length: int, alice_fixed: bool
+) -> bool:
+    """No two distinct members agree on Alice's (odd) positions, or on Bob's (even) ones.
+
+    Runs both words together over pairs of stacks; on the fixed party's positions both read
+    the same symbol, on the other's any two symbols, remembering whether they ever differed.
+    """
+    k = max(len(s) for s in stacks)
+    states: set[tuple[tuple[int, ...], tuple[int, ...], bool]] = {((), (), False)}
+    for pos in range(length):
+        fixed = (pos % 2 == 0) == alice_fixed  # 0-based even = paper's odd positions = Alice
+        nxt: set[tuple[tuple[int, ...], tuple[int, ...], bool]] = set()
+        for s1, s2, differed in states:
+            for a in range(2 * n):
+                t1 = _step(s1, a, k)
+                if t1 is None:
+                    continue
+                for b in [a] if fixed else range(2 * n):
+                    t2 = _step(s2, b, k)
+                    if t2 is not None:
+                        nxt.add((t1, t2, differed or a != b))
+        states = nxt
+    return ((), (), True) not in states
+
+
+def describe_verdict(v: Verdict) -> dict[str, Any]:
+    return {"valid": v.valid, "kind": v.kind, "claimed_bits": v.claimed_bits, "reason": v.reason}
+
+
+__all__: Iterable[str] = (
+    "InvalidCertificate",
+    "Verdict",
+    "ceil_log2",
+    "describe_verdict",
+    "fooling_set_certificate",
+    "one_way_certificate",
+    "rank_certificate",
+    "symbolic_dyck_certificate",
+    "verify",
+    "verify_file",
+    "write_certificate",
+)
+
+
+# ============================================================================= channels
+#
+# Upper bounds are protocols (Thm 2, Thm 4 of the separations paper; Lemma A.3 of the
+# mixture-of-parrots paper). Their cost is what crosses between the two parties, so every message
+# is a string of '0'/'1' on a :class:`Channel`, which records it; a :class:`Transcript` counts the
+# bits exactly, per step and per direction. Numbers cross in fixed widths that the receiver knows
+# in advance (no separators, no lengths sent), so the count is the protocol's true cost.
+
+PROTOCOL_KINDS = ("protocol_rnn", "protocol_attention")
+"""Certificate kinds of runs of a protocol; :mod:`simulations.protocols.certificate` checks them."""
+
+
+@dataclass(frozen=True)
+class Message:
+    """``bits`` sent by ``sender`` to ``receiver`` at protocol step ``step``."""
+
+    sender: str
+    receiver: str
+    step: str
+    bits: str
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "sender": self.sender,
+            "receiver": self.receiver,
+            "step": self.step,
+            "length": len(self.bits),
+            "bits": self.bits,
+        }
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """The messages of one run of a protocol, in the order they were sent."""
+
+    messages: tuple[Message, ...]
+
+    @property
+    def total(self) -> int:
+        """Bits sent in all, both directions."""
+        return sum(len(m.bits) for m in self.messages)
+
+    def bits_by_step(self) -> dict[str, int]:
+        """Bits per step (both directions together), steps in the order first used."""
+        out: dict[str, int] = {}
+        for m in self.messages:
+            out[m.step] = out.get(m.step, 0) + len(m.bits)
+        return out
+
+    def bits_by_direction(self) -> dict[str, int]:
+        """Bits per direction, keyed ``"sender->receiver"``."""
+        out: dict[str, int] = {}
+        for m in self.messages:
+            key = f"{m.sender}->{m.receiver}"
+            out[key] = out.get(key, 0) + len(m.bits)
+        return out
+
+    @property
+    def one_way(self) -> bool:
+        """True iff at most one party ever sent (App. B.1: a one-way protocol)."""
+        return len({m.sender for m in self.messages}) <= 1
+
+    def describe(self) -> dict[str, Any]:
+        """JSON-ready: every message with its bits, and the totals."""
+        return {
+            "messages": [m.describe() for m in self.messages],
+            "total": self.total,
+            "bits_by_step": self.bits_by_step(),
+            "bits_by_direction": self.bits_by_direction(),
+            "one_way": self.one_way,
+        }
+
+
+class Channel:
+    """Carries bit strings between two named parties and records every message."""
+
+    def __init__(self, parties: tuple[str, str] = ("alice", "bob")) -> None:
+        if len(parties) != 2 or parties[0] == parties[1]:
+            raise InputError(f"a channel joins two distinct parties, got {parties!r}")
+        self.parties = tuple(parties)
+        self._messages: list[Message] = []
+
+    def send(self, sender: str, receiver: str, step: str, bits: str) -> str:
+        """Record ``bits`` from ``sender`` to ``receiver``; returns what the receiver gets."""
+        if {sender, receiver} != set(self.parties):
+            raise InputError(
+                f"{sender!r} -> {receiver!r} is not a direction of the channel {self.parties}"
+            )
+        if not isinstance(bits, str) or set(bits) - {"0", "1"}:
+            raise InputError(f"a message is a str of '0' and '1' only (step {step!r})")
+        self._messages.append(Message(sender, receiver, step, bits))
+        return bits
+
+    @property
+    def transcript(self) -> Transcript:
+        return Transcript(tuple(self._messages))
+
+
+def encode_uints(values: Iterable[int], width: int) -> str:
+    """Non-negative integers, each as exactly ``width`` bits, most significant first."""
+    out = []
+    for v in values:
+        v = int(v)
+        if not 0 <= v < 1 << width:
+            raise InputError(f"{v} does not fit in {width} unsigned bits")
+        out.append(format(v, f"0{width}b") if width else "")
+    return "".join(out)
+
+
+def encode_ints(values: Iterable[int], width: int) -> str:
+    """Integers in [-(2^(width-1) - 1), 2^(width-1) - 1], each as ``width`` bits of two's
+    complement (the symmetric range of :class:`ccomplexity.precision.FixedPoint`)."""
+    if width < 1:
+        raise InputError(f"a signed integer needs at least 1 bit, got width {width}")
+    limit = (1 << (width - 1)) - 1
+    out = []
+    for v in values:
+        v = int(v)
+        if not -limit <= v <= limit:
+            raise InputError(f"{v} does not fit in {width} signed bits (|v| <= {limit})")
+        out.append(format(v % (1 << width), f"0{width}b"))
+    return "".join(out)
+
+
+def _fields(bits: str, width: int, count: int) -> list[str]:
+    if not isinstance(bits, str) or set(bits) - {"0", "1"}:
+        raise InputError("a message is a str of '0' and '1' only")
+    if len(bits) != width * count:
+        raise InputError(f"message of {len(bits)} bits is not {count} numbers of {width} bits")
+    return [bits[i * width : (i + 1) * width] for i in range(count)]
+
+
+def decode_uints(bits: str, width: int, count: int) -> list[int]:
+    """Inverse of :func:`encode_uints` for ``count`` numbers."""
+    return [int(f, 2) if width else 0 for f in _fields(bits, width, count)]
+
+
+def decode_ints(bits: str, width: int, count: int) -> list[int]:
+    """Inverse of :func:`encode_ints`; rejects the unused code -2^(width-1)."""
+    out = []
+    for f in _fields(bits, width, count):
+        u = int(f, 2)
+        v = u - (1 << width) if f[0] == "1" else u
+        if v == -(1 << (width - 1)):
+            raise InputError(f"code {f} is -2^{width - 1}, outside the symmetric range")
+        out.append(v)
+    return out
+
+
+__all__ = (
+    *__all__,
+    "PROTOCOL_KINDS",
+    "Channel",
+    "Message",
+    "Transcript",
+    "decode_ints",
+    "decode_uints",
+    "encode_ints",
+    "encode_uints",
+)

@@ -1,0 +1,1 @@
+"""Where models meet mathematics: protocols, tasks, training and the ``ccx`` CLI."""

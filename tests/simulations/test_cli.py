@@ -1,0 +1,208 @@
+"""The acceptance commands of the foundation, run exactly as a user types them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def test_dyck_count(ccx_json):
+    out = ccx_json("dyck", "count", "--types", "2", "--depth", "2", "--length", "14")
+    assert out["count"] == 8192
+
+
+def test_dyck_count_huge_is_exact(ccx_json):
+    out = ccx_json("dyck", "count", "--types", "2", "--depth", "2", "--length", "1000")
+    assert out["count"] == 2**999
+
+
+def test_dfa_dyck(ccx_json):
+    out = ccx_json("dfa", "dyck", "--types", "2", "--depth", "2")
+    assert (out["states"], out["live_states"]) == (8, 7)
+
+
+def test_dfa_equality_is_minimal(ccx_json):
+    out = ccx_json("dfa", "equality", "--half", "3", "--alphabet", "2")
+    # An independent lower bound on any DFA for {ww : |w| = 3}: the residual classes of all
+    # prefixes (Myhill-Nerode), counted here by brute force over suffixes of length <= 6.
+    import itertools
+
+    words = {w + w for w in itertools.product((0, 1), repeat=3)}
+    # Prefixes of length 7 reach the dead class; longer ones add nothing new.
+    prefixes = [p for n in range(8) for p in itertools.product((0, 1), repeat=n)]
+    suffixes = [s for n in range(7) for s in itertools.product((0, 1), repeat=n)]
+    classes = {frozenset(s for s in suffixes if p + s in words) for p in prefixes}
+    assert out["states"] == len(classes)
+    assert out["live_states"] == len(classes) - 1
+
+
+def test_fooling_dyck_exhaustive(ccx_json):
+    out = ccx_json(
+        "fooling", "--problem", "dyck", "--types", "2", "--depth", "2", "--length", "12",
+        "--partition", "odd-even",
+    )  # fmt: skip
+    assert (out["size"], out["value"], out["verified"], out["bits"]) == (2048, 1, True, 11)
+
+
+def test_fooling_dyck_symbolic_1000(ccx_json):
+    out = ccx_json(
+        "fooling", "--problem", "dyck", "--types", "2", "--depth", "2", "--length", "1000",
+        "--partition", "odd-even",
+    )  # fmt: skip
+    assert out["verified"] is True and out["bits"] == 999 and out["value"] == 1
+    assert out["size"] == 2**999
+    assert out["seconds"] < 10
+
+
+def test_fooling_equality_exact(ccx_json):
+    out = ccx_json("fooling", "--problem", "equality", "--half", "3", "--exact")
+    assert out["size"] == 8 and out["verified"] is True and out["bits"] == 3
+
+
+def test_cc_oneway_index(ccx_json):
+    out = ccx_json("cc", "oneway", "--problem", "index", "--length", "10")
+    assert out["distinct_rows"] == 1024 and out["bits"] == 10
+
+
+def test_cc_oneway_dyck_cut(ccx_json):
+    out = ccx_json(
+        "cc", "oneway", "--problem", "dyck", "--types", "2", "--depth", "2", "--length", "12",
+        "--cut", "6",
+    )  # fmt: skip
+    # After 6 symbols only even stack heights are reachable: the empty stack, the four stacks of
+    # height 2, and "already rejected"; each leaves Bob a different set of accepted suffixes.
+    assert out["distinct_rows"] == 6
+    assert out["bits"] == 3
+
+
+def test_cc_rank_and_exact(ccx_json):
+    assert ccx_json("cc", "rank", "--problem", "equality", "--half", "3")["rank"] == 8
+    assert ccx_json("cc", "exact", "--problem", "equality", "--half", "3")["bits"] == 4
+
+
+def test_codes_search(ccx_json):
+    out = ccx_json("codes", "--length", "50", "--gamma", "0.25", "--seed", "1")
+    assert out["valid"] is True and out["max_off_diagonal"] <= 0.25
+    assert out["k"] < out["paper_k"] == 590
+
+
+def test_bound_thm3(ccx_json):
+    out = ccx_json("bound", "--theorem", "separations.thm3", "--width", "128", "--precision", "64")
+    assert out["max_length"] == 8192
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["fooling", "--problem", "equality", "--half", "3"],
+        ["fooling", "--problem", "dyck", "--types", "2", "--depth", "2", "--length", "10"],
+        ["cc", "oneway", "--problem", "index", "--length", "8"],
+        ["cc", "rank", "--problem", "disjointness", "--half", "3"],
+    ],
+)
+def test_certificate_round_trip_and_tamper(ccx, tmp_path: Path, args):
+    path = tmp_path / "c.json"
+    code, _, err = ccx(*args, "--certificate", str(path))
+    assert code == 0, err
+    assert ccx("verify", str(path))[0] == 0
+    cert = json.loads(path.read_text())
+    witness = cert["witness"]
+    key = "pairs" if "pairs" in witness else "alice_inputs"
+    first = witness[key][0]
+    word = first[0] if key == "pairs" else first
+    word[0] = 1 - word[0] if word[0] in (0, 1) else word[0] - 1  # change one symbol
+    path.write_text(json.dumps(cert))
+    code, out, _ = ccx("verify", str(path))
+    assert code == 1, out
+    assert "invalid" in out
+
+
+def test_symbolic_certificate_round_trip_and_tamper(ccx, tmp_path: Path):
+    path = tmp_path / "s.json"
+    args = ["fooling", "--problem", "dyck", "--types", "2", "--depth", "2", "--length", "200"]
+    assert ccx(*args, "--certificate", str(path))[0] == 0
+    assert ccx("verify", str(path))[0] == 0
+    cert = json.loads(path.read_text())
+    cert["claim"]["size"] = str(int(cert["claim"]["size"]) + 1)
+    path.write_text(json.dumps(cert))
+    assert ccx("verify", str(path))[0] == 1
+    cert["claim"]["size"] = str(2**199)
+    cert["problem"]["depth"] = 3  # Dyck-(2,3): halves no longer determine each other
+    path.write_text(json.dumps(cert))
+    assert ccx("verify", str(path))[0] == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (
+            ["fooling", "--problem", "dyck", "--types", "2", "--depth", "2", "--length", "11"],
+            "even",
+        ),
+        (
+            [
+                "fooling",
+                "--problem",
+                "dyck",
+                "--types",
+                "2",
+                "--depth",
+                "2",
+                "--length",
+                "30",
+                "--method",
+                "exhaustive",
+            ],
+            "limit",
+        ),
+        (["fooling", "--problem", "equality", "--half", "0"], "positive"),
+        (["fooling", "--problem", "equality", "--half", "-3"], "positive"),
+        (["fooling", "--problem", "nosuch", "--half", "3"], "unknown problem"),
+        (
+            ["bound", "--theorem", "separations.nosuch", "--width", "1", "--precision", "1"],
+            "unknown",
+        ),
+        (["cc", "exact", "--problem", "equality", "--half", "6"], "limit"),
+        (
+            ["cc", "rank", "--problem", "dyck", "--types", "2", "--depth", "2", "--length", "40"],
+            "limit",
+        ),
+        (["dyck", "count", "--types", "0", "--depth", "2", "--length", "4"], "positive"),
+        (["fooling", "--problem", "dyck", "--types", "2", "--depth", "2"], "length"),
+        (["fooling", "--problem", "equality", "--half", "x"], "half"),
+        (["verify", "/nonexistent/c.json"], "does not exist"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(ccx, tmp_path: Path, monkeypatch, args, needle):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = ccx(*args, "--certificate", "c.json") if args[0] == "fooling" else ccx(*args)
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1, err
+    assert needle in err.lower()
+    assert not (tmp_path / "c.json").exists()
+
+
+def test_console_script_runs_without_torch():
+    script = (
+        "import sys; from simulations.cli import main;"
+        "code = main(['fooling', '--problem', 'dyck', '--types', '2', '--depth', '2',"
+        " '--length', '8', '--json']);"
+        "assert 'torch' not in sys.modules, 'torch was imported'; sys.exit(code)"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["verified"] is True
+
+
+def test_installed_entry_point_exit_code():
+    exe = Path(sys.executable).with_name("ccx")
+    done = subprocess.run(
+        [str(exe), "dyck", "count", "--types", "2"], capture_output=True, text=True
+    )
+    assert done.returncode == 2
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in done.stderr
