@@ -5,7 +5,7 @@ is killed instead of stalling the benchmark. A ladder of sizes stops at the firs
 exceeds the limit or that the library refuses (its limit is then recorded with the message).
 
     python benchmarks/exact_methods.py                 # full run, writes benchmarks/results/
-    python benchmarks/exact_methods.py --limit 10 --only rank
+    python benchmarks/exact_methods.py --only rank-gf-p    # re-measure one, keep the rest
     python benchmarks/exact_methods.py --run rank 8    # one case, prints its seconds
 """
 
@@ -175,7 +175,11 @@ def main() -> None:
         run_case(args.run[0], int(args.run[1]))
         return
     load_before = os.getloadavg()
-    rows = [ladder(m, args.limit) for m in (args.only or METHODS)]
+    fresh = {m: ladder(m, args.limit) for m in (args.only or METHODS)}
+    # With --only, the other methods keep their recorded rows.
+    old = json.loads(args.out.read_text())["methods"] if args.only and args.out.exists() else []
+    kept = {r["method"]: r for r in old}
+    rows = [fresh.get(m) or kept[m] for m in METHODS if m in fresh or m in kept]
     record = {
         "machine": {"cores": os.cpu_count(), "python": platform.python_version(),
                     "platform": platform.platform(), "load_before": load_before,

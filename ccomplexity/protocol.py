@@ -67,6 +67,15 @@ def _envelope(kind: str, problem: dict[str, Any], claim: dict[str, Any], witness
     }
 
 
+def json_int(n: int) -> int | str:
+    """``n`` itself, or its exact hex string when Python refuses a decimal conversion.
+
+    CPython limits int -> decimal str conversion to 4300 digits; counts such as 2^(N-1) for
+    N > 14,000 exceed it. Hex conversion is exact and unlimited.
+    """
+    return n if n.bit_length() <= 14_000 else hex(n)
+
+
 def ceil_log2(n: int) -> int:
     """ceil(log2 n) for a positive integer, exactly."""
     return (n - 1).bit_length()
@@ -85,16 +94,15 @@ def fooling_set_certificate(
             f"got {size}; use the symbolic certificate"
         )
     claim = {"size": size, "value": int(value), "bits": ceil_log2(size)}
-    return _envelope(
-        "fooling_set", problem.describe(), claim, {"pairs": list(zip(xs, ys, strict=True))}
-    )
+    pairs = [[x, y] for x, y in zip(xs, ys, strict=True)]
+    return _envelope("fooling_set", problem.describe(), claim, {"pairs": pairs})
 
 
 def symbolic_dyck_certificate(types: int, depth: int, length: int, count: int) -> dict[str, Any]:
     """S = all Dyck-(n,k) words of length N under odd-even; the claim is log2 of their number."""
     problem = {"problem": "dyck", "types": types, "depth": depth, "length": length}
     problem["partition"] = "odd-even"
-    claim = {"size": str(count), "value": 1, "bits": ceil_log2(count)}
+    claim = {"size": hex(count), "value": 1, "bits": ceil_log2(count)}
     witness = {"family": "all-members", "x_determines_y": True, "y_determines_x": True}
     return _envelope("fooling_set_symbolic", problem, claim, witness)
 
@@ -143,17 +151,29 @@ def write_certificate(cert: dict[str, Any], path: str | os.PathLike[str]) -> Pat
 # ----------------------------------------------------------------------------- verification
 
 
-def verify_file(path: str | os.PathLike[str]) -> Verdict:
-    """Read and verify a certificate file; a missing file is an :class:`InputError`."""
+def read_certificate(path: str | os.PathLike[str]) -> Any:
+    """Parse a certificate file as JSON data (never executed).
+
+    A missing or oversized file is an :class:`InputError`; text that is not JSON is an
+    :class:`InvalidCertificate`.
+    """
     p = Path(path)
     if not p.is_file():
         raise InputError(f"certificate {p} does not exist or is not a file")
     if p.stat().st_size > MAX_FILE_BYTES:
         raise InputError(f"certificate {p} exceeds the size limit of {MAX_FILE_BYTES} bytes")
     try:
-        cert = json.loads(p.read_text())
+        return json.loads(p.read_text())
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        return Verdict(False, None, None, f"not valid JSON: {err}")
+        raise InvalidCertificate(f"not valid JSON: {err}") from None
+
+
+def verify_file(path: str | os.PathLike[str]) -> Verdict:
+    """Read and verify a lower-bound certificate file; a missing file is an InputError."""
+    try:
+        cert = read_certificate(path)
+    except InvalidCertificate as err:
+        return Verdict(False, None, None, str(err))
     return verify(cert)
 
 
@@ -326,11 +346,13 @@ def _verify_symbolic(spec: dict, claim: dict, witness: dict) -> None:
     _require(n ** min(k, 64) <= 4096, "at most 4096 stacks are explored")
     _require(witness.get("family") == "all-members", "family must be all-members")
     size = claim.get("size")
-    _require(isinstance(size, str) and size.isdigit(), "claimed size must be a decimal string")
+    hex_digits = "0123456789abcdef"
+    ok = isinstance(size, str) and size.startswith("0x") and len(size) > 2
+    _require(ok and all(c in hex_digits for c in size[2:]), "claimed size must be a hex string")
     _require(_field(claim, "value", int) == 1, "the family of members has value 1")
     stacks = _stacks(n, k)
     count = _count_members(stacks, n, length)
-    _require(int(size) == count, f"claimed size differs from the {count} members")
+    _require(int(size, 16) == count, f"claimed size differs from the {hex(count)} members")
     _require(count >= 1, "there are no members of this length")
     _require(claim["bits"] == ceil_log2(count), "claimed bits differ from ceil(log2 size)")
     for alice_fixed in (True, False):

@@ -54,6 +54,9 @@ Certificate = Annotated[
 
 
 def _emit(result: dict[str, Any], as_json: bool, title: str) -> None:
+    from ccomplexity.protocol import json_int
+
+    result = {k: json_int(v) if type(v) is int else v for k, v in result.items()}
     if as_json:
         print(json.dumps(result))
         return
@@ -572,6 +575,84 @@ def construct(
     _emit(result, as_json, f"Construction for {task}")
 
 
+# --------------------------------------------------------------------------------- protocol
+
+protocol_app = typer.Typer(no_args_is_help=True, help="Alice/Bob protocols run on real models.")
+app.add_typer(protocol_app, name="protocol")
+Width = Annotated[int, typer.Option("--width", help="Model width.")]
+Precision = Annotated[int, typer.Option("--precision", help="Bits p per number.")]
+Samples = Annotated[int, typer.Option("--samples", help="Random inputs to run.")]
+Seed = Annotated[int, typer.Option("--seed", help="Seeds the model's weights and the inputs.")]
+Layers = Annotated[int, typer.Option("--layers", help="Model layers.")]
+Vocab = Annotated[int, typer.Option("--vocab-size", help="Input symbols.")]
+Frac = Annotated[
+    int | None, typer.Option("--frac", help="Fractional bits (default: precision // 2).")
+]
+
+
+def _protocol_result(result: dict[str, Any], certificate: str | None, title: str, as_json: bool):
+    cert = result.pop("certificate", None)
+    _write(cert, certificate, result)
+    _emit(result, as_json, title)
+
+
+@protocol_app.command("rnn")
+def protocol_rnn(
+    arch: Annotated[str, typer.Option("--arch", help="A recurrent model of `ccx models`.")],
+    width: Width,
+    length: Length,
+    cut: Annotated[int, typer.Option("--cut", help="Alice holds positions 1..K.")],
+    precision: Precision,
+    samples: Samples = 100,
+    seed: Seed = 0,
+    layers: Layers = 1,
+    vocab_size: Vocab = 8,
+    frac: Frac = None,
+    certificate: Certificate = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Thm 2: Alice sends the model's whole state after K tokens; Bob finishes the run."""
+    from simulations.protocols.rnn import run_rnn_protocol
+
+    result = run_rnn_protocol(
+        arch, width, length, cut, precision, samples, seed, layers=layers,
+        vocab_size=vocab_size, frac=frac, certificate=certificate is not None,
+    )  # fmt: skip
+    _protocol_result(result, certificate, f"One-way protocol of {arch}", as_json)
+
+
+@protocol_app.command("attention")
+def protocol_attention(
+    width: Width,
+    heads: Annotated[int, typer.Option("--heads", help="Attention heads H.")],
+    length: Length,
+    partition: Annotated[
+        str, typer.Option("--partition", help="prefix:K, odd-even, random or alice:i,j,...")
+    ],
+    precision: Precision,
+    samples: Samples = 100,
+    seed: Seed = 0,
+    layers: Layers = 1,
+    one_way: Annotated[
+        bool, typer.Option("--one-way", help="Alice only sends; the query must be Bob's.")
+    ] = False,
+    layer_norm: Annotated[bool, typer.Option("--layer-norm/--no-layer-norm")] = True,
+    vocab_size: Vocab = 8,
+    frac: Frac = None,
+    certificate: Certificate = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Thm 4: a one-layer transformer split over any partition, bits counted per step."""
+    from simulations.protocols.attention import run_attention_protocol
+
+    result = run_attention_protocol(
+        width, heads, length, partition, precision, samples, seed, layers=layers,
+        one_way=one_way, vocab_size=vocab_size, frac=frac, layer_norm=layer_norm,
+        certificate=certificate is not None,
+    )  # fmt: skip
+    _protocol_result(result, certificate, "Attention protocol", as_json)
+
+
 # --------------------------------------------------------------------------------- verify
 
 
@@ -581,11 +662,24 @@ def verify(
     as_json: JsonFlag = False,
 ) -> None:
     """Re-check a certificate by recomputing the function on its witness. Exit 0 valid, 1 not."""
-    from ccomplexity.protocol import describe_verdict, verify_file
+    from ccomplexity import protocol
 
-    verdict = verify_file(path)
+    try:
+        cert = protocol.read_certificate(path)
+    except protocol.InvalidCertificate as err:
+        verdict = protocol.Verdict(False, None, None, str(err))
+    else:
+        if isinstance(cert, dict) and cert.get("kind") in protocol.PROTOCOL_KINDS:
+            # Replaying a protocol needs the model, hence torch: imported only on this branch.
+            from simulations.protocols.certificate import verify_protocol_certificate
+
+            verdict = verify_protocol_certificate(cert)
+        else:
+            verdict = protocol.verify(cert)
     if as_json:
-        print(json.dumps(describe_verdict(verdict)))
+        print(json.dumps(protocol.describe_verdict(verdict)))
+    elif verdict.valid and verdict.kind in protocol.PROTOCOL_KINDS:
+        print(f"valid {verdict.kind} certificate: {verdict.claimed_bits} bits sent, replayed")
     elif verdict.valid:
         print(f"valid {verdict.kind} certificate: at least {verdict.claimed_bits} bits")
     else:

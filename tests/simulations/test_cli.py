@@ -127,13 +127,30 @@ def test_symbolic_certificate_round_trip_and_tamper(ccx, tmp_path: Path):
     assert ccx(*args, "--certificate", str(path))[0] == 0
     assert ccx("verify", str(path))[0] == 0
     cert = json.loads(path.read_text())
-    cert["claim"]["size"] = str(int(cert["claim"]["size"]) + 1)
+    assert int(cert["claim"]["size"], 16) == 2**199
+    cert["claim"]["size"] = hex(2**199 + 1)
     path.write_text(json.dumps(cert))
     assert ccx("verify", str(path))[0] == 1
-    cert["claim"]["size"] = str(2**199)
-    cert["problem"]["depth"] = 3  # Dyck-(2,3): halves no longer determine each other
+    # Dyck-(2,3) with its true count and bits: only the uniqueness of the halves fails.
+    from ccomplexity.languages.dyck import count_dyck
+
+    count = count_dyck(2, 3, 200)
+    cert["problem"]["depth"] = 3
+    cert["claim"].update(size=hex(count), bits=(count - 1).bit_length())
     path.write_text(json.dumps(cert))
-    assert ccx("verify", str(path))[0] == 1
+    code, out, _ = ccx("verify", str(path))
+    assert code == 1 and "determines" in out
+
+
+def test_counts_beyond_decimal_conversion_limit(ccx_json, ccx, tmp_path: Path):
+    # 2^19999 has more than 4300 decimal digits: it is printed as an exact hex string.
+    out = ccx_json("dyck", "count", "--types", "2", "--depth", "2", "--length", "20000")
+    assert out["count"] == hex(2**19999)
+    path = tmp_path / "big.json"
+    args = ["fooling", "--problem", "dyck", "--types", "2", "--depth", "2", "--length", "20000"]
+    code, _, err = ccx(*args, "--certificate", str(path), "--json")
+    assert code == 0, err
+    assert ccx("verify", str(path))[0] == 0
 
 
 @pytest.mark.parametrize(
@@ -206,3 +223,46 @@ def test_installed_entry_point_exit_code():
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1
     assert "Traceback" not in done.stderr
+
+
+def test_protocol_rnn_lstm_acceptance(ccx_json):
+    out = ccx_json(
+        "protocol", "rnn", "--arch", "lstm", "--width", "16", "--length", "40", "--cut", "17",
+        "--precision", "16", "--samples", "200", "--seed", "3",
+    )  # fmt: skip
+    assert (out["bits_sent"], out["state_numel"], out["agreement"]) == (512, 32, 1.0)
+    assert out["samples"] == 200 and out["one_way"] is True
+
+
+def test_protocol_attention_two_way_and_one_way(ccx_json):
+    base = ["protocol", "attention", "--width", "8", "--heads", "2", "--length", "64",
+            "--precision", "24", "--samples", "50", "--seed", "0"]  # fmt: skip
+    two = ccx_json(*base, "--partition", "odd-even")
+    assert two["agreement"] == 1.0 and two["logits_exact"] == 1.0 and two["one_way"] is False
+    assert two["bits_sent"] == sum(two["bits_by_step"].values())
+    assert isinstance(two["bits_paper_formula"], float)
+    one = ccx_json(*base, "--partition", "random", "--one-way")
+    assert one["one_way"] is True and set(two) <= set(one) | {"bits_by_direction"}
+
+
+def test_protocol_certificate_round_trip_and_tamper(ccx, tmp_path: Path):
+    path = tmp_path / "p.json"
+    args = ["protocol", "rnn", "--arch", "gru", "--width", "8", "--length", "12", "--cut", "5",
+            "--precision", "12", "--samples", "5", "--seed", "2"]  # fmt: skip
+    assert ccx(*args, "--certificate", str(path))[0] == 0
+    assert ccx("verify", str(path))[0] == 0
+    text = path.read_text()
+    cert = json.loads(text)
+    message = cert["transcripts"][0]["messages"][0]
+    message["bits"] = ("1" if message["bits"][0] == "0" else "0") + message["bits"][1:]
+    path.write_text(json.dumps(cert))
+    assert ccx("verify", str(path))[0] == 1
+
+
+def test_protocol_bad_input(ccx):
+    code, _, err = ccx("protocol", "rnn", "--arch", "transformer", "--width", "8", "--length",
+                       "10", "--cut", "3", "--precision", "12")  # fmt: skip
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    code, _, err = ccx("protocol", "rnn", "--arch", "lstm", "--width", "8", "--length", "10",
+                       "--cut", "10", "--precision", "12")  # fmt: skip
+    assert code == 2 and "cut" in err.lower()

@@ -1,0 +1,60 @@
+"""Hand-wired models that realise the upper bounds, each verified by running it.
+
+- ``index-lookup``: Theorem 1, a one-layer transformer of width O(log N) (``index_lookup``).
+- ``dyck``: a ReLU RNN on the binary code of the minimal DFA of Dyck-(n,k) (``dfa_rnn``).
+- ``equality``: Theorem 6, a two-layer transformer of width O(log N) (``equality``).
+
+Each construction's module is imported when its task runs.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from typing import Any
+
+from ccomplexity.errors import InputError
+
+TASKS: dict[str, str] = {
+    "index-lookup": "models.constructions.index_lookup:verify_index_lookup",
+    "dyck": "models.constructions.dfa_rnn:verify_dyck_rnn",
+    "equality": "models.constructions.equality:verify_equality",
+}
+
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "index-lookup": {"length": 100, "samples": 10_000, "seed": 0},
+    "dyck": {"types": 2, "depth": 2, "length": 16, "samples": 10_000, "seed": 0},
+    "equality": {"length": 16, "samples": 3_000, "seed": 0},
+}
+
+
+def run(task: str, **options: Any) -> dict[str, Any]:
+    """Build the construction for ``task``, verify it and return its JSON-ready report.
+
+    Options are the keyword arguments of the task's ``verify_*`` function (defaults in
+    ``DEFAULTS``); an unknown task or option, or a size outside a function's limits, raises
+    InputError.
+    """
+    if task not in TASKS:
+        raise InputError(f"unknown construction task {task!r}; known: {', '.join(TASKS)}")
+    module, name = TASKS[task].split(":")
+    verify = getattr(importlib.import_module(module), name)
+    known = inspect.signature(verify).parameters
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise InputError(
+            f"task {task} has no option(s) {', '.join(unknown)}; known: {', '.join(known)}"
+        )
+    for key, value in options.items():
+        _check_option(key, value)
+    return verify(**{**DEFAULTS[task], **options})
+
+
+def _check_option(key: str, value: Any) -> None:
+    """Integers everywhere; ``eta`` may be any real number and ``k``, ``eta`` may be None."""
+    if value is None and key in ("k", "eta"):
+        return
+    kinds = (int, float) if key == "eta" else (int,)
+    if isinstance(value, bool) or not isinstance(value, kinds):
+        kind = "a number" if key == "eta" else "an integer"
+        raise InputError(f"option {key} must be {kind}, got {value!r}")

@@ -1,0 +1,183 @@
+"""GPT-2 style causal Transformer whose attention can be split across two parties.
+
+The model of Bhattamishra et al., "Separations in the Representational Capabilities of
+Transformers and Recurrent Architectures", Sec. 2: ``M-Att_H(X) = [Att_1(X), ..., Att_H(X)] W_O``
+followed by a feed-forward network, here in GPT-2's pre-LayerNorm residual form with learned
+absolute positions. The softmax subtracts the maximum logit as in App. D, so every exponential
+lies in [0, 1].
+
+Theorem 4 (App. D) simulates the last position of a one-layer model by two parties, each holding
+some positions. The pieces are public so that a protocol can do exactly that:
+
+    x = embed(tokens_S, positions_S)            # each party, its own positions     (B, n, d)
+    q, k, v = qkv(x)                            # per head                          (B, H, n, dh)
+    logits = attention_logits(q_last, k)        # q_last (B, H, 1, dh)              (B, H, 1, n)
+    M = max of both parties' logits.amax(-1, keepdim=True)                       #  (B, H, 1, 1)
+    e = softmax_numerators(logits, M)           # exp(logit - M) on the grid        (B, H, 1, n)
+    Z = q(Z_A + Z_B), Z_S = e.sum(-1, keepdim=True)  # partial softmax sums, exact  (B, H, 1, 1)
+    U = value_sums(e_A, Z, v_A) + value_sums(e_B, Z, v_B)  # exact                  (B, H, 1, dh)
+    finish(x_last, U[:, :, 0])                  # W_O, residual, MLP, readout       (B, n_out)
+
+and this equals ``forward(tokens)[:, -1]`` bit for bit in finite-precision mode, for any split:
+the partial sums are exact (see models/base.py) and everything else is per position.
+
+Finite-precision mode rounds onto the grid: the token and position embeddings and their sum; each
+LayerNorm's mean, variance, normalised value and output; q, k and v; each logit (after scaling);
+logit - max; exp of that; the sum Z; each weight exp / Z; the weighted value sum; the output
+projection; the residual sums; the MLP's hidden layer before and after GELU (ReLU keeps the grid)
+and its output; the final logits. Parameters are read through the grid. ``set_precision`` requires
+``(max(width, mlp_width) + 1) * (2^(bits-1) - 1)^2 <= 2^53`` (e.g. bits <= 23 for width 64 and
+mlp_width 256); the attention's sums over positions stay below that for lengths up to
+width * 2^(bits-1).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from ccomplexity.errors import InputError
+from models.base import ModelConfig, SequenceModel, gelu
+
+
+@dataclasses.dataclass(frozen=True)
+class TransformerConfig(ModelConfig):
+    """GPT-2 style decoder: ``heads`` must divide ``width``; lengths are at most ``max_length``."""
+
+    heads: int = 2
+    mlp_width: int | None = None  # defaults to 4 * width
+    max_length: int = 64  # number of learned positions
+    layer_norm: bool = True
+    attn_scale: float | None = None  # logit = attn_scale * <q, k>; None: 1/sqrt(dh); the paper: 1
+    activation: str = "gelu"  # MLP nonlinearity: "gelu" (GPT-2) or "relu" (hand-wired weights)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.width % self.heads:
+            raise InputError(f"width {self.width} must be a multiple of heads {self.heads}")
+        if self.activation not in ("gelu", "relu"):
+            raise InputError(f"activation must be 'gelu' or 'relu', got {self.activation!r}")
+
+    @property
+    def hidden(self) -> int:
+        return self.mlp_width if self.mlp_width is not None else 4 * self.width
+
+
+class Block(nn.Module):
+    """Weights of one layer; the computation lives in :class:`Transformer` (it needs ``q``)."""
+
+    def __init__(self, config: TransformerConfig) -> None:
+        super().__init__()
+        d = config.width
+        norm = nn.LayerNorm if config.layer_norm else nn.Identity
+        self.ln_attn = norm(d)
+        self.qkv = nn.Linear(d, 3 * d)  # W_Q, W_K, W_V stacked
+        self.out = nn.Linear(d, d)  # W_O
+        self.ln_mlp = norm(d)
+        self.fc = nn.Linear(d, config.hidden)
+        self.proj = nn.Linear(config.hidden, d)
+
+
+class Transformer(SequenceModel):
+    """GPT-2 style causal decoder with learned positions and per-head q/k/v exposed (Sec. 2)."""
+
+    name = "transformer"
+
+    def __init__(self, config: TransformerConfig) -> None:
+        super().__init__(config)
+        self.heads = config.heads
+        self.head_dim = config.width // config.heads
+        self.scale = config.attn_scale if config.attn_scale is not None else self.head_dim**-0.5
+        self.tok = nn.Embedding(config.vocab_size, config.width)
+        self.pos = nn.Embedding(config.max_length, config.width)
+        self.blocks = nn.ModuleList(Block(config) for _ in range(config.layers))
+        self.ln_f = nn.LayerNorm(config.width) if config.layer_norm else nn.Identity()
+        self.head = nn.Linear(config.width, config.outputs)
+
+    def exact_sum_terms(self) -> int:
+        return self.linear_terms()  # q.k (dh terms) and LayerNorm (width) are shorter
+
+    def embed(self, tokens: torch.Tensor, positions: torch.Tensor | None = None) -> torch.Tensor:
+        """Token + position embeddings (B, n, d); ``positions`` (n,) default to 0..n-1."""
+        if positions is None:
+            positions = torch.arange(tokens.shape[1], device=tokens.device)
+        if positions.numel() and int(positions.max()) >= self.config.max_length:
+            raise InputError(
+                f"position {int(positions.max())} is beyond max_length {self.config.max_length}"
+            )
+        return self.q(self.q(self.tok.weight)[tokens] + self.q(self.pos.weight)[positions])
+
+    def qkv(self, x: torch.Tensor, layer: int = 0) -> tuple[torch.Tensor, ...]:
+        """Per-head queries, keys, values of the residual stream x (B, n, d): each (B, H, n, dh)."""
+        block = self.blocks[layer]
+        B, n, _ = x.shape
+        qkv = self.linear(block.qkv, self.norm(block.ln_attn, x))  # (B, n, 3d)
+        return tuple(
+            t.reshape(B, n, self.heads, self.head_dim).transpose(1, 2)
+            for t in qkv.split(self.config.width, dim=-1)
+        )
+
+    def attention_logits(self, q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+        """A_ij = scale * <q_i, k_j>: (B, H, nq, dh), (B, H, nk, dh) -> (B, H, nq, nk)."""
+        return self.q(self.scale * (q @ k.transpose(-1, -2)))
+
+    def softmax_numerators(self, logits: torch.Tensor, max_logit: torch.Tensor) -> torch.Tensor:
+        """exp(A_ij - M_i) in [0, 1] (App. D); ``max_logit`` (B, H, nq, 1) is M_i = max_j A_ij."""
+        return self.qmap(self.q(logits - max_logit), torch.exp, math.exp)
+
+    def value_sums(
+        self, numerators: torch.Tensor, z: torch.Tensor, v: torch.Tensor
+    ) -> torch.Tensor:
+        """sum_j Q(e_ij / Z_i) v_j over the given positions, exact (not rounded): (B, H, nq, dh).
+
+        numerators (B, H, nq, nk); z (B, H, nq, 1), the full softmax sum; v (B, H, nk, dh).
+        """
+        return self.q(numerators / z) @ v
+
+    def attend(self, x: torch.Tensor, layer: int) -> torch.Tensor:
+        """Causal attention of every position: value sums (B, H, N, dh) of x (B, N, d)."""
+        q, k, v = self.qkv(x, layer)
+        N = x.shape[1]
+        future = torch.ones(N, N, dtype=torch.bool, device=x.device).triu(1)
+        logits = self.attention_logits(q, k).masked_fill(future, -math.inf)
+        e = self.softmax_numerators(logits, logits.amax(-1, keepdim=True)).masked_fill(future, 0)
+        return self.value_sums(e, self.q(e.sum(-1, keepdim=True)), v)
+
+    def after_attention(self, x: torch.Tensor, u: torch.Tensor, layer: int) -> torch.Tensor:
+        """Rest of a layer: x (B, n, d) residual stream, u (B, H, n, dh) value sums -> (B, n, d)."""
+        block = self.blocks[layer]
+        B, H, n, dh = u.shape
+        heads = self.q(u).transpose(1, 2).reshape(B, n, H * dh)  # concatenated heads
+        x = self.q(x + self.linear(block.out, heads))
+        h = self.linear(block.fc, self.norm(block.ln_mlp, x))
+        h = F.relu(h) if self.config.activation == "relu" else self.qmap(h, F.gelu, gelu)
+        return self.q(x + self.linear(block.proj, h))
+
+    def readout(self, x: torch.Tensor) -> torch.Tensor:
+        """Final LayerNorm and linear readout: (..., d) -> (..., n_out)."""
+        return self.linear(self.head, self.norm(self.ln_f, x))
+
+    def finish(self, x_last: torch.Tensor, u_last: torch.Tensor) -> torch.Tensor:
+        """Logits (B, n_out) of the last layer at one position, from its residual stream x_last
+        (B, d) and its value sums u_last (B, H, dh). For one layer: the input x is ``embed``'s."""
+        out = self.after_attention(x_last[:, None], u_last[:, :, None], len(self.blocks) - 1)
+        return self.readout(out)[:, 0]
+
+    def attention_inputs(self, tokens: torch.Tensor, layer: int = 0) -> dict[str, torch.Tensor]:
+        """Per-head queries, keys, values of ``layer``: dict(q, k, v) each (B, H, N, dh)."""
+        x = self.embed(tokens)
+        for i in range(layer):
+            x = self.after_attention(x, self.attend(x, i), i)
+        q, k, v = self.qkv(x, layer)
+        return {"q": q, "k": k, "v": v}
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        """tokens (B, N) -> logits (B, N, n_out)."""
+        x = self.embed(tokens)  # (B, N, d)
+        for i in range(len(self.blocks)):
+            x = self.after_attention(x, self.attend(x, i), i)
+        return self.readout(x)

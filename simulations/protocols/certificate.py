@@ -1,0 +1,169 @@
+"""Re-check a certificate of a protocol run (kinds ``protocol_rnn`` and ``protocol_attention``).
+
+A certificate (built by :func:`simulations.protocols.harness.certificate`) records the model
+(registry name, config, init seed, SHA-256 of its parameters), the precision, the protocol's
+parameters, the inputs, every message with its bits, the outputs and the claimed bits and
+agreement. :func:`verify_protocol_certificate` trusts none of it:
+
+1. every message's length is its bit string's, and each transcript's totals (total, per step,
+   per direction, one-way) are recomputed from the messages; the claimed bits are the longest;
+2. the model rebuilt from name, config and seed must have the recorded hash;
+3. each party is replayed alone from its own tokens and the messages it received: it must send
+   exactly the recorded messages, and the output parties' logits must equal the recorded ones
+   (for Thm 2, the message must also be the whole state: state_numel x p bits);
+4. the claimed agreement is recomputed against the model's own finite-precision forward.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from ccomplexity.errors import InputError
+from ccomplexity.precision import FixedPoint
+from ccomplexity.protocol import (
+    FORMAT,
+    FORMAT_VERSION,
+    PROTOCOL_KINDS,
+    InvalidCertificate,
+    Message,
+    Transcript,
+    Verdict,
+)
+from simulations.protocols import attention, harness, rnn
+
+MAX_TOKENS = 1 << 22
+"""Most input tokens (samples x length) a certificate may ask the verifier to replay."""
+
+
+def verify_protocol_certificate(cert: dict[str, Any]) -> Verdict:
+    """Re-check a parsed protocol certificate; never raises for bad content, says why instead."""
+    kind = cert.get("kind") if isinstance(cert, dict) else None
+    try:
+        _require(isinstance(cert, dict), "a certificate is a JSON object")
+        _require(cert.get("format") == FORMAT, f"format must be {FORMAT!r}")
+        _require(cert.get("format_version") == FORMAT_VERSION, "unsupported format_version")
+        _require(kind in PROTOCOL_KINDS, f"kind must be one of {', '.join(PROTOCOL_KINDS)}")
+        claim = _field(cert, "claim", dict)
+        bits = _field(claim, "bits_sent", int)
+        transcripts = _transcripts(_field(cert, "transcripts", list))
+        _require(bits == max((t.total for t in transcripts), default=-1), "bits_sent differs")
+        one_way = all(t.one_way for t in transcripts)
+        _require(claim.get("one_way") is one_way, f"claimed one_way differs from {one_way}")
+        with torch.no_grad():
+            _replay(cert, kind, claim, transcripts)
+    except InvalidCertificate as err:
+        return Verdict(False, kind if kind in PROTOCOL_KINDS else None, None, str(err))
+    return Verdict(True, kind, bits, None)
+
+
+def _require(condition: bool, reason: str) -> None:
+    if not condition:
+        raise InvalidCertificate(reason)
+
+
+def _field(obj: dict[str, Any], name: str, typ: type) -> Any:
+    value = obj.get(name)
+    ok = isinstance(value, typ) and not (typ is int and isinstance(value, bool))
+    _require(ok, f"field {name!r} must be a {typ.__name__}")
+    return value
+
+
+def _transcripts(records: list[Any]) -> list[Transcript]:
+    """Transcripts rebuilt from their messages, their recorded totals checked."""
+    out = []
+    for i, record in enumerate(records):
+        _require(isinstance(record, dict), f"transcript {i} must be an object")
+        messages = []
+        for m in _field(record, "messages", list):
+            _require(isinstance(m, dict), f"transcript {i}: a message must be an object")
+            text = _field(m, "bits", str)
+            _require(not set(text) - {"0", "1"}, f"transcript {i}: bits hold only '0' and '1'")
+            _require(_field(m, "length", int) == len(text), f"transcript {i}: length differs")
+            fields = [_field(m, f, str) for f in ("sender", "receiver", "step")]
+            messages.append(Message(*fields, text))
+        t = Transcript(tuple(messages))
+        recorded = {k: record.get(k) for k in ("total", "bits_by_step", "bits_by_direction")}
+        recomputed = {
+            "total": t.total,
+            "bits_by_step": t.bits_by_step(),
+            "bits_by_direction": t.bits_by_direction(),
+        }
+        _require(recorded == recomputed, f"transcript {i}: recorded totals differ from messages")
+        _require(record.get("one_way") is t.one_way, f"transcript {i}: one_way differs")
+        out.append(t)
+    return out
+
+
+def _model(cert: dict[str, Any], kind: str) -> tuple[Any, FixedPoint]:
+    """The model rebuilt from name, config and seed, its hash checked, on the recorded grid."""
+    spec = _field(cert, "model", dict)
+    name = _field(spec, "name", str)
+    allowed = rnn.recurrent_archs() if kind == "protocol_rnn" else ["transformer"]
+    _require(name in allowed, f"model {name!r} is not one of {allowed} for {kind}")
+    config = _field(spec, "config", dict)
+    seed = _field(spec, "init_seed", int)
+    try:
+        model, sha = harness.build_seeded(name, config, seed)
+        fmt = FixedPoint.from_dict(_field(cert, "precision", dict))
+    except (ValueError, TypeError) as err:  # InputError is a ValueError
+        raise InvalidCertificate(f"cannot rebuild the model: {err}") from None
+    _require(sha == _field(spec, "state_sha256", str), "model hash differs from the rebuilt model")
+    try:
+        model.set_precision(fmt)
+    except InputError as err:
+        raise InvalidCertificate(str(err)) from None
+    return model, fmt
+
+
+def _inputs(cert: dict[str, Any], vocab: int) -> torch.Tensor:
+    rows = _field(cert, "inputs", list)
+    _require(len(rows) >= 1 and all(isinstance(r, list) for r in rows), "inputs: lists of tokens")
+    length = len(rows[0])
+    _require(length >= 2 and len(rows) * length <= MAX_TOKENS, f"at most {MAX_TOKENS} tokens")
+    ok = all(len(r) == length and all(type(s) is int and 0 <= s < vocab for s in r) for r in rows)
+    _require(ok, f"inputs must be equal-length rows of tokens in 0..{vocab - 1}")
+    return torch.tensor(rows, dtype=torch.long)
+
+
+def _setup(kind: str, model: Any, protocol: dict[str, Any], inputs: torch.Tensor):
+    if kind == "protocol_rnn":
+        _require(set(protocol) == {"cut"}, "an rnn protocol section is {cut}")
+        _field(protocol, "cut", int)
+        return rnn.replay_setup(model, protocol, inputs)
+    _require(set(protocol) == {"partition", "one_way"}, "protocol section is {partition, one_way}")
+    _field(protocol, "partition", str)
+    _require(isinstance(protocol["one_way"], bool), "one_way must be a bool")
+    return attention.replay_setup(model, protocol, inputs)
+
+
+def _replay(
+    cert: dict[str, Any], kind: str, claim: dict[str, Any], transcripts: list[Transcript]
+) -> None:
+    model, fmt = _model(cert, kind)
+    inputs = _inputs(cert, model.config.vocab_size)
+    _require(len(transcripts) == len(inputs), "one transcript per input is needed")
+    _require(claim.get("samples") == len(inputs), "claimed samples differ from the inputs")
+    if kind == "protocol_rnn":
+        theorem = model.state_numel() * fmt.bits
+        _require(claim["bits_sent"] == theorem, f"Thm 2 sends the whole state, {theorem} bits")
+    try:
+        setup = _setup(kind, model, _field(cert, "protocol", dict), inputs)
+        outputs = harness.replay(setup, transcripts)
+        reference = model(inputs)[:, -1]
+    except (ValueError, harness.ReplayMismatch) as err:  # InputError is a ValueError
+        raise InvalidCertificate(f"replay failed: {err}") from None
+    recorded = _field(cert, "outputs", dict)
+    _require(set(recorded) == set(outputs), f"outputs must be those of {sorted(outputs)}")
+    for name, logits in outputs.items():
+        entry = recorded[name]
+        _require(isinstance(entry, dict), f"outputs of {name} must be an object")
+        raw = harness.grid_raw(logits, fmt.frac).tolist()
+        _require(entry.get("logits_raw") == raw, f"{name}'s logits differ from its replay")
+        _require(
+            entry.get("prediction") == logits.argmax(-1).tolist(), f"{name}'s predictions differ"
+        )
+    scores = harness.compare(outputs, reference)
+    for key, value in scores.items():
+        _require(claim.get(key) == value, f"claimed {key} differs from the recomputed {value}")

@@ -1,0 +1,74 @@
+"""The model registry: every name builds, follows the interface and is described."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from ccomplexity.errors import InputError
+from ccomplexity.precision import FixedPoint
+from models import REGISTRY, build, describe_models
+from models.base import RecurrentModel, SequenceModel
+
+NAMES = ["transformer", "lstm", "gru", "mamba", "dss", "linear-transformer", "retnet"]
+
+
+def test_names():
+    assert list(REGISTRY) == NAMES
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_model_follows_the_interface(name):
+    torch.manual_seed(0)
+    model = build(name, vocab_size=4, n_out=3, width=8, layers=2)
+    assert isinstance(model, SequenceModel) and model.name == name
+    t = torch.randint(0, 4, (2, 6), generator=torch.Generator().manual_seed(0))
+    assert model(t).shape == (2, 6, 3)
+    assert model.describe()["parameters"] == model.param_count() > 0
+    assert model.recurrent == isinstance(model, RecurrentModel)
+    if model.recurrent:
+        assert model.state_numel() > 0
+        assert (model(t) - model.run_steps(t)[0]).abs().max() < 1e-4
+    with torch.no_grad():
+        model.set_precision(FixedPoint(16, 8))
+        out = model(t)
+        assert torch.equal(out, model(t))
+        if model.recurrent:
+            assert torch.equal(out, model.run_steps(t)[0])
+
+
+def test_unknown_name_lists_the_known_ones():
+    with pytest.raises(InputError, match="unknown model 'rwkv'; known: transformer, lstm, gru"):
+        build("rwkv")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_unknown_config_field(name):
+    with pytest.raises(InputError, match="no field"):
+        build(name, not_a_field=1)
+
+
+def test_describe_models():
+    described = describe_models()
+    assert [d["name"] for d in described] == NAMES
+    by_name = {d["name"]: d for d in described}
+    assert not by_name["transformer"]["recurrent"]
+    assert all(by_name[n]["recurrent"] for n in NAMES if n != "transformer")
+    assert by_name["transformer"]["config"]["max_length"] == 64
+    assert by_name["dss"]["config"]["state_size"] == 16
+    for d in described:
+        assert {"vocab_size", "n_out", "width", "layers"} <= set(d["config"])
+        assert d["description"] and "\n" not in d["description"]
+
+
+def test_model_modules_are_imported_lazily():
+    code = "import models, sys; print(sorted(m for m in sys.modules if m.startswith('models.')))"
+    root = Path(__file__).parents[2]
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "['models.base']"
