@@ -113,12 +113,15 @@ class LinearTransformer(RecurrentModel):
         if self.quant is not None:
             return self.run_steps(tokens)[0]
         x = self.embedding(tokens)  # (B, N, d)
+        n = tokens.shape[1]
+        causal = torch.ones(n, n, dtype=torch.bool, device=tokens.device).tril()
         for layer in range(len(self.blocks)):
             q, k, v = self.features(x, layer)  # (B, N, H, dh)
-            S = torch.cumsum(k[..., :, None] * v[..., None, :], dim=1)  # (B, N, H, dh, dh)
-            z = torch.cumsum(k, dim=1)  # (B, N, H, dh)
-            num = torch.einsum("bnhd,bnhde->bnhe", q, S)
-            den = (q * z).sum(-1, keepdim=True).clamp_min(EPS)
+            # phi(q_n) . phi(k_m) for m <= n: the same sums as the recurrence's S and z, without
+            # materialising a (dh x dh) state per position (that costs B N H dh^2 memory).
+            scores = torch.einsum("bnhd,bmhd->bhnm", q, k).masked_fill(~causal, 0.0)
+            num = torch.einsum("bhnm,bmhe->bnhe", scores, v)  # (B, N, H, dh)
+            den = scores.sum(-1).transpose(1, 2)[..., None].clamp_min(EPS)  # (B, N, H, 1)
             x = self.after_attention(x, num / den, layer)
         return self.readout(x)
 

@@ -653,6 +653,48 @@ def protocol_attention(
     _protocol_result(result, certificate, "Attention protocol", as_json)
 
 
+@protocol_app.command("reduce")
+def protocol_reduce(
+    reduction: Annotated[
+        str,
+        typer.Option(
+            "--reduction",
+            help="index (Thm 3), equality (Thm 11), dyck (Thm 5), disjointness (Thm 8).",
+        ),
+    ],  # fmt: skip
+    arch: Annotated[str, typer.Option("--arch", help="A model of `ccx models`, or dfa-rnn.")],
+    width: Width,
+    length: Length,
+    precision: Precision,
+    samples: Samples = 1000,
+    seed: Seed = 0,
+    as_json: JsonFlag = False,
+) -> None:
+    """Run the protocol behind a lower bound on a model; show where a small model fails."""
+    from simulations.protocols.reductions import run_reduction
+
+    result = run_reduction(reduction, arch, width, length, precision, seed, samples)
+    _emit(result, as_json, f"Reduction from {reduction}")
+
+
+@protocol_app.command("bits-used")
+def protocol_bits_used(
+    arch: Annotated[str, typer.Option("--arch", help="A recurrent model of `ccx models`.")],
+    width: Width,
+    length: Length,
+    cut: Annotated[int, typer.Option("--cut", help="The state is read after K tokens.")],
+    task: Annotated[str, typer.Option("--task", help="dyck or index.")] = "dyck",
+    samples: Samples = 1000,
+    seed: Seed = 0,
+    as_json: JsonFlag = False,
+) -> None:
+    """Bits a float model actually uses at a cut: smallest p with full agreement, states reached."""
+    from simulations.protocols.bits_used import bits_used
+
+    result = bits_used(arch, width, length, cut, seed, task=task, samples=samples)
+    _emit(result, as_json, f"Bits used by {arch} at cut {cut}")
+
+
 # --------------------------------------------------------------------------------- verify
 
 

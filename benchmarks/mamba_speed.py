@@ -1,0 +1,206 @@
+"""Training-step speed of sequence models on this machine's CPU, side by side in one run.
+
+One training step = forward + cross-entropy + backward + Adam step, on random tokens, batch 64.
+Each model gets ``--warmup`` untimed steps, then the median of ``--steps`` timed ones. Models
+are entries of ``MODELS`` (name -> builder); add an architecture by adding a builder.
+
+Today: our Mamba (models/mamba.py, chunked selective scan) against the ``mambapy`` package
+(``pip install mambapy``; its parallel scan), both 2 layers, width 64, d_state 16, expand 2,
+d_conv 4, with an embedding and a linear readout (norms: ours LayerNorm, mambapy RMSNorm).
+For recurrent models it also reports max |forward - step recurrence| on the timed batch.
+
+    .venv/bin/python benchmarks/mamba_speed.py            # N = 200 and 400, torch's threads
+    .venv/bin/python benchmarks/mamba_speed.py --lengths 100 --steps 2 --threads 1 2
+
+Writes benchmarks/results/mamba_speed.json and .md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from models.base import RecurrentModel
+from models.mamba import Mamba, MambaConfig
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def ours(vocab: int, width: int, layers: int) -> nn.Module:
+    return Mamba(MambaConfig(vocab_size=vocab, width=width, layers=layers))
+
+
+class MambapyLM(nn.Module):
+    """mambapy's Mamba stack (parallel scan) between an embedding and a normed linear readout."""
+
+    def __init__(self, vocab: int, width: int, layers: int) -> None:
+        from mambapy.mamba import Mamba as MambapyMamba
+        from mambapy.mamba import MambaConfig as MambapyConfig
+
+        super().__init__()
+        config = MambapyConfig(
+            d_model=width, n_layers=layers, d_state=16, expand_factor=2, d_conv=4, pscan=True
+        )
+        self.embedding = nn.Embedding(vocab, width)
+        self.mamba = MambapyMamba(config)
+        self.norm = nn.RMSNorm(width)
+        self.head = nn.Linear(width, vocab)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        return self.head(self.norm(self.mamba(self.embedding(tokens))))
+
+
+# name -> builder(vocab, width, layers); speed-ups are reported relative to BASELINE
+MODELS: dict[str, Callable[[int, int, int], nn.Module]] = {
+    "mambapy (pscan)": MambapyLM,
+    "ours (models/mamba.py)": ours,
+}
+BASELINE = "mambapy (pscan)"
+
+
+def time_train_step(
+    model: nn.Module, tokens: torch.Tensor, targets: torch.Tensor, steps: int, warmup: int = 1
+) -> list[float]:
+    """Seconds of each of ``steps`` timed training steps, after ``warmup`` untimed ones."""
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    times = []
+    for i in range(warmup + steps):
+        start = time.perf_counter()
+        logits = model(tokens)  # (B, N, n_out)
+        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        if i >= warmup:
+            times.append(time.perf_counter() - start)
+    return times
+
+
+@torch.no_grad()
+def forward_vs_steps(model: RecurrentModel, tokens: torch.Tensor) -> float:
+    """max |forward(tokens) - run_steps(tokens)| over all logits."""
+    return (model(tokens) - model.run_steps(tokens)[0]).abs().max().item()
+
+
+def machine() -> dict:
+    return {
+        "cpu_cores": os.cpu_count(),
+        "torch_threads": torch.get_num_threads(),
+        "torch": torch.__version__,
+        "cpu_capability": torch.backends.cpu.get_cpu_capability(),
+        "python": platform.python_version(),
+        "processor": platform.processor() or platform.machine(),
+        "omp_env": {k: v for k, v in os.environ.items() if k.startswith(("OMP_", "MKL_"))},
+    }
+
+
+def write_markdown(report: dict, path: Path) -> None:
+    m = report["machine"]
+    lines = [
+        "# Mamba training-step speed (CPU)",
+        "",
+        f"Command: `{report['command']}`",
+        "",
+        f"Machine: {m['cpu_cores']} CPU cores ({m['processor']}, {m['cpu_capability']}), "
+        f"torch {m['torch']} (default {m['torch_threads']} intra-op threads), "
+        f"Python {m['python']}.",
+        f"Load average (1, 5, 15 min) at start {report['loadavg_start']}, at end "
+        f"{report['loadavg_end']}: the machine is shared with other developers running tests, "
+        "and these timings were taken under that load (the 1-min load average before each "
+        "measurement is in the table). Compare rows with equal threads. With fewer free cores "
+        "than threads, every parallel op can wait a scheduler time slice for a descheduled "
+        "thread, which hits models issuing many small ops per step (a sequential scan) hardest; "
+        "1 thread per process (or OMP_WAIT_POLICY=PASSIVE) avoids it.",
+        "",
+        f"One step: forward + cross-entropy + backward + Adam, batch {report['batch']}, width "
+        f"{report['width']}, {report['layers']} layers, vocabulary {report['vocab']}; median of "
+        f"{report['steps']} timed steps after {report['warmup']} warm-up step(s).",
+        "",
+        "| threads | N | model | load | median s/step | timed steps (s) | max abs(fwd - steps) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in report["rows"]:
+        head = f"| {r['threads']} | {r['length']} | {r['model']} | {r['load']:.2f} |"
+        if "skipped" in r:
+            lines.append(f"{head} skipped: {r['skipped']} | | |")
+            continue
+        diff = r.get("forward_vs_steps")
+        lines.append(
+            f"{head} {r['median_s']:.3f} | {', '.join(f'{t:.3f}' for t in r['times_s'])} | "
+            f"{'' if diff is None else f'{diff:.1e}'} |"
+        )
+    lines += ["", f"Speed-up over {BASELINE} (ratio of medians):", ""]
+    lines += [f"- {key}: {ratio:.1f}x" for key, ratio in report["speedups"].items()]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lengths", type=int, nargs="+", default=[200, 400])
+    parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--width", type=int, default=64)
+    parser.add_argument("--layers", type=int, default=2)
+    parser.add_argument("--vocab", type=int, default=8)
+    parser.add_argument("--steps", type=int, default=3)
+    parser.add_argument("--warmup", type=int, default=1)
+    parser.add_argument(
+        "--threads", type=int, nargs="+", help="torch intra-op thread counts (default: torch's)"
+    )
+    args = parser.parse_args(argv)
+
+    report = {
+        "command": " ".join([os.path.relpath(sys.executable), *sys.argv]),
+        "machine": machine(),
+        "loadavg_start": [round(x, 2) for x in os.getloadavg()],
+        **{k: getattr(args, k) for k in ("batch", "width", "layers", "vocab", "steps", "warmup")},
+        "rows": [],
+    }
+    print(json.dumps(report["machine"]), "load average", report["loadavg_start"], flush=True)
+    for threads in args.threads or [torch.get_num_threads()]:
+        torch.set_num_threads(threads)
+        for length in args.lengths:
+            gen = torch.Generator().manual_seed(length)
+            tokens = torch.randint(args.vocab, (args.batch, length), generator=gen)
+            targets = torch.randint(args.vocab, (args.batch, length), generator=gen)
+            for name, build in MODELS.items():
+                row: dict = {"threads": threads, "length": length, "model": name}
+                row["load"] = round(os.getloadavg()[0], 2)
+                torch.manual_seed(0)
+                try:
+                    model = build(args.vocab, args.width, args.layers)
+                except ImportError as e:
+                    row["skipped"] = str(e)
+                else:
+                    times = time_train_step(model, tokens, targets, args.steps, args.warmup)
+                    row["times_s"] = times
+                    row["median_s"] = statistics.median(times)
+                    if isinstance(model, RecurrentModel):
+                        row["forward_vs_steps"] = forward_vs_steps(model, tokens)
+                report["rows"].append(row)
+                print(json.dumps(row), flush=True)
+    report["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
+    medians = {(r["threads"], r["length"], r["model"]): r.get("median_s") for r in report["rows"]}
+    report["speedups"] = {
+        f"{model}, threads {threads}, N = {length}": medians[threads, length, BASELINE] / median
+        for (threads, length, model), median in medians.items()
+        if model != BASELINE and median and medians[threads, length, BASELINE]
+    }
+    print("speed-ups", report["speedups"], "load average", report["loadavg_end"])
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "mamba_speed.json").write_text(json.dumps(report, indent=2) + "\n")
+    write_markdown(report, RESULTS / "mamba_speed.md")
+
+
+if __name__ == "__main__":
+    main()
