@@ -266,3 +266,32 @@ def test_protocol_bad_input(ccx):
     code, _, err = ccx("protocol", "rnn", "--arch", "lstm", "--width", "8", "--length", "10",
                        "--cut", "10", "--precision", "12")  # fmt: skip
     assert code == 2 and "cut" in err.lower()
+
+
+def test_train_sweep_threshold_commands(ccx, ccx_json, tmp_path: Path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    out = ccx_json(
+        "train", "--task", "index-lookup", "--arch", "transformer", "--width", "16",
+        "--length", "12", "--steps", "20", "--seed", "0", "--heads", "2",
+        "--checkpoint-dir", str(tmp_path / "ck"),
+    )  # fmt: skip
+    assert out["steps"] <= 20 and Path(out["checkpoint"]).is_file()
+    assert 0.0 <= out["accuracy"] <= 1.0 and out["wall_seconds"] > 0
+    spec = tmp_path / "s.toml"
+    spec.write_text(
+        '[baseline]\ntask = "index-lookup"\nlayers = 1\nsteps = 10\nbatch = 8\nheads = 2\neval_every = 10\n'
+        'eval_samples = 50\n[grid]\narch = ["transformer", "lstm"]\nwidth = [8]\n'
+        "length = [12]\n"
+    )
+    db = str(tmp_path / "db.sqlite")
+    first = ccx_json("sweep", str(spec), "--store", db, "--workers", "1")
+    assert (first["ran"], first["failed"]) == (2, [])
+    again = ccx_json("sweep", str(spec), "--store", db, "--workers", "1")
+    assert (again["ran"], again["skipped"]) == (0, 2)
+    rows = ccx_json("threshold", "--store", db)["thresholds"]
+    assert {r["arch"] for r in rows} == {"transformer", "lstm"}
+    assert all(set(r) >= {"task", "arch", "width", "layers", "threshold_length", "bound_length"}
+               for r in rows)  # fmt: skip
+    spec.write_text('[baseline]\ntask = "index-lookup"\nbogus = 1\n[grid]\narch = ["lstm"]\n')
+    code, _, err = ccx("sweep", str(spec), "--store", db)
+    assert code == 2 and "bogus" in err and len(err.strip().splitlines()) == 1

@@ -1,0 +1,451 @@
+"""Training one model on one task, as in the experimental protocol of Sec. 6 and App. H.
+
+App. H (spec section 4.1): Adam, cross-entropy, a fresh batch of 64 examples every step,
+evaluation on fresh examples at exactly length N, early stop once validation accuracy is (almost)
+perfect. Accuracy is sequence-level: an example counts only if every masked position is right.
+
+Determinism: the model is initialised on the CPU from ``torch.manual_seed(seed)``; training data
+come from ``torch.Generator().manual_seed(seed)`` and evaluation data from a second generator
+seeded from ``seed`` as well, so a run on the CPU is repeatable bit for bit (with
+``torch.use_deterministic_algorithms`` switched on for its duration). On CUDA the data are the
+same but kernels may differ in the last bits.
+
+Checkpoints are ``torch.save`` dicts (see :func:`save_checkpoint`) named ``{config_hash}.pt``,
+written atomically; :func:`load_checkpoint` reads them with ``weights_only=True`` and validates
+every field before rebuilding the model through :func:`models.build`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import os
+import tempfile
+import time
+import types
+import typing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch.nn import functional as F
+
+import models
+from ccomplexity.errors import InputError
+from models.base import SequenceModel
+from simulations.tasks import TASKS, Task, get_task
+
+CHECKPOINT_FORMAT = "ccomplexity-checkpoint"
+CHECKPOINT_VERSION = 1
+EVAL_BATCH = 500
+"""Evaluation examples per forward pass."""
+EVAL_SEED_OFFSET = 0x5EED_0001
+"""Evaluation data come from ``Generator().manual_seed(seed + EVAL_SEED_OFFSET)``."""
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """One training run. ``length`` is the task's N (evaluation length, training maximum);
+    ``heads`` applies to architectures with attention heads; ``target`` is the early-stopping
+    accuracy; ``eval_samples`` fresh examples at exactly N every ``eval_every`` steps."""
+
+    task: str
+    arch: str
+    width: int
+    layers: int
+    length: int
+    steps: int = 1000
+    lr: float = 1e-3
+    seed: int = 0
+    batch: int = 64
+    heads: int = 4
+    target: float = 0.99
+    eval_every: int = 100
+    eval_samples: int = 1000
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.type in ("str", str):
+                if not isinstance(value, str):
+                    raise InputError(f"TrainConfig.{f.name} must be a string, got {value!r}")
+            elif f.type in ("int", int):
+                if isinstance(value, bool) or not isinstance(value, int):
+                    raise InputError(f"TrainConfig.{f.name} must be an integer, got {value!r}")
+                least = 0 if f.name == "seed" else 1
+                if value < least:
+                    raise InputError(f"TrainConfig.{f.name} must be >= {least}, got {value}")
+            else:  # float: ints are accepted and stored as floats (one canonical hash)
+                if isinstance(value, bool) or not isinstance(value, (int, float)):
+                    raise InputError(f"TrainConfig.{f.name} must be a number, got {value!r}")
+                object.__setattr__(self, f.name, float(value))
+        if self.task not in TASKS:
+            raise InputError(f"unknown task {self.task!r}; known: {', '.join(TASKS)}")
+        if self.arch not in models.REGISTRY:
+            raise InputError(f"unknown model {self.arch!r}; known: {', '.join(models.REGISTRY)}")
+        if not (math.isfinite(self.lr) and self.lr > 0):
+            raise InputError(f"TrainConfig.lr must be a positive number, got {self.lr}")
+        if not 0 < self.target <= 1:
+            raise InputError(f"TrainConfig.target must lie in (0, 1], got {self.target}")
+        if self.seed >= 2**63:
+            raise InputError(f"TrainConfig.seed must be < 2**63, got {self.seed}")
+        get_task(self.task, self.length)  # InputError if the task cannot have this length
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> TrainConfig:
+        """From plain values; unknown or missing keys raise InputError."""
+        if not isinstance(d, dict):
+            raise InputError(f"a TrainConfig must be a dict, got {type(d).__name__}")
+        fields = dataclasses.fields(cls)
+        names = {f.name for f in fields}
+        unknown = sorted(str(k) for k in set(d) - names)
+        if unknown:
+            raise InputError(
+                f"TrainConfig has no field(s) {', '.join(unknown)}; "
+                f"known: {', '.join(sorted(names))}"
+            )
+        required = [f.name for f in fields if f.default is dataclasses.MISSING]
+        missing = [n for n in required if n not in d]
+        if missing:
+            raise InputError(f"TrainConfig is missing field(s) {', '.join(missing)}")
+        return cls(**d)
+
+    def config_hash(self) -> str:
+        """First 16 hex digits of the sha256 of the canonical JSON of :meth:`to_dict`."""
+        text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+# --- models -------------------------------------------------------------------------------------
+
+
+def model_config(config: TrainConfig, task: Task) -> dict[str, Any]:
+    """The ``models.build`` arguments of a run: sizes from the config, vocabulary and classes
+    from the task, ``heads`` where the architecture has heads and ``max_length`` (the task's
+    longest token sequence) where it has learned positions."""
+    fields = {
+        f.name for f in dataclasses.fields(models.config_class(models.model_class(config.arch)))
+    }
+    out: dict[str, Any] = {
+        "vocab_size": task.vocab_size,
+        "n_out": task.n_out,
+        "width": config.width,
+        "layers": config.layers,
+    }
+    if "heads" in fields:
+        out["heads"] = config.heads
+    if "max_length" in fields:
+        out["max_length"] = task.max_tokens
+    return out
+
+
+def build_model(config: TrainConfig) -> tuple[SequenceModel, Task]:
+    """A freshly initialised model (from ``torch.manual_seed(config.seed)``) and its task."""
+    task = get_task(config.task, config.length)
+    torch.manual_seed(config.seed)
+    return models.build(config.arch, **model_config(config, task)), task
+
+
+def resolve_device(device: str) -> torch.device:
+    """ "auto" is CUDA when present, else the CPU; otherwise a torch device name."""
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        out = torch.device(device)
+    except (RuntimeError, TypeError):
+        raise InputError(f"unknown device {device!r}; use auto, cpu or cuda") from None
+    if out.type == "cuda" and not torch.cuda.is_available():
+        raise InputError(f"device {device!r} requested but CUDA is not available")
+    if out.type not in ("cpu", "cuda"):
+        raise InputError(f"unsupported device {device!r}; use auto, cpu or cuda")
+    return out
+
+
+# --- training -----------------------------------------------------------------------------------
+
+
+def masked_loss(logits: torch.Tensor, targets: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Mean cross-entropy over the counted positions."""
+    return F.cross_entropy(logits[mask], targets[mask])
+
+
+@torch.no_grad()
+def evaluate(
+    model: SequenceModel,
+    task: Task,
+    length: int,
+    samples: int,
+    generator: torch.Generator,
+    device: torch.device,
+) -> float:
+    """Sequence-level accuracy on ``samples`` fresh examples of exactly ``length``."""
+    was_training = model.training
+    model.eval()
+    correct = 0
+    done = 0
+    while done < samples:
+        size = min(EVAL_BATCH, samples - done)
+        tokens, targets, mask = task.sample(size, length, generator, train=False)
+        tokens, targets, mask = tokens.to(device), targets.to(device), mask.to(device)
+        right = (model(tokens).argmax(-1) == targets) | ~mask
+        correct += int(right.all(dim=1).sum())
+        done += size
+    model.train(was_training)
+    return correct / samples
+
+
+def train(
+    config: TrainConfig,
+    checkpoint_dir: str | Path | None = None,
+    progress: bool = True,
+    device: str = "auto",
+) -> dict:
+    """Train ``config.arch`` on ``config.task`` (App. H protocol) and report the run.
+
+    Every step draws a fresh training batch; every ``eval_every`` steps and after the last step
+    the model is evaluated on ``eval_samples`` fresh examples of exactly length N, and training
+    stops as soon as that accuracy reaches ``target``. With ``checkpoint_dir`` the final model is
+    saved there as ``{config_hash}.pt``. ``progress`` shows a rich progress bar on stderr.
+    """
+    if not isinstance(config, TrainConfig):
+        raise InputError(f"train needs a TrainConfig, got {type(config).__name__}")
+    dev = resolve_device(device)
+    deterministic = torch.are_deterministic_algorithms_enabled()
+    warn_only = torch.is_deterministic_algorithms_warn_only_enabled()
+    if dev.type == "cpu":
+        torch.use_deterministic_algorithms(True, warn_only=True)
+    try:
+        return _train(config, checkpoint_dir, progress, dev)
+    finally:
+        torch.use_deterministic_algorithms(deterministic, warn_only=warn_only)
+
+
+def _train(
+    config: TrainConfig, checkpoint_dir: str | Path | None, progress: bool, dev: torch.device
+) -> dict:
+    start = time.perf_counter()
+    model, task = build_model(config)
+    model.to(dev).train()
+    optimiser = torch.optim.Adam(model.parameters(), lr=config.lr)
+    data = torch.Generator().manual_seed(config.seed)
+    held_out = torch.Generator().manual_seed(config.seed + EVAL_SEED_OFFSET)
+    curve: list[list[float]] = []
+    accuracy = best = 0.0
+    step = 0
+    bar = _ProgressBar(config, enabled=progress)
+    with bar:
+        for step in range(1, config.steps + 1):
+            tokens, targets, mask = task.sample(config.batch, config.length, data, train=True)
+            tokens, targets, mask = tokens.to(dev), targets.to(dev), mask.to(dev)
+            loss = masked_loss(model(tokens), targets, mask)
+            optimiser.zero_grad(set_to_none=True)
+            loss.backward()
+            optimiser.step()
+            evaluated = step % config.eval_every == 0 or step == config.steps
+            if evaluated:
+                accuracy = evaluate(model, task, config.length, config.eval_samples, held_out, dev)
+                best = max(best, accuracy)
+                curve.append([step, accuracy])
+            if progress and (evaluated or step % 10 == 0):  # .item() syncs a GPU: not every step
+                bar.update(step, loss.item(), accuracy if curve else None)
+            if evaluated and accuracy >= config.target:
+                break
+    model.eval()
+    checkpoint = None
+    if checkpoint_dir is not None:
+        checkpoint = str(save_checkpoint(model, config, checkpoint_dir))
+    return {
+        "accuracy": accuracy,
+        "best_accuracy": best,
+        "steps": step,
+        "wall_seconds": time.perf_counter() - start,
+        "checkpoint": checkpoint,
+        "curve": curve,
+        "parameters": model.param_count(),
+        "state_numel": model.state_numel(),
+        "config": config.to_dict(),
+        "config_hash": config.config_hash(),
+        "seed": config.seed,
+        "device": str(dev),
+    }
+
+
+class _ProgressBar:
+    """A rich progress bar on stderr (stdout stays free for ``--json``); a no-op when disabled."""
+
+    def __init__(self, config: TrainConfig, enabled: bool) -> None:
+        self.enabled = enabled
+        if not enabled:
+            return
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
+        self.progress = Progress(
+            TextColumn(f"{config.arch} on {config.task} N={config.length}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("{task.fields[status]}"),
+            console=Console(stderr=True),
+        )
+        self.task_id = self.progress.add_task("train", total=config.steps, status="")
+
+    def __enter__(self) -> _ProgressBar:
+        if self.enabled:
+            self.progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.enabled:
+            self.progress.stop()
+
+    def update(self, step: int, loss: float, accuracy: float | None) -> None:
+        if not self.enabled:
+            return
+        status = f"loss {loss:.3f}" + ("" if accuracy is None else f"  acc {accuracy:.3f}")
+        self.progress.update(self.task_id, completed=step, status=status)
+
+
+# --- checkpoints --------------------------------------------------------------------------------
+
+
+def save_checkpoint(model: SequenceModel, config: TrainConfig, directory: str | Path) -> Path:
+    """Write ``{config_hash}.pt`` into ``directory`` atomically (temporary file, then rename)."""
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    payload = {
+        "format": CHECKPOINT_FORMAT,
+        "version": CHECKPOINT_VERSION,
+        "config": config.to_dict(),
+        "model": {"name": config.arch, "config": model.config.to_dict()},
+        "state_dict": {k: v.detach().cpu() for k, v in model.state_dict().items()},
+    }
+    path = folder / f"{config.config_hash()}.pt"
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            torch.save(payload, fh)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
+
+
+def _matches(value: Any, hint: Any) -> bool:
+    """Whether a plain value fits a config field's type hint (int, float, bool, str, None, |)."""
+    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
+        return any(_matches(value, h) for h in typing.get_args(hint))
+    if hint is type(None):
+        return value is None
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if hint is str:
+        return isinstance(value, str)
+    return False
+
+
+def load_checkpoint(path: str | Path) -> tuple[SequenceModel, TrainConfig]:
+    """The model (CPU, eval mode) and config of a checkpoint written by :func:`train`.
+
+    Loads with ``torch.load(weights_only=True)`` and checks every field: format, version, the
+    training config, the model name and config (types, and agreement with what training would
+    build) and every tensor's name, shape and dtype. Anything malformed raises a one-line
+    InputError.
+    """
+    where = f"checkpoint {path}"
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+    except FileNotFoundError:
+        raise InputError(f"{where}: no such file") from None
+    except Exception as exc:  # unpickling and format errors of every kind
+        raise InputError(f"{where}: not a readable checkpoint ({_one_line(exc)})") from None
+
+    expected_keys = {"format", "version", "config", "model", "state_dict"}
+    if not isinstance(payload, dict) or set(payload) != expected_keys:
+        keys = sorted(map(str, payload)) if isinstance(payload, dict) else type(payload).__name__
+        raise InputError(f"{where}: expected keys {sorted(expected_keys)}, got {keys}")
+    if payload["format"] != CHECKPOINT_FORMAT:
+        raise InputError(
+            f"{where}: format must be {CHECKPOINT_FORMAT!r}, got {payload['format']!r}"
+        )
+    version = payload["version"]
+    if isinstance(version, bool) or version != CHECKPOINT_VERSION or not isinstance(version, int):
+        raise InputError(
+            f"{where}: unsupported version {version!r} (expected {CHECKPOINT_VERSION})"
+        )
+    try:
+        config = TrainConfig.from_dict(payload["config"])
+    except InputError as exc:
+        raise InputError(f"{where}: bad config: {_one_line(exc)}") from None
+
+    spec = payload["model"]
+    if not isinstance(spec, dict) or set(spec) != {"name", "config"}:
+        raise InputError(f"{where}: 'model' must be a dict with keys 'name' and 'config'")
+    if spec["name"] != config.arch:
+        raise InputError(f"{where}: model name {spec['name']!r} differs from arch {config.arch!r}")
+    cfg_class = models.config_class(models.model_class(config.arch))
+    hints = typing.get_type_hints(cfg_class)
+    values = spec["config"]
+    if not isinstance(values, dict):
+        raise InputError(f"{where}: model config must be a dict")
+    fields = {f.name for f in dataclasses.fields(cfg_class)}
+    if set(values) != fields:
+        raise InputError(
+            f"{where}: model config fields {sorted(map(str, values))} differ from {sorted(fields)}"
+        )
+    for name in sorted(fields):
+        if not _matches(values[name], hints[name]):
+            raise InputError(f"{where}: model config {name}={values[name]!r} has the wrong type")
+    task = get_task(config.task, config.length)
+    for name, value in model_config(config, task).items():
+        if values[name] != value:
+            raise InputError(
+                f"{where}: model config {name}={values[name]!r} disagrees with the training "
+                f"config (expected {value!r})"
+            )
+    try:
+        model = models.build(config.arch, **values)
+    except Exception as exc:
+        raise InputError(f"{where}: cannot build the model: {_one_line(exc)}") from None
+
+    state = payload["state_dict"]
+    if not isinstance(state, dict):
+        raise InputError(f"{where}: state_dict must be a dict of tensors")
+    reference = model.state_dict()
+    if set(state) != set(reference):
+        missing = sorted(set(reference) - set(state))
+        extra = sorted(map(str, set(state) - set(reference)))
+        raise InputError(f"{where}: state_dict missing {missing}, unexpected {extra}")
+    for name, ref in reference.items():
+        tensor = state[name]
+        if not isinstance(tensor, torch.Tensor):
+            raise InputError(f"{where}: state_dict[{name!r}] is not a tensor")
+        if tensor.shape != ref.shape or tensor.dtype != ref.dtype:
+            raise InputError(
+                f"{where}: state_dict[{name!r}] is {tensor.dtype} {tuple(tensor.shape)}, "
+                f"expected {ref.dtype} {tuple(ref.shape)}"
+            )
+    model.load_state_dict(state, strict=True)
+    model.eval()
+    return model, config

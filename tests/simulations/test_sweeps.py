@@ -1,0 +1,430 @@
+"""Sweeps: spec validation and grid expansion, resumable runs (inline, pool, Ray), kill -9 resume.
+
+Training is replaced by ``fake_train`` and the trainer's config by ``FakeTrainConfig``, which
+follow the contract of ``simulations.training`` (TrainConfig / train); both live at module level
+so that pool workers and the killed subprocess can import them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+import types
+from pathlib import Path
+
+import pytest
+
+from ccomplexity.errors import InputError
+from simulations.store import Store
+from simulations.sweeps import load_spec, parse_spec, profiles, run_sweep
+
+
+@dataclasses.dataclass(frozen=True)
+class FakeTrainConfig:
+    """Same fields, defaults and methods as simulations.training.TrainConfig (the contract)."""
+
+    task: str
+    arch: str
+    width: int
+    layers: int
+    length: int
+    steps: int = 1000
+    lr: float = 1e-3
+    seed: int = 0
+    batch: int = 64
+    heads: int = 4
+    target: float = 0.99
+    eval_every: int = 100
+    eval_samples: int = 1000
+
+    def __post_init__(self) -> None:
+        if self.width < 1:
+            raise InputError(f"width must be >= 1, got {self.width}")
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> FakeTrainConfig:
+        return cls(**d)
+
+    def config_hash(self) -> str:
+        text = json.dumps(self.to_dict(), sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def fake_train(config: FakeTrainConfig, progress: bool = True, delay: float = 0.0) -> dict:
+    """Deterministic stand-in for train(): transformers pass up to length 12, others up to 8."""
+    time.sleep(delay)
+    accuracy = 1.0 if config.length <= (12 if config.arch == "transformer" else 8) else 0.5
+    return {
+        "accuracy": accuracy,
+        "best_accuracy": accuracy,
+        "steps": config.steps,
+        "wall_seconds": delay,
+        "checkpoint": None,
+        "curve": [{"step": config.steps, "accuracy": accuracy}],
+        "parameters": 100 * config.width,
+        "state_numel": 2 * config.width * config.layers,
+        "config": config.to_dict(),
+        "config_hash": config.config_hash(),
+        "seed": config.seed,
+        "device": "cpu",
+    }
+
+
+def slow_train(config: FakeTrainConfig, progress: bool = True) -> dict:
+    return fake_train(config, progress, delay=0.15)
+
+
+def failing_train(config: FakeTrainConfig, progress: bool = True) -> dict:
+    if config.arch == "lstm":
+        raise RuntimeError("diverged\nsecond line")
+    return fake_train(config, progress)
+
+
+def lying_train(config: FakeTrainConfig, progress: bool = True) -> dict:
+    return {**fake_train(config, progress), "config_hash": "not-the-plan"}
+
+
+SPEC = """
+[sweep]
+name = "tiny"
+target = 0.99
+
+[baseline]
+task = "index-lookup"
+width = 16
+layers = 1
+steps = 10
+
+[grid]
+arch = ["transformer", "lstm"]
+length = [8, 12]
+seed = [0, 1]
+"""
+
+
+def write_spec(tmp_path: Path, text: str = SPEC) -> Path:
+    path = tmp_path / "spec.toml"
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def parse(text: str):
+    import tomllib
+
+    return parse_spec(tomllib.loads(textwrap.dedent(text)), "t.toml", FakeTrainConfig)
+
+
+# -- specs ---------------------------------------------------------------------------------------
+
+
+def test_grid_is_the_product_over_the_baseline(tmp_path):
+    spec = load_spec(write_spec(tmp_path), FakeTrainConfig)
+    assert spec.name == "tiny" and spec.target == 0.99
+    assert len(spec.configs) == 8
+    assert {(c.arch, c.length, c.seed) for c in spec.configs} == {
+        (a, n, s) for a in ("transformer", "lstm") for n in (8, 12) for s in (0, 1)
+    }
+    assert all(c.width == 16 and c.steps == 10 and c.target == 0.99 for c in spec.configs)
+    assert len(set(spec.hashes())) == 8
+
+
+def test_includes_are_sub_grids_crossed_with_the_shared_lists():
+    spec = parse(
+        """
+        [baseline]
+        task = "dyck"
+        width = 64
+        [grid]
+        length = [20, 50]
+        lr = [1e-3]
+        [[grid.include]]
+        arch = "transformer"
+        layers = [1, 2]
+        [[grid.include]]
+        arch = "lstm"
+        layers = 1
+        length = [20, 400]
+        [[grid.include]]
+        arch = "transformer"
+        layers = 1
+        """
+    )
+    got = [(c.arch, c.layers, c.length) for c in spec.configs]
+    # the third include repeats points of the first: kept once
+    assert got == [
+        ("transformer", 1, 20),
+        ("transformer", 1, 50),
+        ("transformer", 2, 20),
+        ("transformer", 2, 50),
+        ("lstm", 1, 20),
+        ("lstm", 1, 400),
+    ]
+    assert all(isinstance(c.lr, float) for c in spec.configs)
+
+
+def test_ints_are_accepted_for_floats():
+    (config,) = parse(
+        """
+        [baseline]
+        task = "dyck"
+        arch = "lstm"
+        width = 8
+        layers = 1
+        length = 10
+        lr = 1
+        """
+    ).configs
+    assert config.lr == 1.0 and isinstance(config.lr, float)
+
+
+B = "[baseline]\ntask = 'dyck'\narch = 'lstm'\nlayers = 1\nlength = 10\n"  # all but width
+W = B + "width = 8\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (W + "[baselin]\n", "unknown key 'baselin'"),
+        (W + "[sweep]\ncolour = 1\n", r"\[sweep\]: unknown key 'colour'"),
+        (W + "widht = 3\n", r"\[baseline\]: unknown key 'widht'"),
+        (W + "[grid]\ndepth = [1]\n", r"\[grid\]: unknown key 'depth'"),
+        (W + "[[grid.include]]\nfoo = 1\n", r"include\]\] #1: unknown key 'foo'"),
+        (W + "[grid]\ntask = ['sorting']\n", "unknown task 'sorting'"),
+        (W + "[grid]\narch = ['rwkv']\n", "unknown architecture 'rwkv'"),
+        (W + "[grid]\nlr = []\n", r"\[grid\]\.lr is an empty list"),
+        (W + "[grid]\nlr = 0.1\n", r"\[grid\]\.lr must be a list"),
+        (W + "[grid]\nseed = [2, 2]\n", "lists a value twice"),
+        (B + "width = '16'\n", "width must be int, got '16'"),
+        (B + "width = true\n", "width must be int, got True"),
+        (B + "width = 1.5\n", "width must be int"),
+        (W + "lr = 'fast'\n", "lr must be float"),
+        (W + "[grid]\nsteps = [100, 'many']\n", "steps must be int"),
+        (W + "[sweep]\ntarget = 2\n", r"target must be in \(0, 1\]"),
+        (W + "target = 0.8\n[sweep]\ntarget = 0.9\n", "disagrees"),
+        (W + "[grid]\ninclude = 3\n", "grid.include must be a non-empty array of tables"),
+        ("baseline = 3\n", r"\[baseline\] must be a table"),
+        (B + "width = 0\n", "width must be >= 1"),
+    ],
+)
+def test_bad_specs_name_the_problem(text, message):
+    with pytest.raises(InputError, match=message) as info:
+        parse(text)
+    assert "\n" not in str(info.value)
+
+
+def test_missing_required_field():
+    with pytest.raises(InputError, match="no value for 'length'"):
+        parse("[baseline]\ntask = 'dyck'\narch = 'lstm'\nwidth = 8\nlayers = 1\n")
+
+
+def test_bad_files(tmp_path):
+    with pytest.raises(InputError, match="no sweep spec file"):
+        load_spec(tmp_path / "missing.toml", FakeTrainConfig)
+    with pytest.raises(InputError, match="not a file and not a profile"):
+        load_spec("no-such-profile", FakeTrainConfig)
+    with pytest.raises(InputError, match="invalid TOML"):
+        load_spec(write_spec(tmp_path, "[grid\n"), FakeTrainConfig)
+
+
+def test_profiles_load():
+    assert profiles() == ["paper", "quick", "smoke"]
+    smoke = load_spec("smoke", FakeTrainConfig)
+    assert len(smoke.configs) == 4
+    assert all(c.width == 16 and c.steps <= 100 and c.eval_samples <= 200 for c in smoke.configs)
+    assert {c.length for c in smoke.configs} == {8, 12}
+    quick = load_spec("quick", FakeTrainConfig)
+    assert len(quick.configs) == 21
+    index = {(c.arch, c.layers) for c in quick.configs if c.task == "index-lookup"}
+    assert index == {("transformer", 1), ("lstm", 1), ("mamba", 1)}
+    dyck = {(c.arch, c.layers) for c in quick.configs if c.task == "dyck"}
+    assert dyck == {("transformer", 1), ("lstm", 1), ("transformer", 2)}
+    paper = load_spec("paper", FakeTrainConfig)
+    assert {c.task for c in paper.configs} == {
+        "index-lookup",
+        "dyck",
+        "eq-random",
+        "eq-one",
+        "eq-ncp",
+    }
+    assert len({c.lr for c in paper.configs}) == 7
+    assert max(c.layers for c in paper.configs if c.arch == "lstm") == 3
+    # Dyck words and the halves of equality inputs need even lengths
+    assert all(c.length % 2 == 0 for c in paper.configs if c.task != "index-lookup")
+
+
+def test_profiles_fit_the_real_trainer_config():
+    training = pytest.importorskip("simulations.training")
+    for name in ("smoke", "quick", "paper"):
+        spec = load_spec(name)
+        assert all(isinstance(c, training.TrainConfig) for c in spec.configs)
+        assert len(set(spec.hashes())) == len(spec.configs)
+
+
+# -- running -------------------------------------------------------------------------------------
+
+
+def test_inline_run_then_resume_skips_everything(tmp_path):
+    spec, db = write_spec(tmp_path), tmp_path / "ccx.db"
+    first = run_sweep(
+        spec, db, workers=1, train_fn=fake_train, progress=False, config_cls=FakeTrainConfig
+    )
+    assert (first["runs"], first["skipped"], first["ran"], first["failed"]) == (8, 0, 8, [])
+    again = run_sweep(
+        spec, db, workers=1, train_fn=fake_train, progress=False, config_cls=FakeTrainConfig
+    )
+    assert (again["skipped"], again["ran"], again["stored_total"]) == (8, 0, 8)
+    with Store(db) as store:
+        rows = store.runs(arch="transformer", length=12)
+    assert len(rows) == 2 and all(r["best_accuracy"] == 1.0 for r in rows)
+
+
+def test_process_pool(tmp_path, capsys):
+    db = tmp_path / "ccx.db"
+    summary = run_sweep(
+        write_spec(tmp_path), db, workers=2, train_fn=fake_train, config_cls=FakeTrainConfig
+    )
+    assert (summary["ran"], summary["failed"]) == (8, [])
+    assert "[8/8]" in capsys.readouterr().err
+    with Store(db) as store:
+        assert store.done_hashes() == set(load_spec(write_spec(tmp_path), FakeTrainConfig).hashes())
+
+
+def test_failed_runs_are_reported_and_retried(tmp_path):
+    spec, db = write_spec(tmp_path), tmp_path / "ccx.db"
+    summary = run_sweep(
+        spec, db, workers=1, train_fn=failing_train, progress=False, config_cls=FakeTrainConfig
+    )
+    assert summary["ran"] == 4 and len(summary["failed"]) == 4
+    assert summary["failed"][0]["error"] == "RuntimeError: diverged"
+    retry = run_sweep(
+        spec, db, workers=1, train_fn=fake_train, progress=False, config_cls=FakeTrainConfig
+    )
+    assert (retry["skipped"], retry["ran"]) == (4, 4)
+
+
+def test_a_trainer_hash_that_disagrees_with_the_plan_is_an_error(tmp_path):
+    with pytest.raises(RuntimeError, match="config hash"):
+        run_sweep(
+            write_spec(tmp_path),
+            tmp_path / "db",
+            workers=1,
+            train_fn=lying_train,
+            progress=False,
+            config_cls=FakeTrainConfig,
+        )
+
+
+def test_bad_arguments_fail_before_any_run(tmp_path):
+    spec, db = write_spec(tmp_path), tmp_path / "ccx.db"
+    kw = {"train_fn": fake_train, "progress": False, "config_cls": FakeTrainConfig}
+    with pytest.raises(InputError, match="unknown backend 'slurm'"):
+        run_sweep(spec, db, backend="slurm", **kw)
+    with pytest.raises(InputError, match="workers must be an integer >= 1"):
+        run_sweep(spec, db, workers=0, **kw)
+    with pytest.raises(InputError, match="unknown architecture"):
+        run_sweep(write_spec(tmp_path, SPEC.replace('"lstm"', '"lstn"')), db, **kw)
+    assert not db.exists()
+
+
+def test_ray_backend_without_ray(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray -> ImportError
+    with pytest.raises(InputError, match=r"pip install 'ccomplexity\[ray\]'"):
+        run_sweep(
+            write_spec(tmp_path),
+            tmp_path / "db",
+            backend="ray",
+            train_fn=fake_train,
+            progress=False,
+            config_cls=FakeTrainConfig,
+        )
+
+
+def test_ray_backend_with_a_stand_in_for_ray(tmp_path, monkeypatch):
+    """The Ray path's use of init / remote / wait / get, against an in-process stand-in."""
+
+    class Ref:
+        def __init__(self, fn, args):
+            self.fn, self.args = fn, args
+
+    fake = types.SimpleNamespace(initialized=False)
+    fake.is_initialized = lambda: fake.initialized
+    fake.init = lambda: setattr(fake, "initialized", True)
+    fake.remote = lambda fn: types.SimpleNamespace(remote=lambda *args: Ref(fn, args))
+    fake.wait = lambda refs, num_returns: (refs[:num_returns], refs[num_returns:])
+    fake.get = lambda ref: ref.fn(*ref.args)
+    monkeypatch.setitem(sys.modules, "ray", fake)
+    summary = run_sweep(
+        write_spec(tmp_path),
+        tmp_path / "db",
+        backend="ray",
+        train_fn=failing_train,
+        progress=False,
+        config_cls=FakeTrainConfig,
+    )
+    assert fake.initialized
+    assert (summary["ran"], len(summary["failed"])) == (4, 4)
+
+
+# -- kill -9 -------------------------------------------------------------------------------------
+
+CHILD = """
+import sys
+sys.path.insert(0, {here!r})
+from test_sweeps import FakeTrainConfig, slow_train
+from simulations.sweeps import run_sweep
+run_sweep({spec!r}, {db!r}, workers=1, train_fn=slow_train, progress=False,
+          config_cls=FakeTrainConfig)
+"""
+
+
+def test_sigkill_mid_sweep_then_resume(tmp_path):
+    spec, db = write_spec(tmp_path), tmp_path / "ccx.db"
+    expected = set(load_spec(spec, FakeTrainConfig).hashes())
+    child = CHILD.format(here=str(Path(__file__).parent), spec=str(spec), db=str(db))
+    root = Path(__file__).parents[2]
+    for stored_before_kill in (2, 5):
+        proc = subprocess.Popen([sys.executable, "-c", child], cwd=root)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None:
+            if db.exists() and _count(db) >= stored_before_kill:
+                break
+            time.sleep(0.02)
+        assert proc.poll() is None, "the sweep finished before it could be killed"
+        os.kill(proc.pid, signal.SIGKILL)
+        assert proc.wait(timeout=30) == -signal.SIGKILL
+        assert stored_before_kill <= _count(db) < len(expected)
+
+    summary = run_sweep(
+        spec, db, workers=1, train_fn=fake_train, progress=False, config_cls=FakeTrainConfig
+    )
+    assert summary["skipped"] + summary["ran"] == len(expected)
+    conn = sqlite3.connect(db)
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    hashes = [h for (h,) in conn.execute("SELECT config_hash FROM runs")]
+    conn.close()
+    assert sorted(hashes) == sorted(expected)  # each config exactly once
+    with Store(db) as store:
+        for row in store.runs():  # whole rows only
+            assert row["config"]["length"] == row["length"]
+            assert row["best_accuracy"] in (0.5, 1.0) and row["curve"]
+
+
+def _count(db: Path) -> int:
+    conn = sqlite3.connect(db, timeout=10)
+    try:
+        return conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+    except sqlite3.OperationalError:  # the table is not created yet
+        return 0
+    finally:
+        conn.close()

@@ -1,0 +1,130 @@
+"""Thresholds: best over learning rates and seeds, the every-shorter-length rule, the bounds."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from ccomplexity import bounds
+from ccomplexity.errors import InputError
+from simulations.store import Store
+from simulations.thresholds import RECURRENT, bound_for, threshold_length, thresholds
+
+_ids = itertools.count()
+
+
+def add(store: Store, task: str, arch: str, length: int, best: float, **config) -> None:
+    """One stored run; width 16, one layer, heads 4 unless given."""
+    config = {"width": 16, "layers": 1, "heads": 4, "lr": 1e-3, "seed": 0, **config}
+    config.update(task=task, arch=arch, length=length)
+    width, layers = config["width"], config["layers"]
+    store.add_run(
+        {
+            "config": config,
+            "config_hash": f"run-{next(_ids)}",
+            "accuracy": best,
+            "best_accuracy": best,
+            "state_numel": config.pop("state_numel", 2 * width * layers),
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("accuracies", "expected"),
+    [
+        ({20: 1.0, 50: 0.995, 100: 0.5}, 50),
+        ({20: 1.0, 50: 0.99, 100: 0.99}, 100),  # reaching the target counts
+        ({20: 0.98, 50: 1.0}, None),  # the shortest fails
+        ({100: 1.0, 20: 1.0, 50: 0.2}, 20),  # a later pass after a failure does not count
+        ({}, None),
+    ],
+)
+def test_threshold_length(accuracies, expected):
+    assert threshold_length(accuracies, 0.99) == expected
+
+
+def test_best_over_learning_rates_and_seeds(tmp_path):
+    db = tmp_path / "ccx.db"
+    with Store(db) as store:
+        for n, accs in {
+            20: (0.3, 1.0),
+            50: (0.995, 0.2),
+            100: (0.9, 0.97),
+            200: (1.0, 1.0),
+        }.items():
+            add(store, "index-lookup", "transformer", n, accs[0], lr=1e-3)
+            add(store, "index-lookup", "transformer", n, accs[1], lr=1e-4, seed=3)
+    (row,) = thresholds(db)
+    assert row["lengths"] == {20: 1.0, 50: 0.995, 100: 0.97, 200: 1.0}
+    assert row["threshold_length"] == 50
+    assert row["runs"] == 8
+    assert (row["bound_id"], row["bound_length"], row["bound_params"]) == (None, None, None)
+    assert thresholds(db, target=0.95)[0]["threshold_length"] == 200
+
+
+def test_bounds_next_to_thresholds(tmp_path):
+    db = tmp_path / "ccx.db"
+    with Store(db) as store:
+        add(store, "index-lookup", "lstm", 20, 1.0, width=64)  # LSTM state: h and c, 128 numbers
+        add(store, "dyck", "transformer", 20, 1.0, width=64, heads=4)
+        add(store, "dyck", "transformer", 20, 1.0, width=64, heads=8)
+        add(store, "dyck", "transformer", 20, 1.0, width=64, layers=2)
+        add(store, "eq-random", "mamba", 20, 1.0, width=8, state_numel=160)
+        add(store, "mqar", "lstm", 20, 1.0)
+    rows = {(r["task"], r["arch"], r["layers"]): r for r in thresholds(db, precision=16)}
+    assert set(rows) == {
+        ("index-lookup", "lstm", 1),
+        ("dyck", "transformer", 1),
+        ("dyck", "transformer", 2),
+        ("eq-random", "mamba", 1),
+        ("mqar", "lstm", 1),
+    }
+
+    lstm = rows["index-lookup", "lstm", 1]
+    assert lstm["bound_id"] == "separations.thm3"
+    assert lstm["bound_length"] == 128 * 16 == bounds.get("separations.thm3").max_length(128, 16)
+    assert lstm["bound_params"] == {"m": 128, "p": 16, "H": 1, "m_is": "state_numel"}
+
+    # heads 4 and 8 at width 64: per-head width 16 and 8, m H = 64 either way; Thm 5 at m = 16,
+    # H = 4 (the first to reach the largest max_length)
+    tf1 = rows["dyck", "transformer", 1]
+    thm5 = bounds.get("separations.thm5")
+    assert tf1["bound_id"] == "separations.thm5"
+    assert tf1["bound_length"] == thm5.max_length(16, 16, 4) == thm5.max_length(8, 16, 8)
+    assert tf1["bound_params"]["m_is"] == "width / heads"
+    assert tf1["runs"] == 2
+
+    assert rows["dyck", "transformer", 2]["bound_id"] is None  # no lower bound for 2 layers
+    eq = rows["eq-random", "mamba", 1]
+    assert eq["bound_id"] == "separations.thm11"
+    assert eq["bound_length"] == 2 * 160 * 16  # m p >= N / 2
+    assert rows["mqar", "lstm", 1]["bound_length"] is None
+
+
+def test_bound_mapping():
+    assert bound_for("index-lookup", "retnet", 6) == "separations.thm3"
+    assert bound_for("eq-ncp", "dss", 2) == "separations.thm11"
+    assert bound_for("dyck", "transformer", 1) == "separations.thm5"
+    assert bound_for("dyck", "lstm", 1) is None
+    assert bound_for("index-lookup", "transformer", 1) is None
+    assert bound_for("eq-random", "transformer", 1) is None
+
+
+def test_recurrent_set_matches_the_model_classes():
+    models = pytest.importorskip("models")
+    assert {name for name in models.REGISTRY if models.model_class(name).recurrent} == RECURRENT
+
+
+def test_bad_arguments(tmp_path):
+    with pytest.raises(InputError, match="no results store"):
+        thresholds(tmp_path / "missing.db")
+    with Store(tmp_path / "db"):
+        pass
+    assert thresholds(tmp_path / "db") == []
+    with pytest.raises(InputError, match="target must be a number"):
+        thresholds(tmp_path / "db", target=1.5)
+    with pytest.raises(InputError, match="precision must be an integer"):
+        thresholds(tmp_path / "db", precision=0)
+    with pytest.raises(InputError, match="metric must be one of"):
+        thresholds(tmp_path / "db", metric="loss")

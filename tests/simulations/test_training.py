@@ -1,0 +1,208 @@
+"""The App. H training loop: config, determinism, learning, checkpoints."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+import torch
+
+import models
+from ccomplexity.errors import InputError
+from simulations.training import (
+    TrainConfig,
+    build_model,
+    load_checkpoint,
+    save_checkpoint,
+    train,
+)
+
+TINY = TrainConfig(
+    task="index-lookup",
+    arch="transformer",
+    width=16,
+    layers=1,
+    length=6,
+    heads=2,
+    steps=12,
+    eval_every=4,
+    eval_samples=40,
+    batch=16,
+)
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    """Tiny models run fastest on one thread, especially on a shared machine."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def test_config_round_trip_and_hash():
+    d = TINY.to_dict()
+    assert TrainConfig.from_dict(d) == TINY
+    h = TINY.config_hash()
+    assert len(h) == 16 and int(h, 16) >= 0
+    assert TrainConfig.from_dict(d).config_hash() == h
+    assert dataclasses.replace(TINY, lr=2e-3).config_hash() != h
+    assert dataclasses.replace(TINY, lr=1).lr == 1.0  # one canonical form, one hash
+    assert (
+        dataclasses.replace(TINY, lr=1).config_hash()
+        == dataclasses.replace(TINY, lr=1.0).config_hash()
+    )
+
+
+@pytest.mark.parametrize(
+    ("change", "match"),
+    [
+        ({"optimizer": "sgd"}, "no field"),
+        ({"width": "16"}, "width must be an integer"),
+        ({"steps": True}, "steps must be an integer"),
+        ({"lr": -1.0}, "lr must be a positive"),
+        ({"target": 1.5}, "target must lie"),
+        ({"task": "copy"}, "unknown task"),
+        ({"arch": "rwkv"}, "unknown model"),
+        ({"task": "dyck", "length": 7}, "even"),
+        ({"seed": -1}, "seed must be >= 0"),
+    ],
+)
+def test_config_rejects(change, match):
+    with pytest.raises(InputError, match=match):
+        TrainConfig.from_dict({**TINY.to_dict(), **change})
+
+
+def test_config_missing_field():
+    d = TINY.to_dict()
+    del d["width"]
+    with pytest.raises(InputError, match="missing field"):
+        TrainConfig.from_dict(d)
+
+
+def test_deterministic_on_cpu():
+    a = train(TINY, progress=False, device="cpu")
+    b = train(TINY, progress=False, device="cpu")
+    assert a["curve"] == b["curve"] and len(a["curve"]) == 3
+    c = train(dataclasses.replace(TINY, seed=1), progress=False, device="cpu")
+    assert c["config_hash"] != a["config_hash"]
+    assert a["steps"] == 12 and a["device"] == "cpu" and a["checkpoint"] is None
+    assert set(a) == {
+        "accuracy", "best_accuracy", "steps", "wall_seconds", "checkpoint", "curve",
+        "parameters", "state_numel", "config", "config_hash", "seed", "device",
+    }  # fmt: skip
+    assert a["config"] == TINY.to_dict() and a["seed"] == 0 and a["state_numel"] == 0
+
+
+def test_learns_index_lookup():
+    config = TrainConfig(
+        task="index-lookup", arch="transformer", width=32, layers=1, length=8, heads=2,
+        lr=3e-3, steps=300, batch=32, eval_every=50, eval_samples=200, target=0.95,
+    )  # fmt: skip
+    result = train(config, progress=False, device="cpu")
+    assert result["best_accuracy"] >= 0.9, result["curve"]  # chance is 1/64
+    assert result["accuracy"] == result["curve"][-1][1]
+
+
+def test_progress_bar_runs(capsys):
+    train(dataclasses.replace(TINY, steps=3, eval_every=3), progress=True, device="cpu")
+    assert capsys.readouterr().out == ""  # the bar goes to stderr
+
+
+def test_bad_device():
+    with pytest.raises(InputError, match="device"):
+        train(TINY, progress=False, device="tpu")
+
+
+def test_checkpoint_round_trip(tmp_path):
+    result = train(TINY, checkpoint_dir=tmp_path, progress=False, device="cpu")
+    path = tmp_path / f"{TINY.config_hash()}.pt"
+    assert result["checkpoint"] == str(path)
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]  # no temporary file left
+    model, config = load_checkpoint(path)
+    assert config == TINY and not model.training
+    tokens = torch.randint(0, model.config.vocab_size, (3, 7), generator=torch.Generator())
+    again, _ = load_checkpoint(path)
+    assert torch.equal(model(tokens), again(tokens))
+    fresh, _ = build_model(TINY)
+    assert not torch.equal(fresh(tokens), model(tokens))  # the trained weights were restored
+
+
+@pytest.mark.parametrize("arch", list(models.REGISTRY))
+def test_checkpoint_every_architecture(tmp_path, arch):
+    config = dataclasses.replace(TINY, arch=arch, width=8, layers=1)
+    model, _ = build_model(config)
+    path = save_checkpoint(model, config, tmp_path)
+    loaded, again = load_checkpoint(path)
+    assert again == config and type(loaded) is type(model)
+    for name, tensor in model.state_dict().items():
+        assert torch.equal(tensor, loaded.state_dict()[name])
+
+
+def tamper(tmp_path, edit):
+    model, _ = build_model(TINY)
+    path = save_checkpoint(model, TINY, tmp_path)
+    payload = torch.load(path, weights_only=True)
+    edit(payload)
+    torch.save(payload, path)
+    return path
+
+
+def _set(keys, value):
+    def edit(payload):
+        d = payload
+        for k in keys[:-1]:
+            d = d[k]
+        d[keys[-1]] = value
+
+    return edit
+
+
+def _del(keys):
+    def edit(payload):
+        d = payload
+        for k in keys[:-1]:
+            d = d[k]
+        del d[keys[-1]]
+
+    return edit
+
+
+@pytest.mark.parametrize(
+    ("edit", "match"),
+    [
+        (_del(["version"]), "expected keys"),
+        (_set(["extra"], 1), "expected keys"),
+        (_set(["format"], "other"), "format"),
+        (_set(["version"], "1"), "version"),
+        (_set(["version"], 2), "version"),
+        (_del(["config", "width"]), "missing field"),
+        (_set(["config", "width"], "16"), "width must be an integer"),
+        (_set(["config", "surprise"], 0), "no field"),
+        (_set(["model", "name"], "lstm"), "differs from arch"),
+        (_set(["model", "config", "heads"], 2.0), "wrong type"),
+        (_set(["model", "config", "width"], 32), "disagrees"),
+        (_del(["model", "config", "layer_norm"]), "fields"),
+        (_set(["model"], [1, 2]), "'model' must be a dict"),
+        (_del(["state_dict", "head.bias"]), "missing"),
+        (_set(["state_dict", "head.bias"], torch.zeros(3)), "head.bias"),
+        (_set(["state_dict", "head.bias"], 1.0), "not a tensor"),
+        (_set(["state_dict", "head.bias"], torch.zeros(64, dtype=torch.float64)), "float64"),
+        (_set(["state_dict"], None), "state_dict must be"),
+    ],
+)
+def test_checkpoint_rejects_tampering(tmp_path, edit, match):
+    path = tamper(tmp_path, edit)
+    with pytest.raises(InputError, match=match) as info:
+        load_checkpoint(path)
+    assert "\n" not in str(info.value)
+
+
+def test_checkpoint_rejects_garbage(tmp_path):
+    path = tmp_path / "junk.pt"
+    path.write_bytes(b"not a checkpoint")
+    with pytest.raises(InputError, match="not a readable checkpoint") as info:
+        load_checkpoint(path)
+    assert "\n" not in str(info.value)
+    with pytest.raises(InputError, match="no such file"):
+        load_checkpoint(tmp_path / "missing.pt")
