@@ -279,7 +279,8 @@ def test_train_sweep_threshold_commands(ccx, ccx_json, tmp_path: Path, monkeypat
     assert 0.0 <= out["accuracy"] <= 1.0 and out["wall_seconds"] > 0
     spec = tmp_path / "s.toml"
     spec.write_text(
-        '[baseline]\ntask = "index-lookup"\nlayers = 1\nsteps = 10\nbatch = 8\nheads = 2\neval_every = 10\n'
+        '[baseline]\ntask = "index-lookup"\nlayers = 1\nsteps = 10\nbatch = 8\nheads = 2\n'
+        "eval_every = 10\n"
         'eval_samples = 50\n[grid]\narch = ["transformer", "lstm"]\nwidth = [8]\n'
         "length = [12]\n"
     )
