@@ -596,40 +596,58 @@ def _protocol_result(result: dict[str, Any], certificate: str | None, title: str
     _emit(result, as_json, title)
 
 
+Checkpoint = Annotated[
+    str | None,
+    typer.Option("--checkpoint", help="A model saved by `ccx train` (instead of --arch/--width)."),
+]
+OptWidth = Annotated[int | None, typer.Option("--width", help="Model width.")]
+
+
+def _need_model(checkpoint: str | None, **given: object) -> None:
+    missing = [f"--{k}" for k, v in given.items() if v is None]
+    if checkpoint is None and missing:
+        raise InputError(f"give {' and '.join(missing)}, or --checkpoint PATH")
+
+
 @protocol_app.command("rnn")
 def protocol_rnn(
-    arch: Annotated[str, typer.Option("--arch", help="A recurrent model of `ccx models`.")],
-    width: Width,
     length: Length,
     cut: Annotated[int, typer.Option("--cut", help="Alice holds positions 1..K.")],
     precision: Precision,
+    arch: Annotated[
+        str | None, typer.Option("--arch", help="A recurrent model of `ccx models`.")
+    ] = None,
+    width: OptWidth = None,
     samples: Samples = 100,
     seed: Seed = 0,
     layers: Layers = 1,
     vocab_size: Vocab = 8,
     frac: Frac = None,
+    checkpoint: Checkpoint = None,
     certificate: Certificate = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Thm 2: Alice sends the model's whole state after K tokens; Bob finishes the run."""
     from simulations.protocols.rnn import run_rnn_protocol
 
+    _need_model(checkpoint, arch=arch, width=width)
     result = run_rnn_protocol(
         arch, width, length, cut, precision, samples, seed, layers=layers,
         vocab_size=vocab_size, frac=frac, certificate=certificate is not None,
+        checkpoint=checkpoint,
     )  # fmt: skip
     _protocol_result(result, certificate, f"One-way protocol of {arch}", as_json)
 
 
 @protocol_app.command("attention")
 def protocol_attention(
-    width: Width,
-    heads: Annotated[int, typer.Option("--heads", help="Attention heads H.")],
     length: Length,
     partition: Annotated[
         str, typer.Option("--partition", help="prefix:K, odd-even, random or alice:i,j,...")
     ],
     precision: Precision,
+    width: OptWidth = None,
+    heads: Annotated[int | None, typer.Option("--heads", help="Attention heads H.")] = None,
     samples: Samples = 100,
     seed: Seed = 0,
     layers: Layers = 1,
@@ -639,16 +657,18 @@ def protocol_attention(
     layer_norm: Annotated[bool, typer.Option("--layer-norm/--no-layer-norm")] = True,
     vocab_size: Vocab = 8,
     frac: Frac = None,
+    checkpoint: Checkpoint = None,
     certificate: Certificate = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Thm 4: a one-layer transformer split over any partition, bits counted per step."""
     from simulations.protocols.attention import run_attention_protocol
 
+    _need_model(checkpoint, width=width, heads=heads)
     result = run_attention_protocol(
         width, heads, length, partition, precision, samples, seed, layers=layers,
         one_way=one_way, vocab_size=vocab_size, frac=frac, layer_norm=layer_norm,
-        certificate=certificate is not None,
+        certificate=certificate is not None, checkpoint=checkpoint,
     )  # fmt: skip
     _protocol_result(result, certificate, "Attention protocol", as_json)
 

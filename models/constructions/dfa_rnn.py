@@ -1,8 +1,8 @@
 """A ReLU RNN whose state is the binary code of a DFA state: Dyck-(n,k) in ceil(log2 |Q|) bits.
 
-The upper bound matching Lemma 4 / Theorem 11 (proof 2): a recurrent model with mp >= log2 of the
-minimal DFA's state count recognises a regular language, here Dyck-(n,k) (Sec. 4.1, App. E).
-Dyck-(2,2) has 7 live states + 1 sink, so 3 state bits.
+Lemma 4 (App. E) says that a recurrent model recognising a language whose minimal complete DFA
+has n states needs mp >= log2 n state bits; this is the matching upper bound, ceil(log2 n)
+numbers that are bits, for Dyck-(n,k) (Sec. 4.1): Dyck-(2,2) has 7 live states + 1 sink, 3 bits.
 
 State h in {0,1}^b holds c(q), the b-bit binary code of DFA state q. One hidden unit per
 (state q, symbol a):
@@ -91,7 +91,7 @@ class DFARNN(RecurrentModel):
         return model
 
     def exact_sum_terms(self) -> int:
-        return self.linear_terms() + 1  # the detector adds the symbol embedding to its sum
+        return self.linear_terms()
 
     def initial_state(self, batch: int) -> dict[str, torch.Tensor]:
         return {"h": self.q(self.start).expand(batch, -1).clone()}
@@ -122,7 +122,8 @@ Pair = tuple[tuple[float, ...], int]
 class Exploration:
     """Result of :func:`explore`. ``equivalent``: the model's output matched the DFA's acceptance
     after every reachable pair and symbol; otherwise ``counterexample`` is a shortest word where
-    they differ. ``binary_states``: every reached model state lies in {0,1}^b."""
+    they differ (and the counts cover the pairs met until then). ``binary_states``: every reached
+    model state lies in {0,1}^b."""
 
     pairs: int
     model_states: int
@@ -165,8 +166,7 @@ def explore(model: DFARNN, dfa: DFA) -> Exploration:
         for i, (row, q) in enumerate(zip(state["h"].tolist(), successors.tolist(), strict=True)):
             source, symbol = frontier[i // symbols], i % symbols
             if not right[i]:
-                word = (*_word(parent, source), symbol)
-                return Exploration(len(parent), 0, False, False, word)
+                return _result(parent, (*_word(parent, source), symbol))
             pair = (tuple(row), q)
             if pair not in parent:
                 parent[pair] = (source, symbol)
@@ -174,9 +174,13 @@ def explore(model: DFARNN, dfa: DFA) -> Exploration:
         if len(parent) > PAIR_LIMIT:
             raise InputError(f"more than {PAIR_LIMIT} reachable (model, DFA) state pairs")
         frontier = following
+    return _result(parent, None)
+
+
+def _result(parent: dict[Pair, Any], counterexample: tuple[int, ...] | None) -> Exploration:
     states = {pair[0] for pair in parent}
     binary = all(v in (0.0, 1.0) for h in states for v in h)
-    return Exploration(len(parent), len(states), True, binary, None)
+    return Exploration(len(parent), len(states), counterexample is None, binary, counterexample)
 
 
 def random_words(

@@ -9,12 +9,16 @@ weights, residual stream of width d = L + 2k in three blocks [rho | query code |
     W_Q selects the middle block, W_K the last, W_V the first; attn_scale = eta / k, so the logit
     of position i is eta <T(p), T(i)>: eta at i = p, <= eta (1 - gap) elsewhere, 0 at p's token.
 
-With eta = ln(4N) / gap (``concentration_eta``) the weight on s_p is >= 4/5 and the rest sum to
-<= 1/5 (N - 1 symbols and the query token compete), so each attended bit z_j is >= 3/4 or <= 1/4
-after rounding. The ReLU MLP replaces z_j by b_j = ReLU(2z_j - 1/2) - ReLU(2z_j - 3/2) (exactly
-0 or 1: the paper's threshold) and the readout scores symbol s by sum_j (2 rho_j(s) - 1)(2 b_j - 1),
-which is L for s = s_p and <= L - 2 otherwise. The codes are stored as integer signs, so every
-weight and embedding is an integer and lies on the grid; the 1/k of <T, T> sits in attn_scale.
+With eta = ln(4N) / gap (``concentration_eta``) the N other tokens (N - 1 symbols and the query
+token) have softmax mass S <= 1/4 relative to s_p. Floor rounding with step delta = 2^-FRAC
+lowers the target's logit by < delta and only lowers the exponentials, so S <= e^delta / 4; the
+weight on s_p is >= 1 / (1 + S) - delta >= 0.79 and the others sum to <= S / (1 + S) <= 0.21:
+every attended bit z_j is >= 3/4 or <= 1/4. The ReLU MLP replaces z_j by
+b_j = ReLU(2z_j - 1/2) - ReLU(2z_j - 3/2), exactly 0 or 1 (the paper's threshold), and the
+readout scores symbol s by sum_j (2 rho_j(s) - 1)(2 b_j - 1): L for s = s_p, <= L - 2 for any
+other s. The codes are stored as integer signs, so every weight and embedding (integers and
+halves) lies on the grid; the 1/k of <T, T> sits in attn_scale. k and eta are the smallest that
+this argument certifies (positional.py); the paper's k = 128 ln(2N) is reported as ``paper_k``.
 
 Verification runs the model in finite precision (floor rounding, ``FRAC`` fractional bits,
 integer bits to hold eta). The keys and values of a one-layer model at position i depend only
@@ -147,11 +151,12 @@ def _set_weights(model: Transformer, signs: np.ndarray, n_symbols: int, bits: in
 class LookupTables(NamedTuple):
     """The model's own layer-one quantities for every token an input can hold where it can be.
 
-    Rows of keys (R, H, dk) and values (R, H, dv): row s N + i is symbol s at position i (0-based),
-    row |Sigma| N + p - 1 is position token p at position N. query_x (N, d) and query_q (N, H, dk)
-    belong to position token p at position N. Only the coordinates ``key_dims`` where some query
-    is non-zero and ``value_dims`` where some value is non-zero are kept: the others add exact
-    zeros to every dot product and value sum, so dropping them changes no bit of the result.
+    Rows of keys (R, H, dk) and values (R, H, dv): row i |Sigma| + s is symbol s at position i
+    (0-based), row N |Sigma| + p - 1 is position token p at position N. query_x (N, d) and
+    query_q (N, H, dk) belong to position token p at position N. Only the coordinates
+    ``key_dims`` and ``value_dims`` are kept: the others have a zero row of W_Q (resp. W_V) and a
+    zero bias in every head, so they are exactly 0 for every token and add exact zeros to every
+    dot product and value sum; dropping them changes no bit of the result.
     """
 
     keys: torch.Tensor
@@ -162,30 +167,37 @@ class LookupTables(NamedTuple):
     value_dims: torch.Tensor
 
 
+def _live_dims(model: Transformer, part: int) -> torch.Tensor:
+    """Head coordinates of q (part 0) or v (part 2) whose weight row or bias is non-zero."""
+    d, heads = model.config.width, model.heads
+    qkv = model.blocks[0].qkv
+    rows = slice(part * d, (part + 1) * d)
+    weight = model.q(qkv.weight[rows]).reshape(heads, model.head_dim, d)
+    bias = model.q(qkv.bias[rows]).reshape(heads, model.head_dim)
+    return torch.flatten((weight.ne(0).any(-1) | bias.ne(0)).any(0).nonzero())
+
+
 @torch.no_grad()
 def lookup_tables(model: Transformer, n_symbols: int, length: int) -> LookupTables:
     """Run ``embed`` and ``qkv`` on every (symbol, position) pair and every query token."""
+    key_dims, value_dims = _live_dims(model, 0), _live_dims(model, 2)
     keys, values = [], []
     symbols = torch.arange(n_symbols)
-    chunk = max(1, BATCH_NUMBERS // (n_symbols * model.config.width))
+    chunk = max(1, BATCH_NUMBERS // (n_symbols * 3 * model.config.width))  # qkv: 3d numbers
     for a in range(0, length, chunk):
         positions = torch.arange(a, min(a + chunk, length))
         x = model.embed(symbols[:, None].expand(-1, positions.numel()), positions)
-        _, k, v = model.qkv(x)  # (|Sigma|, H, n, dh)
-        keys.append(k.transpose(1, 2))
-        values.append(v.transpose(1, 2))
+        _, k, v = model.qkv(x)  # (|Sigma|, H, n, dh) -> rows (n |Sigma|, H, kept dims)
+        keys.append(k.permute(2, 0, 1, 3)[..., key_dims].flatten(0, 1))
+        values.append(v.permute(2, 0, 1, 3)[..., value_dims].flatten(0, 1))
     query_tokens = n_symbols + torch.arange(length)[:, None]
     x = model.embed(query_tokens, torch.tensor([length]))  # (N, 1, d)
-    q, k, v = model.qkv(x)  # (N, H, 1, dh)
-    keys = torch.cat([torch.cat(keys, 1).flatten(0, 1), k[:, :, 0]])
-    values = torch.cat([torch.cat(values, 1).flatten(0, 1), v[:, :, 0]])
-    key_dims = torch.flatten(q.ne(0).any(0).any(0).any(0).nonzero())
-    value_dims = torch.flatten(values.ne(0).any(0).any(0).nonzero())
+    q, k, v = (t[:, :, 0] for t in model.qkv(x))  # (N, H, dh)
     return LookupTables(
-        keys=keys[..., key_dims].contiguous(),
-        values=values[..., value_dims].contiguous(),
+        keys=torch.cat([*keys, k[..., key_dims]]),
+        values=torch.cat([*values, v[..., value_dims]]),
         query_x=x[:, 0],
-        query_q=q[:, :, 0, key_dims],
+        query_q=q[..., key_dims],
         key_dims=key_dims,
         value_dims=value_dims,
     )
@@ -199,7 +211,7 @@ def lookup_logits(
     batch, length = symbols.shape
     n_symbols = (tables.keys.shape[0] - length) // length
     query_row = n_symbols * length + positions - 1
-    rows = torch.cat([symbols * length + torch.arange(length), query_row[:, None]], 1).flatten()
+    rows = torch.cat([torch.arange(length) * n_symbols + symbols, query_row[:, None]], 1).flatten()
     k = tables.keys.index_select(0, rows).unflatten(0, (batch, length + 1)).transpose(1, 2)
     v = tables.values.index_select(0, rows).unflatten(0, (batch, length + 1)).transpose(1, 2)
     p = positions - 1

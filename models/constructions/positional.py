@@ -7,7 +7,9 @@ temperature eta with eta * g > ln(3M) for M competing keys (the Theorem 1 proof 
 gamma: the target's softmax weight is then > 3/4). Corollary 8.1 asks for the gap 1/2 (gamma =
 1/4) at k = 128 ln(2N); here k is the smallest width at which a seeded family is *distinct*,
 which already gives g >= 2/k, and eta grows to match. Width O(log N) is kept (k ~ 2 log2 N) and
-eta = O(log^2 N) costs O(log log N) integer bits of precision.
+eta = O(log^2 N) costs O(log log N) integer bits of precision. No narrower family of the tried
+seeds can work at any eta: two positions with equal codes get equal attention weights, so a
+query for either cannot tell their symbols apart.
 """
 
 from __future__ import annotations

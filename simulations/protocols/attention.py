@@ -313,26 +313,42 @@ def run_attention_protocol(
     frac: int | None = None,
     layer_norm: bool = True,
     certificate: bool = False,
+    checkpoint: str | None = None,
 ) -> dict[str, Any]:
     """Run Theorem 4's protocol (or the one-way variant) on ``samples`` random inputs.
 
     The model is a one-layer ``transformer`` (max_length = N) initialised after
     ``torch.manual_seed(seed)``, on the p-bit grid (``frac`` default p // 2, floor rounding).
+    With ``checkpoint`` the trained transformer saved there is used instead (its width, heads,
+    layers and vocabulary are read from it).
     Inputs are uniform tokens from ``numpy.random.default_rng(seed)``; ``partition`` is
     prefix:K, odd-even, alice:i,j,... or random (see :func:`resolve_partition`).
     """
     fmt = harness.fixed_point(precision, frac)
+    if checkpoint is None:
+        config = {
+            "vocab_size": vocab_size,
+            "width": width,
+            "heads": heads,
+            "layers": layers,
+            "max_length": length,
+            "layer_norm": layer_norm,
+        }
+        model, sha = harness.build_seeded("transformer", config, seed)
+        info = {"name": "transformer", "config": model.config.to_dict(), "init_seed": seed}
+    else:
+        model, info = harness.from_checkpoint(checkpoint)
+        if model.name != "transformer":
+            raise InputError(f"checkpoint {checkpoint} holds a {model.name}, not a transformer")
+        cfg = model.config
+        if cfg.max_length < length:
+            raise InputError(f"checkpoint {checkpoint} has positions up to {cfg.max_length} only")
+        width, heads, layers, vocab_size, layer_norm = (
+            cfg.width, cfg.heads, cfg.layers, cfg.vocab_size, cfg.layer_norm
+        )  # fmt: skip
+        sha = info["state_sha256"]
     check(layers, length, fmt)
     part = resolve_partition(partition, length, seed)
-    config = {
-        "vocab_size": vocab_size,
-        "width": width,
-        "heads": heads,
-        "layers": layers,
-        "max_length": length,
-        "layer_norm": layer_norm,
-    }
-    model, sha = harness.build_seeded("transformer", config, seed)
     model.set_precision(fmt)
     inputs = harness.random_tokens(samples, length, vocab_size, seed)
     with torch.no_grad():
@@ -355,6 +371,7 @@ def run_attention_protocol(
         "rounding": fmt.rounding,
         "samples": samples,
         "seed": seed,
+        "checkpoint": checkpoint,
         **harness.worst_transcript(transcripts),
         "bits_formula": (
             "H p + H (p + ceil(log2 N)) + H dh p"
@@ -366,12 +383,7 @@ def run_attention_protocol(
         **scores,
     }
     if certificate:
-        info = {
-            "name": "transformer",
-            "config": model.config.to_dict(),
-            "init_seed": seed,
-            "state_sha256": sha,
-        }
+        info["state_sha256"] = sha
         protocol = {"partition": part.spec, "one_way": one_way}
         claim = {k: result[k] for k in ("bits_sent", "one_way", "samples", *scores)}
         result["certificate"] = harness.certificate(

@@ -97,17 +97,23 @@ def _transcripts(records: list[Any]) -> list[Transcript]:
 
 
 def _model(cert: dict[str, Any], kind: str) -> tuple[Any, FixedPoint]:
-    """The model rebuilt from name, config and seed, its hash checked, on the recorded grid."""
+    """The model rebuilt from name, config and seed (or reloaded from its checkpoint), its hash
+    checked, on the recorded grid."""
     spec = _field(cert, "model", dict)
     name = _field(spec, "name", str)
     allowed = rnn.recurrent_archs() if kind == "protocol_rnn" else ["transformer"]
     _require(name in allowed, f"model {name!r} is not one of {allowed} for {kind}")
     config = _field(spec, "config", dict)
-    seed = _field(spec, "init_seed", int)
     try:
-        model, sha = harness.build_seeded(name, config, seed)
+        if "checkpoint" in spec:  # a trained model: reload the file the run used
+            model, loaded = harness.from_checkpoint(_field(spec, "checkpoint", str))
+            _require(loaded["name"] == name and loaded["config"] == config,
+                     "checkpoint holds a different model than the certificate names")  # fmt: skip
+            sha = loaded["state_sha256"]
+        else:
+            model, sha = harness.build_seeded(name, config, _field(spec, "init_seed", int))
         fmt = FixedPoint.from_dict(_field(cert, "precision", dict))
-    except (ValueError, TypeError) as err:  # InputError is a ValueError
+    except (ValueError, TypeError, OSError) as err:  # InputError is a ValueError
         raise InvalidCertificate(f"cannot rebuild the model: {err}") from None
     _require(sha == _field(spec, "state_sha256", str), "model hash differs from the rebuilt model")
     try:

@@ -132,6 +132,24 @@ def build_seeded(name: str, config: dict[str, Any], seed: int) -> tuple[Sequence
     return model, state_sha256(model)
 
 
+def from_checkpoint(path: str) -> tuple[SequenceModel, dict[str, Any]]:
+    """A trained model from a checkpoint of :mod:`simulations.training`, and its description.
+
+    The description names the checkpoint instead of an init seed; the verifier reloads it and
+    checks the weights' hash.
+    """
+    from simulations.training import load_checkpoint
+
+    model, _ = load_checkpoint(path)
+    info = {
+        "name": model.name,
+        "config": model.config.to_dict(),
+        "checkpoint": str(path),
+        "state_sha256": state_sha256(model),
+    }
+    return model, info
+
+
 def fixed_point(precision: int, frac: int | None) -> FixedPoint:
     """p-bit grid, floor rounding (App. B.2); ``frac`` defaults to p // 2 fractional bits, so that
     values up to about 2^(p/2) and steps down to 2^-(p/2) are both representable."""

@@ -108,16 +108,26 @@ def run_rnn_protocol(
     vocab_size: int = 8,
     frac: int | None = None,
     certificate: bool = False,
+    checkpoint: str | None = None,
 ) -> dict[str, Any]:
     """Run Theorem 2's protocol on ``samples`` random inputs and compare with the model.
 
-    The model is ``arch`` initialised after ``torch.manual_seed(seed)``, run on the p-bit grid
-    (``frac`` fractional bits, default p // 2; floor rounding). Inputs are uniform tokens from
+    The model is ``arch`` initialised after ``torch.manual_seed(seed)`` or, with
+    ``checkpoint``, the trained model saved there (``arch``, ``width``, ``layers`` and
+    ``vocab_size`` are then read from it). It runs on the p-bit grid (``frac`` fractional bits,
+    default p // 2; floor rounding). Inputs are uniform tokens from
     ``numpy.random.default_rng(seed)``. With ``certificate`` the result holds the certificate
     under "certificate".
     """
     check_cut(cut, length)
-    model, info = build(arch, width, layers, vocab_size, seed)
+    if checkpoint is None:
+        model, info = build(arch, width, layers, vocab_size, seed)
+    else:
+        model, info = harness.from_checkpoint(checkpoint)
+        if not model.recurrent:
+            raise InputError(f"checkpoint {checkpoint} holds a {model.name}, not a recurrent model")
+        arch, cfg = model.name, model.config
+        width, layers, vocab_size = cfg.width, cfg.layers, cfg.vocab_size
     fmt = harness.fixed_point(precision, frac)
     model.set_precision(fmt)
     inputs = harness.random_tokens(samples, length, vocab_size, seed)
@@ -136,6 +146,7 @@ def run_rnn_protocol(
         "rounding": fmt.rounding,
         "samples": samples,
         "seed": seed,
+        "checkpoint": checkpoint,
         "state_numel": model.state_numel(),
         "bits_theorem": model.state_bits(precision),  # Thm 2: m p
         **harness.worst_transcript(transcripts),

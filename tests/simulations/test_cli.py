@@ -296,3 +296,32 @@ def test_train_sweep_threshold_commands(ccx, ccx_json, tmp_path: Path, monkeypat
     spec.write_text('[baseline]\ntask = "index-lookup"\nbogus = 1\n[grid]\narch = ["lstm"]\n')
     code, _, err = ccx("sweep", str(spec), "--store", db)
     assert code == 2 and "bogus" in err and len(err.strip().splitlines()) == 1
+
+
+def test_models_and_construct_commands(ccx_json):
+    listed = ccx_json("models")["models"]
+    names = {m["name"] for m in listed}
+    assert names >= {"transformer", "lstm", "gru", "mamba", "dss", "linear-transformer", "retnet"}
+    assert all(isinstance(m["recurrent"], bool) for m in listed)
+    out = ccx_json("construct", "--task", "dyck", "--types", "2", "--depth", "2", "--length", "16")
+    assert (out["accuracy"], out["state_bits"], out["exhaustive"]) == (1.0, 3, True)
+    out = ccx_json("construct", "--task", "equality", "--length", "10")
+    assert out["accuracy"] == 1.0 and out["exhaustive"] is True
+    out = ccx_json("construct", "--task", "index-lookup", "--length", "100", "--samples", "2000")
+    assert out["accuracy"] == 1.0 and out["width"] < out["one_hot_width"]
+
+
+def test_protocols_run_on_trained_checkpoints(ccx, ccx_json, tmp_path: Path):
+    trained = ccx_json(
+        "train", "--task", "dyck", "--arch", "gru", "--width", "8", "--length", "8",
+        "--steps", "5", "--checkpoint-dir", str(tmp_path),
+    )  # fmt: skip
+    path = tmp_path / "p.json"
+    out = ccx_json(
+        "protocol", "rnn", "--checkpoint", trained["checkpoint"], "--length", "8", "--cut", "3",
+        "--precision", "12", "--samples", "20", "--certificate", str(path),
+    )  # fmt: skip
+    assert out["arch"] == "gru" and out["agreement"] == 1.0 and out["bits_sent"] == 8 * 12
+    assert ccx("verify", str(path))[0] == 0
+    Path(trained["checkpoint"]).write_bytes(b"not a checkpoint")
+    assert ccx("verify", str(path))[0] == 1
