@@ -6,13 +6,12 @@ Symbols are integers ``0 .. alphabet_size - 1``; ``alphabet`` gives their printa
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from ccomplexity.errors import InputError
+from ccomplexity.errors import InputError, check_int
 from ccomplexity.languages.dyck import dyck_alphabet
 
 
@@ -225,16 +224,6 @@ def _symbol_names(alphabet: int) -> tuple[str, ...]:
     return tuple(str(a) for a in range(alphabet))
 
 
-def _check_int(value: object, what: str, least: int) -> int:
-    try:
-        out = operator.index(value)
-    except TypeError:
-        raise InputError(f"{what} must be an integer, got {value!r}") from None
-    if out < least:
-        raise InputError(f"{what} must be >= {least}, got {out}")
-    return out
-
-
 def equality_dfa(half: int, alphabet: int) -> DFA:
     """Minimal complete DFA of {ww : w in [A]^H} (EQ on words of length 2H, Sec. 4.2 / App. F).
 
@@ -243,8 +232,8 @@ def equality_dfa(half: int, alphabet: int) -> DFA:
     "done" state and a dead sink; then :func:`minimize` (which only renumbers: this is already
     minimal, with sum_{t<H} A^t + sum_{r<=H} A^r + 1 states). Refuses above :data:`STATE_LIMIT`.
     """
-    h = _check_int(half, "half", 0)
-    a = _check_int(alphabet, "alphabet", 1)
+    h = check_int(half, "half", 0)
+    a = check_int(alphabet, "alphabet", 1)
     first = [a**t for t in range(h)]  # trie levels t = 0..H-1
     need = [a**r for r in range(h + 1)]  # "must read exactly r", |r| = 0..H
     total = sum(first) + sum(need) + 1
@@ -277,7 +266,7 @@ def complement(dfa: DFA) -> DFA:
 
 def exact_length(dfa: DFA, length: int) -> DFA:
     """Minimal DFA of L(dfa) ∩ Sigma^N: product with a length counter 0..N, N+1 meaning "over"."""
-    big_n = _check_int(length, "length", 0)
+    big_n = check_int(length, "length", 0)
     width = big_n + 2
     total = dfa.n_states * width
     if total > STATE_LIMIT:
@@ -298,7 +287,7 @@ def inequality_dfa(half: int, alphabet: int) -> DFA:
     The complement of :func:`equality_dfa` taken within Sigma^{2H} (so words of other lengths
     are rejected), minimised.
     """
-    h = _check_int(half, "half", 0)
+    h = check_int(half, "half", 0)
     return exact_length(complement(equality_dfa(h, alphabet)), 2 * h)
 
 
@@ -308,13 +297,13 @@ def finite_language_dfa(words: Iterable[Sequence[int]], alphabet_size: int) -> D
     The trie is built per symbol in Python (words may have different lengths); refuses tries
     of more than :data:`STATE_LIMIT` nodes.
     """
-    a = _check_int(alphabet_size, "alphabet_size", 1)
+    a = check_int(alphabet_size, "alphabet_size", 1)
     children: list[list[int]] = [[-1] * a]
     accepting = [False]
     for word in words:
         q = 0
         for raw in word:
-            s = _check_int(raw, "symbol", 0)
+            s = check_int(raw, "symbol", 0)
             if s >= a:
                 raise InputError(f"symbols must lie in 0..{a - 1}, got {s}")
             if children[q][s] < 0:
@@ -341,7 +330,7 @@ def residual_counts(dfa: DFA, length: int) -> list[int]:
     the number of distinct class_{N-t} over R_t. Prefixes with an empty residual form one
     class. No words are enumerated. Refuses beyond :data:`RESIDUAL_WORK_LIMIT`.
     """
-    big_n = _check_int(length, "length", 0)
+    big_n = check_int(length, "length", 0)
     work = (big_n + 1) * dfa.n_states * dfa.alphabet_size
     if work > RESIDUAL_WORK_LIMIT:
         raise InputError(

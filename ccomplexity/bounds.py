@@ -21,23 +21,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal, localcontext
 from fractions import Fraction
-from numbers import Integral, Real
+from numbers import Real
 
 from ccomplexity.codes import paper_k
-from ccomplexity.errors import InputError
+from ccomplexity.errors import InputError, check_int
 
 KINDS = ("lower", "upper", "fact")
 
 Allows = Callable[[int, int, int, int], bool]
 """(length N, width m, precision p, heads H) -> True when the bound does not rule the model out."""
-
-
-def _int(value: object, name: str, low: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise InputError(f"{name} must be an integer >= {low}, got {value!r}")
-    if value < low:
-        raise InputError(f"{name} must be an integer >= {low}, got {value}")
-    return int(value)
 
 
 def _gamma(value: object) -> float:
@@ -112,16 +104,16 @@ def _first_true(pred: Callable[[int], bool]) -> int:
 
 
 _PARAM_CHECKS: dict[str, Callable[[object], object]] = {
-    "length": lambda v: _int(v, "length"),
-    "width": lambda v: _int(v, "width"),
-    "precision": lambda v: _int(v, "precision"),
-    "heads": lambda v: _int(v, "heads"),
-    "model_dim": lambda v: _int(v, "model_dim"),
-    "states": lambda v: _int(v, "states"),
-    "size": lambda v: _int(v, "size"),
-    "alphabet": lambda v: _int(v, "alphabet"),
-    "input_dim": lambda v: _int(v, "input_dim"),
-    "sparsity": lambda v: _int(v, "sparsity"),
+    "length": lambda v: check_int(v, "length"),
+    "width": lambda v: check_int(v, "width"),
+    "precision": lambda v: check_int(v, "precision"),
+    "heads": lambda v: check_int(v, "heads"),
+    "model_dim": lambda v: check_int(v, "model_dim"),
+    "states": lambda v: check_int(v, "states"),
+    "size": lambda v: check_int(v, "size"),
+    "alphabet": lambda v: check_int(v, "alphabet"),
+    "input_dim": lambda v: check_int(v, "input_dim"),
+    "sparsity": lambda v: check_int(v, "sparsity"),
     "gamma": _gamma,
 }
 
@@ -173,7 +165,7 @@ class Bound:
 
     # -- validation -------------------------------------------------------------------------
     def _length(self, length: object) -> int:
-        n = _int(length, f"{self.id}: length {self.length_name}", self.min_length)
+        n = check_int(length, f"{self.id}: length {self.length_name}", self.min_length)
         if self.even_length and n % 2:
             raise InputError(
                 f"{self.id}: length N must be even (the input splits in halves), got {n}"
@@ -181,7 +173,11 @@ class Bound:
         return n
 
     def _model(self, width: object, precision: object, heads: object) -> tuple[int, int, int]:
-        m, p, h = _int(width, "width"), _int(precision, "precision"), _int(heads, "heads")
+        m, p, h = (
+            check_int(width, "width"),
+            check_int(precision, "precision"),
+            check_int(heads, "heads"),
+        )
         if h != 1 and not self.uses_heads:
             raise InputError(f"{self.id} is about {self.architecture}; heads must be 1, got {h}")
         return m, p, h
@@ -292,7 +288,12 @@ class Bound:
 
 def thm4_closed_form(m: int, p: int, n: int, h: int = 1) -> float:
     """Theorem 4's stated protocol length, 3 m (p + log2 N) H bits (Sec. 4, App. D)."""
-    m, p, n, h = _int(m, "width m"), _int(p, "precision p"), _int(n, "length N"), _int(h, "heads H")
+    m, p, n, h = (
+        check_int(m, "width m"),
+        check_int(p, "precision p"),
+        check_int(n, "length N"),
+        check_int(h, "heads H"),
+    )
     return 3 * m * (p + _log2(n)) * h
 
 
@@ -338,8 +339,8 @@ def thm4_itemised(m: int, d: int, p: int, n: int, h: int = 1) -> Thm4Bits:
     O(m (p + log N) H), so the asymptotic consequences (Thm 5, Thm 12) are unaffected.
     Step 1 is counted once since x_N serves every head.
     """
-    m, d = _int(m, "width m"), _int(d, "model dim d")
-    p, n, h = _int(p, "precision p"), _int(n, "length N"), _int(h, "heads H")
+    m, d = check_int(m, "width m"), check_int(d, "model dim d")
+    p, n, h = check_int(p, "precision p"), check_int(n, "length N"), check_int(h, "heads H")
     query = float(d * p)
     maximum = float(2 * p * h)
     normaliser = float(2 * (p + _log2(n)) * h)

@@ -38,30 +38,17 @@ them against the exact oracles of ``ccomplexity.languages``.
 from __future__ import annotations
 
 import dataclasses
-import operator
 from dataclasses import dataclass
 from typing import Any
 
 import torch
 from torch import Tensor
 
-from ccomplexity.errors import InputError
+from ccomplexity.errors import InputError, check_int
 
 TASKS: tuple[str, ...] = ("index-lookup", "dyck", "eq-random", "eq-one", "eq-ncp", "mqar")
 
 Batch = tuple[Tensor, Tensor, Tensor]
-
-
-def _int(value: object, what: str, least: int) -> int:
-    if isinstance(value, bool):
-        raise InputError(f"{what} must be an integer, got {value!r}")
-    try:
-        out = operator.index(value)
-    except TypeError:
-        raise InputError(f"{what} must be an integer, got {value!r}") from None
-    if out < least:
-        raise InputError(f"{what} must be >= {least}, got {out}")
-    return out
 
 
 def _uniform_int(lo: Tensor | int, hi: Tensor | int, size: int, g: torch.Generator) -> Tensor:
@@ -89,7 +76,7 @@ class Task:
 
     def check_length(self, length: int) -> int:
         """``length`` as an int, or InputError if this task cannot produce it."""
-        n = _int(length, f"{self.name} length", 1)
+        n = check_int(length, f"{self.name} length", 1)
         if n > self.max_length:
             raise InputError(
                 f"{self.name}: length {n} exceeds the task's max_length {self.max_length}"
@@ -104,7 +91,7 @@ class Task:
         ``train=True``: lengths from the App. H.1 / H.2 training distribution up to ``length``;
         ``train=False``: exactly ``length``. Deterministic given the generator's state.
         """
-        size = _int(batch, "batch", 1)
+        size = check_int(batch, "batch", 1)
         n = self.check_length(length)
         if not isinstance(generator, torch.Generator) or generator.device.type != "cpu":
             raise InputError("generator must be a CPU torch.Generator")
@@ -384,12 +371,12 @@ def get_task(name: str, max_length: int, **options: Any) -> Task:
     """
     if name not in TASKS:
         raise InputError(f"unknown task {name!r}; known: {', '.join(TASKS)}")
-    n = _int(max_length, "max_length", 1)
+    n = check_int(max_length, "max_length", 1)
     task: Task
     if name == "index-lookup":
         o = _options(name, options, {"symbols": 64, "min_length": 10})
-        s = _int(o["symbols"], "symbols", 1)
-        _int(o["min_length"], "min_length", 1)
+        s = check_int(o["symbols"], "symbols", 1)
+        check_int(o["min_length"], "min_length", 1)
         task = IndexLookupTask(name, s + n + 1, s, n, n + 1, s + n, s, o["min_length"])
     elif name == "dyck":
         o = _options(name, options, {"reading": "three-way"})
@@ -398,15 +385,15 @@ def get_task(name: str, max_length: int, **options: Any) -> Task:
         task = DyckTask(name, 4, 2, n, n, None, o["reading"])
     elif name == "mqar":
         o = _options(name, options, {"n_symbols": max(64, n), "n_labels": 16})
-        k = _int(o["n_symbols"], "n_symbols", 1)
-        v = _int(o["n_labels"], "n_labels", 1)
+        k = check_int(o["n_symbols"], "n_symbols", 1)
+        v = check_int(o["n_labels"], "n_labels", 1)
         if n > k:
             raise InputError(f"mqar needs distinct keys: max_length {n} exceeds n_symbols {k}")
         task = MQARTask(name, k + v + 1, v, n, 3 * n, k + v, k, v)
     else:
         default = {} if name == "eq-random" else {"alphabet": 1024}
         o = _options(name, options, default)
-        a = _int(o.get("alphabet", 2), "alphabet", 2)
+        a = check_int(o.get("alphabet", 2), "alphabet", 2)
         n_out = a if name == "eq-ncp" else 2
         task = EqualityTask(name, a + 2, n_out, n, n + 1, a + 1, a)
     task.check_length(n)

@@ -8,28 +8,17 @@ functions are vectorised over a leading batch axis.
 from __future__ import annotations
 
 import math
-import operator
 from dataclasses import dataclass
 
 import numpy as np
 
-from ccomplexity.errors import InputError
+from ccomplexity.errors import InputError, check_int
 
 UNIT_TOLERANCE = 1e-6
 """Largest allowed | ||x||_2 - 1 | for the unit vectors that Nearest Neighbour requires."""
 
 MARGIN_TOLERANCE = 1e-9
 """Slack when comparing a computed gap with gamma, so that exact gaps (e.g. 2/d) pass."""
-
-
-def _int(value: object, what: str, least: int) -> int:
-    try:
-        out = operator.index(value)
-    except TypeError:
-        raise InputError(f"{what} must be an integer, got {value!r}") from None
-    if out < least:
-        raise InputError(f"{what} must be >= {least}, got {out}")
-    return out
 
 
 def _rng(rng: object) -> np.random.Generator:
@@ -204,12 +193,12 @@ def sample_nearest_neighbour(
     vectors is >= gamma, so the law is uniform conditioned on the margin. InputError if some
     query still fails after ``max_rounds`` redraws (gamma too large for this d and N).
     """
-    big_n = _int(length, "length", 2)
+    big_n = check_int(length, "length", 2)
     if big_n % 2:
         raise InputError(f"nearest neighbour needs an even length, got {big_n}")
-    d = _int(dim, "dim", 1)
-    size = _int(batch, "batch", 0)
-    rounds = _int(max_rounds, "max_rounds", 1)
+    d = check_int(dim, "dim", 1)
+    size = check_int(batch, "batch", 0)
+    rounds = check_int(max_rounds, "max_rounds", 1)
     if not 0 <= gamma <= 2:
         raise InputError(f"gamma must lie in [0, 2] for unit vectors, got {gamma}")
     _rng(rng)
@@ -237,7 +226,7 @@ def sample_nearest_neighbour(
 
 def hypercube_dim(n_symbols: int) -> int:
     """d = ceil(log2 |Sigma|), at least 1: the hypercube code width of App. G.1 / C.1."""
-    return max(1, (_int(n_symbols, "n_symbols", 1) - 1).bit_length())
+    return max(1, (check_int(n_symbols, "n_symbols", 1) - 1).bit_length())
 
 
 def hypercube_codes(n_symbols: int) -> np.ndarray:
@@ -248,7 +237,7 @@ def hypercube_codes(n_symbols: int) -> np.ndarray:
     with a non-matching key is <= 1 - 2/d: margin gamma = 2/d (the paper's bound 1 - 1/log N is
     weaker).
     """
-    n = _int(n_symbols, "n_symbols", 1)
+    n = check_int(n_symbols, "n_symbols", 1)
     d = hypercube_dim(n)
     bits = (np.arange(n)[:, None] >> np.arange(d - 1, -1, -1)[None, :]) & 1
     return (1 - 2 * bits) / math.sqrt(d)
@@ -295,10 +284,10 @@ def sample_mqar(
     """MQAR instances: K distinct keys from |Sigma| symbols, labels uniform in 0..n_labels-1,
     queries a uniform permutation of the keys (App. G.1; Thm 8 uses binary labels).
     """
-    k = _int(n_pairs, "n_pairs", 1)
-    n = _int(n_symbols, "n_symbols", 1)
-    size = _int(batch, "batch", 0)
-    m = _int(n_labels, "n_labels", 1)
+    k = check_int(n_pairs, "n_pairs", 1)
+    n = check_int(n_symbols, "n_symbols", 1)
+    size = check_int(batch, "batch", 0)
+    m = check_int(n_labels, "n_labels", 1)
     if k > n:
         raise InputError(f"MQAR needs distinct keys: n_pairs={k} exceeds n_symbols={n}")
     _rng(rng)
