@@ -181,14 +181,11 @@ def verify(cert: Any) -> Verdict:
     """Re-check a parsed certificate; never raises for bad content, returns the reason instead."""
     kind = cert.get("kind") if isinstance(cert, dict) else None
     try:
-        _require(isinstance(cert, dict), "a certificate is a JSON object")
-        _require(cert.get("format") == FORMAT, f"format must be {FORMAT!r}")
-        _require(cert.get("format_version") == FORMAT_VERSION, "unsupported format_version")
-        _require(kind in KINDS, f"kind must be one of {', '.join(KINDS)}")
-        claim = _field(cert, "claim", dict)
-        witness = _field(cert, "witness", dict)
-        spec = _field(cert, "problem", dict)
-        bits = _field(claim, "bits", int)
+        check_envelope(cert, KINDS)
+        claim = field(cert, "claim", dict)
+        witness = field(cert, "witness", dict)
+        spec = field(cert, "problem", dict)
+        bits = field(claim, "bits", int)
         if kind == "fooling_set_symbolic":
             _verify_symbolic(spec, claim, witness)
         else:
@@ -201,43 +198,53 @@ def verify(cert: Any) -> Verdict:
     return Verdict(True, kind, bits, None)
 
 
-def _require(condition: bool, reason: str) -> None:
+def check_envelope(cert: Any, kinds: tuple[str, ...]) -> None:
+    """A JSON object in this format and version, of one of ``kinds``; else InvalidCertificate."""
+    require(isinstance(cert, dict), "a certificate is a JSON object")
+    require(cert.get("format") == FORMAT, f"format must be {FORMAT!r}")
+    require(cert.get("format_version") == FORMAT_VERSION, "unsupported format_version")
+    require(cert.get("kind") in kinds, f"kind must be one of {', '.join(kinds)}")
+
+
+def require(condition: bool, reason: str) -> None:
+    """Raise :class:`InvalidCertificate` with ``reason`` unless ``condition`` holds."""
     if not condition:
         raise InvalidCertificate(reason)
 
 
-def _field(obj: dict[str, Any], name: str, typ: type) -> Any:
+def field(obj: dict[str, Any], name: str, typ: type) -> Any:
+    """``obj[name]`` if it has type ``typ`` (a bool is not an int); else InvalidCertificate."""
     value = obj.get(name)
     ok = isinstance(value, typ) and not (typ is int and isinstance(value, bool))
-    _require(ok, f"field {name!r} must be a {typ.__name__}")
+    require(ok, f"field {name!r} must be a {typ.__name__}")
     return value
 
 
 def _build_problem(spec: dict[str, Any]) -> problems.TwoPartyProblem:
     allowed = {"problem", "types", "depth", "length", "half", "alphabet", "partition"}
     extra = set(spec) - allowed
-    _require(not extra, f"unknown problem fields: {sorted(extra)}")
+    require(not extra, f"unknown problem fields: {sorted(extra)}")
     name = spec.get("problem")
-    _require(isinstance(name, str), "problem name must be a string")
+    require(isinstance(name, str), "problem name must be a string")
     options = {k: v for k, v in spec.items() if k != "problem"}
     for key, val in options.items():
         if key == "partition":
-            _require(isinstance(val, str), "partition must be a string")
+            require(isinstance(val, str), "partition must be a string")
         else:
-            _require(isinstance(val, int) and not isinstance(val, bool), f"{key} must be an int")
+            require(isinstance(val, int) and not isinstance(val, bool), f"{key} must be an int")
     try:
         problem = problems.make(name, **options)
     except InputError as err:
         raise InvalidCertificate(f"bad problem: {err}") from None
-    _require(problem.describe() == spec, "problem description is not canonical")
+    require(problem.describe() == spec, "problem description is not canonical")
     return problem
 
 
 def _words(rows: Any, alphabet: int, length: int, what: str) -> np.ndarray:
-    _require(isinstance(rows, list), f"{what} must be a list")
+    require(isinstance(rows, list), f"{what} must be a list")
     for r in rows:
         ok = isinstance(r, list) and len(r) == length
-        _require(ok and all(type(s) is int and 0 <= s < alphabet for s in r), f"bad {what} entry")
+        require(ok and all(type(s) is int and 0 <= s < alphabet for s in r), f"bad {what} entry")
     return np.array(rows, dtype=np.int64).reshape(len(rows), length)
 
 
@@ -246,23 +253,23 @@ def _index_of(words: np.ndarray, alphabet: int) -> np.ndarray:
 
 
 def _verify_fooling(problem: problems.TwoPartyProblem, claim: dict, witness: dict) -> None:
-    pairs = _field(witness, "pairs", list)
-    value = _field(claim, "value", int)
-    _require(all(isinstance(p, list) and len(p) == 2 for p in pairs), "pairs must be [x, y]")
+    pairs = field(witness, "pairs", list)
+    value = field(claim, "value", int)
+    require(all(isinstance(p, list) and len(p) == 2 for p in pairs), "pairs must be [x, y]")
     size = len(pairs)
-    _require(size >= 1, "a fooling set must not be empty")
-    _require(size * size <= MAX_PAIRWISE, f"at most {math.isqrt(MAX_PAIRWISE)} pairs are checked")
+    require(size >= 1, "a fooling set must not be empty")
+    require(size * size <= MAX_PAIRWISE, f"at most {math.isqrt(MAX_PAIRWISE)} pairs are checked")
     x = _words([p[0] for p in pairs], problem.alice_alphabet, problem.alice_length, "x")
     y = _words([p[1] for p in pairs], problem.bob_alphabet, problem.bob_length, "y")
-    _require(_field(claim, "size", int) == size, f"claimed size differs from {size} pairs")
-    _require(claim["bits"] == ceil_log2(size), "claimed bits differ from ceil(log2 size)")
+    require(field(claim, "size", int) == size, f"claimed size differs from {size} pairs")
+    require(claim["bits"] == ceil_log2(size), "claimed bits differ from ceil(log2 size)")
     rows = _index_of(x, problem.alice_alphabet)
     cols = _index_of(y, problem.bob_alphabet)
     keys = rows * problem.n_cols + cols
-    _require(len(np.unique(keys)) == size, "pairs are not distinct")
+    require(len(np.unique(keys)) == size, "pairs are not distinct")
     on_set = problem.entries(rows, cols)
     bad = np.flatnonzero(on_set != value)
-    _require(bad.size == 0, f"pair {bad[:1].tolist()} does not have value {value}")
+    require(bad.size == 0, f"pair {bad[:1].tolist()} does not have value {value}")
     # Def. 1: for i != j, f(x_i, y_j) != b or f(x_j, y_i) != b. Check every ordered pair in chunks.
     chunk = max(1, (1 << 22) // size)
     cross = np.zeros((size, size), dtype=bool)
@@ -274,23 +281,23 @@ def _verify_fooling(problem: problems.TwoPartyProblem, claim: dict, witness: dic
     clash = cross & cross.T
     np.fill_diagonal(clash, False)
     hit = np.argwhere(clash)
-    _require(hit.size == 0, f"pairs {hit[:1].tolist()} violate the fooling property")
+    require(hit.size == 0, f"pairs {hit[:1].tolist()} violate the fooling property")
 
 
 def _verify_one_way(problem: problems.TwoPartyProblem, claim: dict, witness: dict) -> None:
-    x = _words(_field(witness, "alice_inputs", list), problem.alice_alphabet,
+    x = _words(field(witness, "alice_inputs", list), problem.alice_alphabet,
                problem.alice_length, "alice_inputs")  # fmt: skip
-    y = _words(_field(witness, "bob_inputs", list), problem.bob_alphabet,
+    y = _words(field(witness, "bob_inputs", list), problem.bob_alphabet,
                problem.bob_length, "bob_inputs")  # fmt: skip
-    _require(len(x) >= 1 and len(y) >= 1, "witness needs at least one input on each side")
-    _require(len(x) * len(y) <= MAX_PAIRWISE, "witness submatrix too large to check")
+    require(len(x) >= 1 and len(y) >= 1, "witness needs at least one input on each side")
+    require(len(x) * len(y) <= MAX_PAIRWISE, "witness submatrix too large to check")
     rows, cols = _index_of(x, problem.alice_alphabet), _index_of(y, problem.bob_alphabet)
     sub = problem.entries(np.repeat(rows, len(cols)), np.tile(cols, len(rows)))
     sub = sub.reshape(len(rows), len(cols))
     distinct = len(np.unique(sub, axis=0))
-    _require(distinct == len(rows), f"only {distinct} of {len(rows)} rows are distinct")
-    _require(_field(claim, "distinct_rows", int) == len(rows), "claimed distinct_rows differs")
-    _require(claim["bits"] == ceil_log2(len(rows)), "claimed bits differ from ceil(log2 rows)")
+    require(distinct == len(rows), f"only {distinct} of {len(rows)} rows are distinct")
+    require(field(claim, "distinct_rows", int) == len(rows), "claimed distinct_rows differs")
+    require(claim["bits"] == ceil_log2(len(rows)), "claimed bits differ from ceil(log2 rows)")
 
 
 def _det_nonzero_mod(matrix: list[list[int]], prime: int) -> bool:
@@ -317,48 +324,48 @@ def _is_prime(n: int) -> bool:
 
 
 def _verify_rank(problem: problems.TwoPartyProblem, claim: dict, witness: dict) -> None:
-    prime = _field(claim, "prime", int)
-    _require(2 <= prime < 1 << 62 and _is_prime(prime), "claimed prime is not a prime below 2^62")
-    x = _words(_field(witness, "alice_inputs", list), problem.alice_alphabet,
+    prime = field(claim, "prime", int)
+    require(2 <= prime < 1 << 62 and _is_prime(prime), "claimed prime is not a prime below 2^62")
+    x = _words(field(witness, "alice_inputs", list), problem.alice_alphabet,
                problem.alice_length, "alice_inputs")  # fmt: skip
-    y = _words(_field(witness, "bob_inputs", list), problem.bob_alphabet,
+    y = _words(field(witness, "bob_inputs", list), problem.bob_alphabet,
                problem.bob_length, "bob_inputs")  # fmt: skip
     r = len(x)
-    _require(r >= 1 and len(y) == r, "rank witness must be a square, non-empty submatrix")
-    _require(r <= 512, "rank witnesses are limited to 512 x 512")
+    require(r >= 1 and len(y) == r, "rank witness must be a square, non-empty submatrix")
+    require(r <= 512, "rank witnesses are limited to 512 x 512")
     rows, cols = _index_of(x, problem.alice_alphabet), _index_of(y, problem.bob_alphabet)
     sub = problem.entries(np.repeat(rows, r), np.tile(cols, r)).reshape(r, r)
-    _require(_det_nonzero_mod(sub.tolist(), prime), "witness submatrix is singular")
-    _require(_field(claim, "rank_at_least", int) == r, "claimed rank differs from the witness")
-    _require(claim["bits"] == ceil_log2(r), "claimed bits differ from ceil(log2 rank)")
+    require(_det_nonzero_mod(sub.tolist(), prime), "witness submatrix is singular")
+    require(field(claim, "rank_at_least", int) == r, "claimed rank differs from the witness")
+    require(claim["bits"] == ceil_log2(r), "claimed bits differ from ceil(log2 rank)")
 
 
 def _verify_symbolic(spec: dict, claim: dict, witness: dict) -> None:
-    _require(
+    require(
         set(spec) == {"problem", "types", "depth", "length", "partition"}
         and spec["problem"] == "dyck"
         and spec["partition"] == "odd-even",
         "symbolic certificates cover Dyck-(n,k) under the odd-even partition only",
     )
-    n, k, length = (_field(spec, f, int) for f in ("types", "depth", "length"))
-    _require(n >= 1 and k >= 0 and 2 <= length <= MAX_SYMBOLIC_LENGTH, "parameters out of range")
-    _require(length % 2 == 0, "odd-even needs an even length")
-    _require(n ** min(k, 64) <= 4096, "at most 4096 stacks are explored")
-    _require(witness.get("family") == "all-members", "family must be all-members")
+    n, k, length = (field(spec, f, int) for f in ("types", "depth", "length"))
+    require(n >= 1 and k >= 0 and 2 <= length <= MAX_SYMBOLIC_LENGTH, "parameters out of range")
+    require(length % 2 == 0, "odd-even needs an even length")
+    require(n ** min(k, 64) <= 4096, "at most 4096 stacks are explored")
+    require(witness.get("family") == "all-members", "family must be all-members")
     size = claim.get("size")
     hex_digits = "0123456789abcdef"
     ok = isinstance(size, str) and size.startswith("0x") and len(size) > 2
-    _require(ok and all(c in hex_digits for c in size[2:]), "claimed size must be a hex string")
-    _require(_field(claim, "value", int) == 1, "the family of members has value 1")
+    require(ok and all(c in hex_digits for c in size[2:]), "claimed size must be a hex string")
+    require(field(claim, "value", int) == 1, "the family of members has value 1")
     stacks = _stacks(n, k)
     count = _count_members(stacks, n, length)
-    _require(int(size, 16) == count, f"claimed size differs from the {hex(count)} members")
-    _require(count >= 1, "there are no members of this length")
-    _require(claim["bits"] == ceil_log2(count), "claimed bits differ from ceil(log2 size)")
+    require(int(size, 16) == count, f"claimed size differs from the {hex(count)} members")
+    require(count >= 1, "there are no members of this length")
+    require(claim["bits"] == ceil_log2(count), "claimed bits differ from ceil(log2 size)")
     for alice_fixed in (True, False):
         unique = _half_determines_other(stacks, n, length, alice_fixed)
         name = "x_determines_y" if alice_fixed else "y_determines_x"
-        _require(unique and witness.get(name) is True, f"{name} does not hold")
+        require(unique and witness.get(name) is True, f"{name} does not hold")
 
 
 def _stacks(n: int, k: int) -> list[tuple[int, ...]]:

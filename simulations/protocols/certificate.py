@@ -23,13 +23,14 @@ import torch
 from ccomplexity.errors import InputError
 from ccomplexity.precision import FixedPoint
 from ccomplexity.protocol import (
-    FORMAT,
-    FORMAT_VERSION,
     PROTOCOL_KINDS,
     InvalidCertificate,
     Message,
     Transcript,
     Verdict,
+    check_envelope,
+    field,
+    require,
 )
 from simulations.protocols import attention, harness, rnn
 
@@ -41,16 +42,13 @@ def verify_protocol_certificate(cert: dict[str, Any]) -> Verdict:
     """Re-check a parsed protocol certificate; never raises for bad content, says why instead."""
     kind = cert.get("kind") if isinstance(cert, dict) else None
     try:
-        _require(isinstance(cert, dict), "a certificate is a JSON object")
-        _require(cert.get("format") == FORMAT, f"format must be {FORMAT!r}")
-        _require(cert.get("format_version") == FORMAT_VERSION, "unsupported format_version")
-        _require(kind in PROTOCOL_KINDS, f"kind must be one of {', '.join(PROTOCOL_KINDS)}")
-        claim = _field(cert, "claim", dict)
-        bits = _field(claim, "bits_sent", int)
-        transcripts = _transcripts(_field(cert, "transcripts", list))
-        _require(bits == max((t.total for t in transcripts), default=-1), "bits_sent differs")
+        check_envelope(cert, PROTOCOL_KINDS)
+        claim = field(cert, "claim", dict)
+        bits = field(claim, "bits_sent", int)
+        transcripts = _transcripts(field(cert, "transcripts", list))
+        require(bits == max((t.total for t in transcripts), default=-1), "bits_sent differs")
         one_way = all(t.one_way for t in transcripts)
-        _require(claim.get("one_way") is one_way, f"claimed one_way differs from {one_way}")
+        require(claim.get("one_way") is one_way, f"claimed one_way differs from {one_way}")
         with torch.no_grad():
             _replay(cert, kind, claim, transcripts)
     except InvalidCertificate as err:
@@ -58,30 +56,18 @@ def verify_protocol_certificate(cert: dict[str, Any]) -> Verdict:
     return Verdict(True, kind, bits, None)
 
 
-def _require(condition: bool, reason: str) -> None:
-    if not condition:
-        raise InvalidCertificate(reason)
-
-
-def _field(obj: dict[str, Any], name: str, typ: type) -> Any:
-    value = obj.get(name)
-    ok = isinstance(value, typ) and not (typ is int and isinstance(value, bool))
-    _require(ok, f"field {name!r} must be a {typ.__name__}")
-    return value
-
-
 def _transcripts(records: list[Any]) -> list[Transcript]:
     """Transcripts rebuilt from their messages, their recorded totals checked."""
     out = []
     for i, record in enumerate(records):
-        _require(isinstance(record, dict), f"transcript {i} must be an object")
+        require(isinstance(record, dict), f"transcript {i} must be an object")
         messages = []
-        for m in _field(record, "messages", list):
-            _require(isinstance(m, dict), f"transcript {i}: a message must be an object")
-            text = _field(m, "bits", str)
-            _require(not set(text) - {"0", "1"}, f"transcript {i}: bits hold only '0' and '1'")
-            _require(_field(m, "length", int) == len(text), f"transcript {i}: length differs")
-            fields = [_field(m, f, str) for f in ("sender", "receiver", "step")]
+        for m in field(record, "messages", list):
+            require(isinstance(m, dict), f"transcript {i}: a message must be an object")
+            text = field(m, "bits", str)
+            require(not set(text) - {"0", "1"}, f"transcript {i}: bits hold only '0' and '1'")
+            require(field(m, "length", int) == len(text), f"transcript {i}: length differs")
+            fields = [field(m, f, str) for f in ("sender", "receiver", "step")]
             messages.append(Message(*fields, text))
         t = Transcript(tuple(messages))
         recorded = {k: record.get(k) for k in ("total", "bits_by_step", "bits_by_direction")}
@@ -90,8 +76,8 @@ def _transcripts(records: list[Any]) -> list[Transcript]:
             "bits_by_step": t.bits_by_step(),
             "bits_by_direction": t.bits_by_direction(),
         }
-        _require(recorded == recomputed, f"transcript {i}: recorded totals differ from messages")
-        _require(record.get("one_way") is t.one_way, f"transcript {i}: one_way differs")
+        require(recorded == recomputed, f"transcript {i}: recorded totals differ from messages")
+        require(record.get("one_way") is t.one_way, f"transcript {i}: one_way differs")
         out.append(t)
     return out
 
@@ -99,23 +85,23 @@ def _transcripts(records: list[Any]) -> list[Transcript]:
 def _model(cert: dict[str, Any], kind: str) -> tuple[Any, FixedPoint]:
     """The model rebuilt from name, config and seed (or reloaded from its checkpoint), its hash
     checked, on the recorded grid."""
-    spec = _field(cert, "model", dict)
-    name = _field(spec, "name", str)
+    spec = field(cert, "model", dict)
+    name = field(spec, "name", str)
     allowed = rnn.recurrent_archs() if kind == "protocol_rnn" else ["transformer"]
-    _require(name in allowed, f"model {name!r} is not one of {allowed} for {kind}")
-    config = _field(spec, "config", dict)
+    require(name in allowed, f"model {name!r} is not one of {allowed} for {kind}")
+    config = field(spec, "config", dict)
     try:
         if "checkpoint" in spec:  # a trained model: reload the file the run used
-            model, loaded = harness.from_checkpoint(_field(spec, "checkpoint", str))
-            _require(loaded["name"] == name and loaded["config"] == config,
+            model, loaded = harness.from_checkpoint(field(spec, "checkpoint", str))
+            require(loaded["name"] == name and loaded["config"] == config,
                      "checkpoint holds a different model than the certificate names")  # fmt: skip
             sha = loaded["state_sha256"]
         else:
-            model, sha = harness.build_seeded(name, config, _field(spec, "init_seed", int))
-        fmt = FixedPoint.from_dict(_field(cert, "precision", dict))
+            model, sha = harness.build_seeded(name, config, field(spec, "init_seed", int))
+        fmt = FixedPoint.from_dict(field(cert, "precision", dict))
     except (ValueError, TypeError, OSError) as err:  # InputError is a ValueError
         raise InvalidCertificate(f"cannot rebuild the model: {err}") from None
-    _require(sha == _field(spec, "state_sha256", str), "model hash differs from the rebuilt model")
+    require(sha == field(spec, "state_sha256", str), "model hash differs from the rebuilt model")
     try:
         model.set_precision(fmt)
     except InputError as err:
@@ -124,23 +110,23 @@ def _model(cert: dict[str, Any], kind: str) -> tuple[Any, FixedPoint]:
 
 
 def _inputs(cert: dict[str, Any], vocab: int) -> torch.Tensor:
-    rows = _field(cert, "inputs", list)
-    _require(len(rows) >= 1 and all(isinstance(r, list) for r in rows), "inputs: lists of tokens")
+    rows = field(cert, "inputs", list)
+    require(len(rows) >= 1 and all(isinstance(r, list) for r in rows), "inputs: lists of tokens")
     length = len(rows[0])
-    _require(length >= 2 and len(rows) * length <= MAX_TOKENS, f"at most {MAX_TOKENS} tokens")
+    require(length >= 2 and len(rows) * length <= MAX_TOKENS, f"at most {MAX_TOKENS} tokens")
     ok = all(len(r) == length and all(type(s) is int and 0 <= s < vocab for s in r) for r in rows)
-    _require(ok, f"inputs must be equal-length rows of tokens in 0..{vocab - 1}")
+    require(ok, f"inputs must be equal-length rows of tokens in 0..{vocab - 1}")
     return torch.tensor(rows, dtype=torch.long)
 
 
 def _setup(kind: str, model: Any, protocol: dict[str, Any], inputs: torch.Tensor):
     if kind == "protocol_rnn":
-        _require(set(protocol) == {"cut"}, "an rnn protocol section is {cut}")
-        _field(protocol, "cut", int)
+        require(set(protocol) == {"cut"}, "an rnn protocol section is {cut}")
+        field(protocol, "cut", int)
         return rnn.replay_setup(model, protocol, inputs)
-    _require(set(protocol) == {"partition", "one_way"}, "protocol section is {partition, one_way}")
-    _field(protocol, "partition", str)
-    _require(isinstance(protocol["one_way"], bool), "one_way must be a bool")
+    require(set(protocol) == {"partition", "one_way"}, "protocol section is {partition, one_way}")
+    field(protocol, "partition", str)
+    require(isinstance(protocol["one_way"], bool), "one_way must be a bool")
     return attention.replay_setup(model, protocol, inputs)
 
 
@@ -149,27 +135,27 @@ def _replay(
 ) -> None:
     model, fmt = _model(cert, kind)
     inputs = _inputs(cert, model.config.vocab_size)
-    _require(len(transcripts) == len(inputs), "one transcript per input is needed")
-    _require(claim.get("samples") == len(inputs), "claimed samples differ from the inputs")
+    require(len(transcripts) == len(inputs), "one transcript per input is needed")
+    require(claim.get("samples") == len(inputs), "claimed samples differ from the inputs")
     if kind == "protocol_rnn":
         theorem = model.state_numel() * fmt.bits
-        _require(claim["bits_sent"] == theorem, f"Thm 2 sends the whole state, {theorem} bits")
+        require(claim["bits_sent"] == theorem, f"Thm 2 sends the whole state, {theorem} bits")
     try:
-        setup = _setup(kind, model, _field(cert, "protocol", dict), inputs)
+        setup = _setup(kind, model, field(cert, "protocol", dict), inputs)
         outputs = harness.replay(setup, transcripts)
         reference = model(inputs)[:, -1]
     except (ValueError, harness.ReplayMismatch) as err:  # InputError is a ValueError
         raise InvalidCertificate(f"replay failed: {err}") from None
-    recorded = _field(cert, "outputs", dict)
-    _require(set(recorded) == set(outputs), f"outputs must be those of {sorted(outputs)}")
+    recorded = field(cert, "outputs", dict)
+    require(set(recorded) == set(outputs), f"outputs must be those of {sorted(outputs)}")
     for name, logits in outputs.items():
         entry = recorded[name]
-        _require(isinstance(entry, dict), f"outputs of {name} must be an object")
+        require(isinstance(entry, dict), f"outputs of {name} must be an object")
         raw = harness.grid_raw(logits, fmt.frac).tolist()
-        _require(entry.get("logits_raw") == raw, f"{name}'s logits differ from its replay")
-        _require(
+        require(entry.get("logits_raw") == raw, f"{name}'s logits differ from its replay")
+        require(
             entry.get("prediction") == logits.argmax(-1).tolist(), f"{name}'s predictions differ"
         )
     scores = harness.compare(outputs, reference)
     for key, value in scores.items():
-        _require(claim.get(key) == value, f"claimed {key} differs from the recomputed {value}")
+        require(claim.get(key) == value, f"claimed {key} differs from the recomputed {value}")
