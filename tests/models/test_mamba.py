@@ -11,8 +11,15 @@ import torch
 from ccomplexity.errors import InputError
 from ccomplexity.precision import FixedPoint
 from models.mamba import SCAN_CHUNK, Mamba, MambaConfig, selective_scan
+from tests.models.contract import (
+    FLOAT_TOL,
+    assert_finite_step_composition,
+    assert_forward_equals_steps,
+    assert_learns_to_copy,
+    build,
+    tokens,
+)
 
-FLOAT_TOL = 1e-4  # max |forward - run_steps| in float32
 LENGTHS = [1, SCAN_CHUNK - 1, SCAN_CHUNK, SCAN_CHUNK + 1, 2 * SCAN_CHUNK + 3]
 CONFIGS = [
     {"width": 16, "layers": 2},
@@ -23,18 +30,11 @@ FORMATS = [FixedPoint(16, 8), FixedPoint(12, 6, "nearest"), FixedPoint(20, 12)]
 
 
 def make(seed: int = 0, **kw) -> Mamba:
-    torch.manual_seed(seed)
-    return Mamba(MambaConfig(**{"vocab_size": 8, **kw}))
+    return build(Mamba, MambaConfig, seed, **{"vocab_size": 8, **kw})
 
 
-def tokens(model: Mamba, batch: int, length: int, seed: int = 1) -> torch.Tensor:
-    gen = torch.Generator().manual_seed(seed)
-    return torch.randint(0, model.config.vocab_size, (batch, length), generator=gen)
-
-
-def on_grid(x: torch.Tensor, fmt: FixedPoint) -> bool:
-    scaled = x.detach() * 2.0**fmt.frac
-    return torch.equal(scaled, scaled.round()) and bool((scaled.abs() <= fmt.max_raw).all())
+def tokens_for(model: Mamba, batch: int, length: int) -> torch.Tensor:
+    return tokens(batch, length, model.config.vocab_size)
 
 
 def scan_by_steps(delta, A, Bm, Cm, x):
@@ -83,16 +83,12 @@ def test_selective_scan_gradients(L, chunk):
 @pytest.mark.parametrize("length", LENGTHS)
 def test_float_forward_equals_steps(config, length):
     model = make(**config)
-    t = tokens(model, 3, length)
-    steps, _ = model.run_steps(t)
-    out = model(t)
-    assert out.shape == (3, length, model.config.outputs)
-    assert (out - steps).abs().max() < FLOAT_TOL
+    assert_forward_equals_steps(model, tokens_for(model, 3, length))
 
 
 def test_gradients_of_the_scan_equal_those_of_the_steps():
     model = make(width=16, layers=2).double()  # float64: compare gradients tightly
-    t = tokens(model, 2, 2 * SCAN_CHUNK + 5)
+    t = tokens_for(model, 2, 2 * SCAN_CHUNK + 5)
     grads = []
     for logits in (lambda: model(t), lambda: model.run_steps(t)[0]):
         model.zero_grad()
@@ -103,27 +99,14 @@ def test_gradients_of_the_scan_equal_those_of_the_steps():
 
 
 @pytest.mark.parametrize(("config", "fmt"), list(zip(CONFIGS, FORMATS, strict=True)), ids=str)
-@torch.no_grad()
 def test_finite_forward_is_the_step_composition(config, fmt):
     model = make(**config).set_precision(fmt)
-    t = tokens(model, 3, 10)
-    out = model(t)
-    steps, state = model.run_steps(t)
-    assert out.dtype == torch.float64
-    assert torch.equal(out, steps)
-    assert torch.equal(out, model(t))  # bit-identical twice
-    assert on_grid(out, fmt) and all(on_grid(s, fmt) for s in state.values())
-    # a protocol's cut: run a prefix, hand over the state, continue
-    head, mid = model.run_steps(t[:, :4])
-    tail, end = model.run_steps(t[:, 4:], mid)
-    assert torch.equal(torch.cat([head, tail], dim=1), out)
-    assert all(torch.equal(end[k], state[k]) for k in state)
-    assert torch.equal(model(t[1:2]), out[1:2])  # one sequence alone gives its row
+    assert_finite_step_composition(model, tokens_for(model, 3, 10), fmt, split=4)
 
 
 def test_finite_precision_is_close_to_float_at_high_precision():
     model = make(width=16, layers=2)
-    t = tokens(model, 2, 12)
+    t = tokens_for(model, 2, 12)
     with torch.no_grad():
         exact = model(t).double()
         assert (model.set_precision(FixedPoint(24, 16))(t) - exact).abs().max() < 1e-3
@@ -150,7 +133,7 @@ def test_config_defaults():
 
 def test_deterministic():
     a, b = make(seed=3), make(seed=3)
-    t = tokens(a, 4, 11)
+    t = tokens_for(a, 4, 11)
     assert torch.equal(a(t), b(t))
     assert torch.equal(a(t), a(t))
 
@@ -175,14 +158,5 @@ def test_user_errors():
 
 def test_learns_to_copy_the_previous_token():
     model = make(width=16, layers=1)
-    opt = torch.optim.Adam(model.parameters(), lr=2e-2)
-    t = tokens(model, 16, 12)
-    losses = []
-    for _ in range(30):
-        logits = model(t)[:, 1:]  # position i predicts token i - 1
-        loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), t[:, :-1].flatten())
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        losses.append(loss.item())
-    assert losses[-1] < 0.25 * losses[0]
+    # position i predicts token i - 1
+    assert_learns_to_copy(model, tokens_for(model, 16, 12), lr=2e-2, steps=30, lag=1)

@@ -13,22 +13,13 @@ import torch
 from ccomplexity.errors import InputError
 from ccomplexity.precision import FixedPoint
 from models.transformer import Transformer, TransformerConfig
+from tests.models.contract import assert_learns_to_copy, assert_row_alone, build, on_grid, tokens
 
 FORMATS = [FixedPoint(16, 8), FixedPoint(16, 8, "nearest"), FixedPoint(20, 12)]
 
 
 def make(seed: int = 0, **kw) -> Transformer:
-    torch.manual_seed(seed)
-    return Transformer(TransformerConfig(**{"vocab_size": 5, "max_length": 16, **kw}))
-
-
-def tokens(batch: int, length: int, vocab: int = 5, seed: int = 1) -> torch.Tensor:
-    return torch.randint(0, vocab, (batch, length), generator=torch.Generator().manual_seed(seed))
-
-
-def on_grid(x: torch.Tensor, fmt: FixedPoint) -> bool:
-    scaled = x.detach() * 2.0**fmt.frac
-    return bool(torch.equal(scaled, scaled.round())) and float(scaled.abs().max()) <= fmt.max_raw
+    return build(Transformer, TransformerConfig, seed, **{"vocab_size": 5, "max_length": 16, **kw})
 
 
 def test_shapes_and_causality():
@@ -63,7 +54,7 @@ def test_finite_precision_on_grid_and_deterministic(fmt, layer_norm):
     assert all(on_grid(x, fmt) for x in model.attention_inputs(t, layer=1).values())
     assert torch.equal(out, model(t))
     # one sequence alone gives its row of the batch bit for bit: sums are exact
-    assert torch.equal(model(t[2:3]), out[2:3])
+    assert_row_alone(model, t, out, row=2)
 
 
 def test_float_mode_close_to_finite_mode_at_high_precision():
@@ -145,13 +136,4 @@ def test_user_errors():
 
 def test_learns_to_copy_the_current_token():
     model = make(width=16)
-    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
-    t = tokens(16, 8)
-    losses = []
-    for _ in range(15):
-        loss = torch.nn.functional.cross_entropy(model(t).flatten(0, 1), t.flatten())
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        losses.append(loss.item())
-    assert losses[-1] < 0.25 * losses[0]
+    assert_learns_to_copy(model, tokens(16, 8), lr=1e-2)
