@@ -31,6 +31,7 @@ format: $(STAMP)
 
 demo: $(STAMP)
 	$(VENV)/bin/ccx tour
+	$(PY) -m paper_figures.demo
 
 bench: $(STAMP)
 	$(PY) benchmarks/exact_methods.py

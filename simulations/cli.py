@@ -809,6 +809,46 @@ def threshold_cmd(
     Console().print(table)
 
 
+# --------------------------------------------------------------------------------- figures
+
+FigureOut = Annotated[str, typer.Option("--out", help="Output folder.")]
+FigureStore = Annotated[
+    str | None, typer.Option("--store", help="Plot this results store; runs nothing.")
+]
+FigureProfile = Annotated[
+    str | None,
+    typer.Option("--profile", help="Run or resume this profile into results/<profile>.db."),
+]
+
+
+@app.command("figure")
+def figure_cmd(
+    name: Annotated[str, typer.Argument(help="thresholds, bounds, fig2, fig3, fig4 or protocols.")],
+    out: FigureOut = "results/figures",
+    store: FigureStore = None,
+    profile: FigureProfile = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Draw one figure: PNG, PDF and the CSV of the numbers it plots."""
+    from paper_figures import make_figure
+
+    _emit(make_figure(name, out, store=store, profile=profile), as_json, f"Figure {name}")
+
+
+@app.command("report")
+def report_cmd(
+    out: FigureOut = "results/report",
+    store: FigureStore = None,
+    profile: FigureProfile = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Every figure and one HTML page (OUT/index.html) with their captions."""
+    from simulations.report import write_report
+
+    index = write_report(out, store=store, profile=profile)
+    _emit({"report": str(index)}, as_json, "Report")
+
+
 # --------------------------------------------------------------------------------- verify
 
 

@@ -325,3 +325,21 @@ def test_protocols_run_on_trained_checkpoints(ccx, ccx_json, tmp_path: Path):
     assert ccx("verify", str(path))[0] == 0
     Path(trained["checkpoint"]).write_bytes(b"not a checkpoint")
     assert ccx("verify", str(path))[0] == 1
+
+
+def test_figure_and_report_acceptance(ccx, ccx_json, tmp_path: Path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    out = ccx_json("figure", "thresholds", "--profile", "smoke", "--out", "d1")
+    for ext in ("png", "pdf", "csv"):
+        assert (tmp_path / "d1" / f"thresholds.{ext}").stat().st_size > 0
+    assert len((tmp_path / "d1" / "thresholds.csv").read_text().splitlines()) > 1
+    assert out["caption"]
+    ccx_json("figure", "bounds", "--out", "d2")
+    assert all((tmp_path / "d2" / f"bounds.{e}").is_file() for e in ("png", "pdf", "csv"))
+    index = Path(ccx_json("report", "--profile", "smoke", "--out", "d3")["report"])
+    html = index.read_text()
+    from paper_figures import FIGURES
+
+    assert all(f'src="{name}.png"' in html for name in FIGURES)
+    code, _, err = ccx("figure", "nosuch", "--out", "d4")
+    assert code == 2 and len(err.strip().splitlines()) == 1

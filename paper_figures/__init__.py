@@ -1,0 +1,85 @@
+"""The paper's figures, one short module per figure, each with ``make(store, out_dir, profile)``.
+
+``make`` writes ``<name>.png``, ``<name>.pdf`` and ``<name>.csv`` (the plotted numbers) into
+``out_dir`` and returns ``{"name", "files", "caption", "missing"}``; a figure drawn from an empty
+or partial store lists what it lacks in ``missing`` (and on the figure) instead of failing.
+:func:`make_figure` is the entry point of ``ccx figure`` and of the HTML report.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from ccomplexity.errors import InputError
+from paper_figures import bounds, fig2, fig3, fig4, protocols, thresholds
+
+FIGURES: dict[str, ModuleType] = {
+    "thresholds": thresholds,
+    "bounds": bounds,
+    "fig2": fig2,
+    "fig3": fig3,
+    "fig4": fig4,
+    "protocols": protocols,
+}
+"""Figure name -> module with ``make(store_path, out_dir, profile) -> dict``."""
+
+NEEDS_STORE = frozenset({"thresholds", "fig2", "fig3", "fig4"})
+"""Figures drawn from training runs; the others need no store."""
+
+RESULTS_DIR = Path("results")
+
+
+def profile_store(profile: str) -> Path:
+    """The default store of a sweep profile: ``results/<profile>.db``."""
+    return RESULTS_DIR / f"{profile}.db"
+
+
+def prepare_store(
+    store: str | Path | None, profile: str | None, workers: int | None = None
+) -> str | None:
+    """The store to plot from.  ``store`` given: that store, nothing is run (InputError if it
+    does not exist).  Only ``profile`` given: run (or resume) that profile's sweep into
+    ``results/<profile>.db`` first (runs already stored are skipped).  Neither: None."""
+    if store is not None:
+        if not Path(store).is_file():
+            raise InputError(f"no results store at {str(store)!r}; run `ccx sweep` first")
+        return str(store)
+    if profile is None:
+        return None
+    from simulations.sweeps import profiles, run_sweep
+
+    if profile not in profiles():
+        raise InputError(f"unknown profile {profile!r}; known: {', '.join(profiles())}")
+    path = profile_store(profile)
+    summary = run_sweep(profile, path, workers=workers)
+    if summary["failed"]:
+        first = summary["failed"][0]
+        raise InputError(
+            f"sweep {profile}: {len(summary['failed'])} runs failed (first: {first}); "
+            "run it again to retry them"
+        )
+    return str(path)
+
+
+def make_figure(
+    name: str,
+    out_dir: str | Path,
+    store: str | Path | None = None,
+    profile: str | None = None,
+) -> dict[str, Any]:
+    """Draw figure ``name`` into ``out_dir``; see :func:`prepare_store` for store and profile.
+
+    Figures that need no store (bounds, protocols) never run a sweep.
+    """
+    if name not in FIGURES:
+        raise InputError(f"unknown figure {name!r}; known: {', '.join(FIGURES)}")
+    if name in NEEDS_STORE:
+        store_path = prepare_store(store, profile)
+    else:
+        store_path = None if store is None else str(store)
+    return FIGURES[name].make(store_path, Path(out_dir), profile)
+
+
+__all__ = ["FIGURES", "NEEDS_STORE", "make_figure", "prepare_store", "profile_store"]

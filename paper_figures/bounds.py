@@ -1,0 +1,149 @@
+"""Figure ``bounds``: where each lower bound bites.  Pure mathematics; needs no store.
+
+(a) The largest length N that Thm 3 (RNN, index lookup), Thm 8 (RNN, nearest neighbour),
+Thm 11 (RNN, INEQ) and Thm 5 (one-layer transformer, Dyck-(2,2), H = 1) do not rule out, for
+widths m and precisions p in {16, 32, 64}.  (b) The verified odd/even fooling set of
+Dyck-(n,2) (Lemma 1), log2 of its size against N, by the symbolic DFA method.  (c) Minimal
+complete DFA state counts of Dyck-(n,k) against the depth k (Lemma 4: an RNN needs mp >=
+log2 of it).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import matplotlib.pyplot as plt
+
+from ccomplexity import bounds as cb
+from ccomplexity.automata import dyck_dfa, state_counts
+from ccomplexity.lower_bounds import dyck_fooling_symbolic
+from paper_figures import style
+
+NAME = "bounds"
+PRECISIONS = (16, 32, 64)
+WIDTHS = [2**k for k in range(0, 13)]
+THEOREMS = {
+    "separations.thm3": ("Thm 3: RNN, index lookup (mp >= N)", "#d62728"),
+    "separations.thm8": ("Thm 8: RNN, nearest neighbour (2mp >= N)", "#ff7f0e"),
+    "separations.thm11": ("Thm 11: RNN, INEQ (mp >= N/2)", "#9467bd"),
+    "separations.thm5": ("Thm 5: 1-layer TF, Dyck-(2,2) (H = 1)", "#1f77b4"),
+}
+LINESTYLES = {16: ":", 32: "--", 64: "-"}
+FOOLING_TYPES = (1, 2, 3)
+FOOLING_LENGTHS = list(range(4, 129, 4))
+DFA_TYPES = (1, 2, 3)
+DFA_DEPTHS = list(range(0, 9))
+COLUMNS = ("panel", "series", "n_types", "depth", "width", "precision", "length", "value")
+
+
+def _max_lengths(ax: plt.Axes, rows: list[dict[str, Any]]) -> None:
+    for bound_id, (_label, c) in THEOREMS.items():
+        bound = cb.get(bound_id)
+        for p in PRECISIONS:
+            lengths = [bound.max_length(m, p) for m in WIDTHS]
+            # Thm 8 and Thm 11 coincide up to parity: draw Thm 11 thinner on top.
+            lw = 1.0 if bound_id == "separations.thm11" else 1.8
+            ax.plot(WIDTHS, lengths, LINESTYLES[p], color=c, lw=lw)
+            rows.extend(
+                {"panel": "a", "series": bound_id, "width": m, "precision": p, "length": n}
+                for m, n in zip(WIDTHS, lengths, strict=True)
+            )
+    for label, c in THEOREMS.values():
+        ax.plot([], [], color=c, lw=2, label=label)
+    for p, ls in LINESTYLES.items():
+        ax.plot([], [], ls, color="k", label=f"p = {p} bits")
+    example = cb.get("separations.thm3").max_length(128, 64)
+    ax.annotate(
+        f"m = 128, p = 64:\nN <= {example}",
+        xy=(128, example),
+        xytext=(400, 40),
+        arrowprops={"arrowstyle": "->"},
+        fontsize=8,
+    )
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("width m (state units; per-head width for Thm 5)")
+    ax.set_ylabel("largest length N not ruled out (tokens)")
+    ax.set_title("(a) Length beyond which a bound rules a model out")
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="upper left", fontsize=7)
+
+
+def _fooling(ax: plt.Axes, rows: list[dict[str, Any]], missing: list[str]) -> None:
+    for n_types in FOOLING_TYPES:
+        xs, ys = [], []
+        for n in FOOLING_LENGTHS:
+            found = dyck_fooling_symbolic(n_types, 2, n)
+            if not found["verified"]:
+                missing.append(f"{NAME}: Dyck-({n_types},2) fooling set at N = {n} not verified")
+                continue
+            xs.append(n)
+            ys.append(found["log2_size"])
+            rows.append(
+                {
+                    "panel": "b",
+                    "series": "log2 fooling set size",
+                    "n_types": n_types,
+                    "depth": 2,
+                    "length": n,
+                    "value": found["log2_size"],
+                }
+            )
+        ax.plot(xs, ys, "o-", ms=3, label=f"Dyck-({n_types},2), verified fooling set")
+    ax.plot(FOOLING_LENGTHS, [n - 1 for n in FOOLING_LENGTHS], "k--", lw=1, label="N - 1 (Lemma 1)")
+    ax.set_xlabel("word length N (tokens)")
+    ax.set_ylabel("log2 |fooling set| = lower bound (bits)")
+    ax.set_title("(b) Odd/even fooling sets of Dyck-(n,2)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="upper left", fontsize=7)
+
+
+def _dfa(ax: plt.Axes, rows: list[dict[str, Any]]) -> None:
+    for n_types in DFA_TYPES:
+        counts = [state_counts(dyck_dfa(n_types, k))["states"] for k in DFA_DEPTHS]
+        ax.plot(DFA_DEPTHS, counts, "s-", ms=4, label=f"Dyck-({n_types},k)")
+        rows.extend(
+            {
+                "panel": "c",
+                "series": "minimal DFA states",
+                "n_types": n_types,
+                "depth": k,
+                "value": c,
+            }
+            for k, c in zip(DFA_DEPTHS, counts, strict=True)
+        )
+    ax.annotate("Dyck-(2,2): 8 states\n(7 live + sink)", xy=(2, 8), xytext=(3.2, 2.2), fontsize=8,
+                arrowprops={"arrowstyle": "->"})  # fmt: skip
+    ax.set_yscale("log", base=2)
+    ax.set_xlabel("maximum depth k")
+    ax.set_ylabel("minimal complete DFA states (log scale)")
+    ax.set_title("(c) Minimal DFA size of Dyck-(n,k)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="upper left", fontsize=7)
+
+
+def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str, Any]:
+    """Draw the three panels into ``out_dir`` (``store_path`` and ``profile`` are unused)."""
+    rows: list[dict[str, Any]] = []
+    missing: list[str] = []
+    fig, axes = plt.subplots(1, 3, figsize=(16, 5.2))
+    _max_lengths(axes[0], rows)
+    _fooling(axes[1], rows, missing)
+    _dfa(axes[2], rows)
+    fig.suptitle("Where the lower bounds bite (exact evaluation, no training)")
+    fig.tight_layout()
+    files = style.save(fig, out_dir, NAME, rows, COLUMNS)
+    caption = (
+        "(a) For width m and precision p (dotted 16, dashed 32, solid 64 bits), the largest "
+        "length N that each lower bound does not rule out, evaluated exactly "
+        "(Bound.max_length); any longer N is impossible for that model, e.g. an RNN with "
+        "m = 128 units of p = 64 bits cannot solve index lookup beyond N = 8192 (Thm 3). "
+        "Thm 8 and Thm 11 coincide (2mp >= N). Thm 5 is drawn for one head, m the per-head "
+        "width. (b) log2 of the size of the verified fooling set of all Dyck-(n,2) words under "
+        "the odd/even split (symbolic DFA check), a lower bound in bits on any protocol; for "
+        "n = 2 it is exactly N - 1 (Lemma 1). (c) States of the minimal complete DFA of "
+        "Dyck-(n,k) (with the dead sink); by Lemma 4 a time-invariant RNN that recognises it "
+        "needs mp >= log2(states) bits."
+    )
+    return {"name": NAME, "files": files, "caption": caption, "missing": missing}

@@ -1,0 +1,134 @@
+"""Figure ``fig2`` (the paper's Fig. 2): accuracy against length, and validation curves.
+
+Top row: best accuracy (over learning rates, seeds and evaluations) against length N on index
+lookup and on Dyck-(2,2), one line per model (architecture, layers, width).  Bottom row: the
+validation curve of each model's best run at the largest length stored for that task.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import matplotlib.pyplot as plt
+
+from paper_figures import style
+
+NAME = "fig2"
+TASKS = {"index-lookup": "Index lookup", "dyck": "Dyck-(2,2)"}
+COLUMNS = ("series", "task", "arch", "layers", "width", "length", "step", "accuracy")
+
+
+def accuracy_panel(
+    ax: plt.Axes, rows: list[dict[str, Any]], task: str, title: str, target: float
+) -> list[dict[str, Any]]:
+    """Plot best accuracy vs length of every threshold row of ``task``; return the CSV rows."""
+    out = []
+    for row in rows:
+        if row["task"] != task:
+            continue
+        lengths = sorted(row["lengths"])
+        acc = [row["lengths"][n] for n in lengths]
+        ax.plot(
+            lengths,
+            acc,
+            marker=style.marker(row["layers"]),
+            color=style.colour(row["arch"]),
+            label=style.model_label(row["arch"], row["layers"], row["width"]),
+        )
+        out.extend(
+            {
+                "series": "best accuracy",
+                "task": task,
+                "arch": row["arch"],
+                "layers": row["layers"],
+                "width": row["width"],
+                "length": n,
+                "accuracy": a,
+            }
+            for n, a in zip(lengths, acc, strict=True)
+        )
+    ax.axhline(target, color="k", ls=":", lw=1, label=f"target {target:g}")
+    ax.set_xscale("log")
+    ticks = sorted({n for row in rows if row["task"] == task for n in row["lengths"]})
+    if ticks:
+        ax.set_xticks(ticks, [str(n) for n in ticks])
+        ax.minorticks_off()
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("sequence length N (tokens)")
+    ax.set_ylabel("best validation accuracy (fraction)")
+    ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7, loc="lower left")
+    return out
+
+
+def _curve_panel(
+    ax: plt.Axes, runs: list[dict[str, Any]], task: str, title: str, target: float
+) -> tuple[list[dict[str, Any]], bool]:
+    """Validation curves of the best run per model at the task's largest stored length."""
+    mine = [r for r in runs if r["task"] == task and r["curve"]]
+    if not mine:
+        return [], False
+    longest = max(r["length"] for r in mine)
+    best: dict[tuple[str, int, int], dict[str, Any]] = {}
+    for r in mine:
+        key = (r["arch"], r["layers"], r["width"])
+        if r["length"] == longest and (
+            key not in best or r["best_accuracy"] > best[key]["best_accuracy"]
+        ):
+            best[key] = r
+    out = []
+    for (arch, layers, width), r in sorted(best.items()):
+        steps, acc = zip(*r["curve"], strict=True)
+        lr = r["config"].get("lr")
+        ax.plot(steps, acc, marker=".", color=style.colour(arch),
+                label=f"{style.model_label(arch, layers, width)} lr={lr:g}")  # fmt: skip
+        out.extend(
+            {"series": "validation curve", "task": task, "arch": arch, "layers": layers,
+             "width": width, "length": longest, "step": s, "accuracy": a}
+            for s, a in zip(steps, acc, strict=True)
+        )  # fmt: skip
+    ax.axhline(target, color="k", ls=":", lw=1, label=f"target {target:g}")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("training step")
+    ax.set_ylabel("validation accuracy (fraction)")
+    ax.set_title(f"{title}: validation curves at N = {longest}")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7, loc="lower right")
+    return out, True
+
+
+def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str, Any]:
+    """Draw the figure from the store at ``store_path`` into ``out_dir``."""
+    runs, missing = style.load_runs(store_path)
+    target = style.target_of(runs)
+    rows, _ = style.load_thresholds(store_path, target, 32)
+    fig, axes = plt.subplots(2, 2, figsize=(12, 9))
+    csv_rows: list[dict[str, Any]] = []
+    for col, (task, title) in enumerate(TASKS.items()):
+        top, bottom = axes[0, col], axes[1, col]
+        csv_rows += accuracy_panel(top, rows, task, title, target)
+        curves, found = _curve_panel(bottom, runs, task, title, target)
+        csv_rows += curves
+        if not any(r["task"] == task for r in rows):
+            missing.append(f"{NAME}: no runs of {task} in the store")
+            style.note(top, f"no runs of {task} in the store")
+        if not found:
+            missing.append(f"{NAME}: no validation curves of {task} in the store")
+            style.note(bottom, f"no validation curves of {task}")
+            bottom.set_title(f"{title}: validation curves")
+            bottom.set_xlabel("training step")
+            bottom.set_ylabel("validation accuracy (fraction)")
+    fig.suptitle(f"Accuracy vs length (target accuracy {target:g})")
+    fig.tight_layout()
+    files = style.save(fig, out_dir, NAME, csv_rows, COLUMNS)
+    caption = (
+        f"Top: best validation accuracy against length N on index lookup (left) and "
+        f"Dyck-(2,2) (right), per model (architecture, layers L, width d), the best over "
+        f"evaluations during training, learning rates and seeds; dotted: the target accuracy "
+        f"{target:g}. Bottom: validation accuracy during training of each model's best run at "
+        f"the largest length stored. Training: {style.training_summary(runs)} "
+        f"Data: {style.store_label(store_path, profile)}."
+    )
+    return {"name": NAME, "files": files, "caption": caption, "missing": missing}

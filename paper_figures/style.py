@@ -1,0 +1,170 @@
+"""Shared look and plumbing of the paper figures: colours, saving, notes, store summaries.
+
+Every figure uses :data:`ARCH_COLOURS` so that an architecture has one colour everywhere, and
+:func:`save` so that each figure writes ``<name>.png``, ``<name>.pdf`` and ``<name>.csv``.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only, never a window
+
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+ARCH_COLOURS: dict[str, str] = {
+    "transformer": "#1f77b4",
+    "lstm": "#d62728",
+    "gru": "#ff7f0e",
+    "mamba": "#2ca02c",
+    "dss": "#9467bd",
+    "linear-transformer": "#17becf",
+    "retnet": "#8c564b",
+}
+"""One colour per architecture of ``models.REGISTRY``, the same in every figure."""
+
+OTHER_COLOUR = "#7f7f7f"
+MARKERS = {1: "o", 2: "s", 3: "^", 4: "D", 6: "v"}
+"""Marker per number of layers."""
+
+plt.rcParams.update(
+    {
+        "font.size": 10,
+        "axes.titlesize": 11,
+        "axes.labelsize": 10,
+        "legend.fontsize": 8,
+        "figure.dpi": 100,
+        "savefig.dpi": 150,
+    }
+)
+
+
+def colour(arch: str) -> str:
+    """The architecture's fixed colour (grey for one not in :data:`ARCH_COLOURS`)."""
+    return ARCH_COLOURS.get(arch, OTHER_COLOUR)
+
+
+def marker(layers: int) -> str:
+    """The marker for a model with ``layers`` layers."""
+    return MARKERS.get(layers, "P")
+
+
+def model_label(arch: str, layers: int, width: int | None = None) -> str:
+    """A short legend label such as ``lstm L=1 d=64``."""
+    label = f"{arch} L={layers}"
+    return f"{label} d={width}" if width is not None else label
+
+
+def note(ax: Axes, text: str) -> None:
+    """Write ``text`` in the middle of ``ax``: what the store lacks for this panel."""
+    ax.text(
+        0.5,
+        0.5,
+        text,
+        transform=ax.transAxes,
+        ha="center",
+        va="center",
+        wrap=True,
+        fontsize=9,
+        color="#444444",
+        bbox={"boxstyle": "round", "facecolor": "#fff3cd", "edgecolor": "#c9a227"},
+    )
+
+
+def write_csv(path: Path, rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> None:
+    """Write ``rows`` (dicts) to ``path`` with a header of ``columns`` (missing keys empty)."""
+    with path.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(columns), extrasaction="ignore")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: ("" if row.get(k) is None else row.get(k)) for k in columns})
+
+
+def save(
+    fig: Figure,
+    out_dir: Path,
+    name: str,
+    rows: Sequence[Mapping[str, Any]],
+    columns: Sequence[str],
+) -> list[str]:
+    """Save ``fig`` as PNG and PDF and ``rows`` as CSV in ``out_dir``; return the three paths."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    files = [out_dir / f"{name}.png", out_dir / f"{name}.pdf", out_dir / f"{name}.csv"]
+    fig.savefig(files[0], bbox_inches="tight")
+    fig.savefig(files[1], bbox_inches="tight")
+    plt.close(fig)
+    write_csv(files[2], rows, columns)
+    return [str(f) for f in files]
+
+
+def load_runs(store_path: str | None) -> tuple[list[dict[str, Any]], list[str]]:
+    """All runs of the store (empty if there is none) and what is missing because of that."""
+    from simulations.store import runs
+
+    if store_path is None:
+        return [], ["no results store given (use --store DB or --profile NAME)"]
+    if not Path(store_path).is_file():
+        return [], [f"no results store at {store_path}"]
+    found = runs(store_path)
+    if not found:
+        return [], [f"the results store {store_path} has no runs"]
+    return found, []
+
+
+def load_thresholds(
+    store_path: str | None, target: float, precision: int
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """``simulations.thresholds.thresholds`` rows of the store (empty if there is none)."""
+    from simulations.thresholds import thresholds
+
+    found, missing = load_runs(store_path)
+    if not found:
+        return [], missing
+    assert store_path is not None
+    return thresholds(store_path, target=target, precision=precision), []
+
+
+def _values(runs: Iterable[Mapping[str, Any]], key: str) -> list[Any]:
+    return sorted({r["config"].get(key) for r in runs if r["config"].get(key) is not None})
+
+
+def _fmt(values: list[Any]) -> str:
+    if not values:
+        return "?"
+    if len(values) == 1:
+        return f"{values[0]:g}" if isinstance(values[0], float) else str(values[0])
+    shown = ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in values)
+    return "{" + shown + "}"
+
+
+def training_summary(runs: Sequence[Mapping[str, Any]]) -> str:
+    """One sentence on how the runs were trained: steps, batch, learning rates, seeds, eval."""
+    if not runs:
+        return "No training runs."
+    return (
+        f"{len(runs)} runs; at most {_fmt(_values(runs, 'steps'))} steps of batch "
+        f"{_fmt(_values(runs, 'batch'))} (early stop at the target), learning rate "
+        f"{_fmt(_values(runs, 'lr'))}, seeds {_fmt(_values(runs, 'seed'))}; accuracy on "
+        f"{_fmt(_values(runs, 'eval_samples'))} fresh examples at exactly length N, best over "
+        "evaluations, then best over learning rates and seeds."
+    )
+
+
+def target_of(runs: Sequence[Mapping[str, Any]], default: float = 0.99) -> float:
+    """The accuracy target the runs were trained to (the first stored one), else ``default``."""
+    targets = _values(runs, "target")
+    return float(targets[0]) if targets else default
+
+
+def store_label(store_path: str | None, profile: str | None) -> str:
+    """A short 'where the numbers come from' phrase for captions."""
+    where = f"store {store_path}" if store_path else "no store"
+    return f"{where} (profile {profile})" if profile else where

@@ -1,0 +1,86 @@
+"""The HTML report: every paper figure with its caption and its numbers, in one folder.
+
+``write_report(out_dir, store, profile)`` draws every figure of ``paper_figures.FIGURES`` into
+``out_dir`` and writes ``out_dir/index.html``, which shows each PNG by relative path (so the
+folder can be moved or served as is), its caption, links to its PDF and CSV, and what the store
+lacks for it.  A header names the profile, the store and the date.
+"""
+
+from __future__ import annotations
+
+import html
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+_STYLE = """
+body { font-family: sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em;
+       color: #222; line-height: 1.45; }
+figure { margin: 2.5em 0; border-top: 1px solid #ccc; padding-top: 1em; }
+img { max-width: 100%; }
+figcaption { font-size: 0.95em; }
+.missing { background: #fff3cd; border: 1px solid #c9a227; padding: 0.4em 0.8em; }
+table.meta td { padding: 0 1em 0 0; }
+"""
+
+
+def _figure_html(result: dict[str, Any]) -> str:
+    name = html.escape(result["name"])
+    parts = [
+        f'<figure id="{name}">',
+        f"<h2>{name}</h2>",
+        f'<img src="{name}.png" alt="figure {name}">',
+        f"<figcaption>{html.escape(result['caption'])}<br>",
+        f'Files: <a href="{name}.pdf">{name}.pdf</a>, '
+        f'<a href="{name}.csv">{name}.csv</a> (the plotted numbers).</figcaption>',
+    ]
+    if result["missing"]:
+        items = "".join(f"<li>{html.escape(m)}</li>" for m in result["missing"])
+        parts.append(f'<div class="missing">Missing from the store:<ul>{items}</ul></div>')
+    parts.append("</figure>")
+    return "\n".join(parts)
+
+
+def write_report(
+    out_dir: str | Path, store: str | Path | None = None, profile: str | None = None
+) -> Path:
+    """Draw every figure into ``out_dir`` and write ``out_dir/index.html``; return its path.
+
+    ``store``: plot that results store (nothing is run).  Only ``profile``: run or resume that
+    profile's sweep into ``results/<profile>.db`` first, then plot it.  Neither: the figures
+    that need no store are drawn in full, the others say what is missing.
+    """
+    from paper_figures import FIGURES, make_figure, prepare_store
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    store_path = prepare_store(store, profile)
+    results = [make_figure(name, out, store=store_path, profile=profile) for name in FIGURES]
+    now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    contents = "".join(
+        f'<li><a href="#{html.escape(r["name"])}">{html.escape(r["name"])}</a></li>'
+        for r in results
+    )
+    page = "\n".join(
+        [
+            "<!DOCTYPE html>",
+            '<html lang="en"><head><meta charset="utf-8">',
+            "<title>ccomplexity: paper figures</title>",
+            f"<style>{_STYLE}</style></head><body>",
+            "<h1>ccomplexity: paper figures</h1>",
+            '<table class="meta">',
+            f"<tr><td>Profile</td><td>{html.escape(profile or 'none')}</td></tr>",
+            f"<tr><td>Results store</td><td>{html.escape(str(store_path or 'none'))}</td></tr>",
+            f"<tr><td>Written</td><td>{now}</td></tr>",
+            "</table>",
+            f"<ul>{contents}</ul>",
+            *(_figure_html(r) for r in results),
+            "</body></html>",
+        ]
+    )
+    index = out / "index.html"
+    index.write_text(page)
+    return index
+
+
+__all__ = ["write_report"]

@@ -1,0 +1,119 @@
+"""Paper figures and the HTML report, drawn from a store filled with fake runs (no training)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from ccomplexity.errors import InputError
+from paper_figures import FIGURES, make_figure
+from simulations.report import write_report
+from simulations.store import Store
+
+# (task, arch, width, layers, lengths, state_numel per unit width)
+MODELS = [
+    ("index-lookup", "transformer", 64, 1, (20, 50, 100, 200), 0),
+    ("index-lookup", "lstm", 64, 1, (20, 50, 100, 200), 2),
+    ("index-lookup", "mamba", 32, 2, (20, 50, 100, 200), 32),
+    ("index-lookup", "mamba", 64, 2, (20, 50, 100, 200), 32),
+    ("dyck", "transformer", 64, 1, (20, 50, 100), 0),
+    ("dyck", "transformer", 64, 2, (20, 50, 100), 0),
+    ("dyck", "lstm", 64, 1, (20, 50, 100), 2),
+    ("eq-random", "lstm", 64, 2, (20, 50), 4),
+    ("eq-one", "transformer", 64, 2, (20, 50), 0),
+    ("eq-ncp", "mamba", 64, 2, (100, 200), 32),
+]
+
+
+def fake_result(task: str, arch: str, width: int, layers: int, length: int, lr: float,
+                ratio: int) -> dict:  # fmt: skip
+    """A result dict shaped like ``simulations.training.train``'s."""
+    config = {
+        "task": task, "arch": arch, "width": width, "layers": layers, "length": length,
+        "steps": 600, "lr": lr, "seed": 0, "batch": 32, "heads": 4, "target": 0.99,
+        "eval_every": 100, "eval_samples": 500,
+    }  # fmt: skip
+    accuracy = max(0.0, min(1.0, 1.2 - length / 150 - (0.1 if lr < 1e-3 else 0.0)))
+    curve = [[s, accuracy * s / 600] for s in range(100, 601, 100)]
+    digest = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
+    return {
+        "accuracy": accuracy, "best_accuracy": accuracy, "steps": 600, "wall_seconds": 1.0,
+        "checkpoint": None, "curve": curve, "parameters": 1000 * width,
+        "state_numel": ratio * width * layers or None, "config": config,
+        "config_hash": digest, "seed": 0, "device": "cpu",
+    }  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def fake_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("store") / "fake.db"
+    with Store(path) as store:
+        for task, arch, width, layers, lengths, ratio in MODELS:
+            for n in lengths:
+                for lr in (1e-3, 1e-4):
+                    store.add_run(fake_result(task, arch, width, layers, n, lr, ratio))
+    return path
+
+
+def _check_files(result: dict, out: Path) -> None:
+    name = result["name"]
+    for ext in ("png", "pdf", "csv"):
+        path = out / f"{name}.{ext}"
+        assert str(path) in result["files"]
+        assert path.stat().st_size > 0
+    assert result["caption"]
+
+
+@pytest.mark.parametrize("name", sorted(FIGURES))
+def test_figure_from_fake_store(name: str, fake_store: Path, tmp_path: Path) -> None:
+    result = make_figure(name, tmp_path, store=fake_store)
+    _check_files(result, tmp_path)
+    rows = (tmp_path / f"{name}.csv").read_text().splitlines()
+    assert len(rows) > 1, "the CSV has data rows"
+    assert result["missing"] == []
+
+
+@pytest.mark.parametrize("name", sorted(FIGURES))
+def test_figure_from_empty_store(name: str, tmp_path: Path) -> None:
+    empty = tmp_path / "empty.db"
+    Store(empty).close()
+    result = FIGURES[name].make(str(empty), tmp_path / "out", None)
+    _check_files(result, tmp_path / "out")
+    if name in ("bounds", "protocols"):
+        assert result["missing"] == []
+    else:
+        assert result["missing"], "an empty store is reported as missing data"
+
+
+def test_thresholds_csv_holds_bounds_and_thresholds(fake_store: Path, tmp_path: Path) -> None:
+    make_figure("thresholds", tmp_path, store=fake_store)
+    text = (tmp_path / "thresholds.csv").read_text()
+    assert "empirical,index-lookup,lstm,1,64,20," in text  # fails from N = 50 on
+    assert "separations.thm3" in text and "separations.thm5" in text
+
+
+def test_bounds_csv_has_thm3_example(tmp_path: Path) -> None:
+    make_figure("bounds", tmp_path)
+    assert "a,separations.thm3,,,128,64,8192," in (tmp_path / "bounds.csv").read_text()
+
+
+def test_unknown_figure_and_missing_store(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="unknown figure"):
+        make_figure("nope", tmp_path)
+    with pytest.raises(InputError, match="no results store"):
+        make_figure("fig2", tmp_path, store=tmp_path / "absent.db")
+    with pytest.raises(InputError, match="unknown profile"):
+        make_figure("fig2", tmp_path, profile="nope")
+
+
+def test_report_references_every_figure(fake_store: Path, tmp_path: Path) -> None:
+    index = write_report(tmp_path / "report", store=fake_store)
+    html = index.read_text()
+    for name in FIGURES:
+        assert f'src="{name}.png"' in html
+        assert f'href="{name}.csv"' in html
+        assert (tmp_path / "report" / f"{name}.png").is_file()
+    assert str(fake_store) in html
