@@ -951,7 +951,7 @@ def one_way_bits_dyck(types: int, depth: int, length: int, cut: int) -> OneWayRe
 
 
 class _BudgetExceeded(Exception):
-    pass
+    """The protocol-tree search examined more splits than its budget allows."""
 
 
 def _gf2_rank(vectors: list[int]) -> int:

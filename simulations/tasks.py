@@ -37,6 +37,7 @@ them against the exact oracles of ``ccomplexity.languages``.
 
 from __future__ import annotations
 
+import abc
 import dataclasses
 from dataclasses import dataclass
 from typing import Any
@@ -59,7 +60,7 @@ def _uniform_int(lo: Tensor | int, hi: Tensor | int, size: int, g: torch.Generat
 
 
 @dataclass(frozen=True)
-class Task:
+class Task(abc.ABC):
     """A task at a fixed maximal length: vocabulary, classes and a seeded sampler.
 
     ``max_length`` is the largest N that :meth:`sample` accepts, ``max_tokens`` the longest token
@@ -98,8 +99,9 @@ class Task:
         tokens, targets, mask = self._sample(size, n, generator, bool(train))
         return tokens, targets, mask
 
+    @abc.abstractmethod
     def _sample(self, batch: int, length: int, g: torch.Generator, train: bool) -> Batch:
-        raise NotImplementedError  # every concrete task below overrides this
+        """The task's own sampler, called with validated arguments."""
 
 
 def _at_positions(batch: int, width: int, where: Tensor, values: Tensor) -> tuple[Tensor, Tensor]:
