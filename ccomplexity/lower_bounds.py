@@ -976,6 +976,21 @@ def _bits_of(mask: int) -> list[int]:
     return out
 
 
+def _first_of_each(mask: int, packs: list[int], spread: int) -> int:
+    """The members of ``mask`` whose pattern ``packs[i] & spread`` was not seen before them."""
+    seen: set[int] = set()
+    kept = 0
+    rest = mask
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        sig = packs[low.bit_length() - 1] & spread
+        if sig not in seen:
+            seen.add(sig)
+            kept |= low
+    return kept
+
+
 class _TreeSearch:
     """D(M) for a matrix with distinct rows and columns, values 0..V-1, by branch and bound.
 
@@ -1023,28 +1038,9 @@ class _TreeSearch:
         hit = self.canon.get(key)
         if hit is not None:
             return hit
-        spread = self._spread(cmask, self.n_cols)
-        seen: set[int] = set()
-        nr = 0
-        rest = rmask
-        while rest:
-            low = rest & -rest
-            rest ^= low
-            sig = self.rpack[low.bit_length() - 1] & spread
-            if sig not in seen:
-                seen.add(sig)
-                nr |= low
-        spread = self._spread(nr, self.n_rows)  # kept rows only: dropped rows are copies
-        seen = set()
-        nc = 0
-        rest = cmask
-        while rest:
-            low = rest & -rest
-            rest ^= low
-            sig = self.cpack[low.bit_length() - 1] & spread
-            if sig not in seen:
-                seen.add(sig)
-                nc |= low
+        nr = _first_of_each(rmask, self.rpack, self._spread(cmask, self.n_cols))
+        # kept rows only: dropped rows are copies
+        nc = _first_of_each(cmask, self.cpack, self._spread(nr, self.n_rows))
         self.canon[key] = (nr, nc)
         return nr, nc
 

@@ -207,14 +207,13 @@ def _points(axes: Mapping[str, list[object]]) -> Iterator[dict[str, object]]:
 def parse_spec(
     data: Mapping[str, Any],
     source: str = "spec",
-    config_cls: type | None = None,
     default_name: str = "sweep",
 ) -> SweepSpec:
     """Validate a parsed spec and expand its grid into configs (see the module docstring).
 
-    ``source`` names the spec in error messages; ``config_cls`` defaults to ``TrainConfig``.
+    ``source`` names the spec in error messages; each point is checked by ``TrainConfig``.
     """
-    config_cls = config_cls or _train_config_class()
+    config_cls = _train_config_class()
     types = _field_types(config_cls)
     _check_keys(source, data, _TABLES)
     sweep = _check_table(f"{source}: [sweep]", data.get("sweep", {}))
@@ -289,11 +288,11 @@ def _required(f: dataclasses.Field) -> bool:
     return f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
 
 
-def load_spec(name_or_path: str | Path, config_cls: type | None = None) -> SweepSpec:
+def load_spec(name_or_path: str | Path) -> SweepSpec:
     """The validated sweep in a TOML file, or in the shipped profile of that name (``smoke``,
-    ``quick``, ``paper``).  ``config_cls`` defaults to ``simulations.training.TrainConfig``."""
+    ``quick``, ``paper``)."""
     data, source, name = _read_toml(name_or_path)
-    return parse_spec(data, source, config_cls, default_name=name)
+    return parse_spec(data, source, default_name=name)
 
 
 # -- running -----------------------------------------------------------------------------------
@@ -362,7 +361,6 @@ def run_sweep(
     backend: str = "local",
     train_fn: TrainFn | None = None,
     progress: bool = True,
-    config_cls: type | None = None,
 ) -> dict[str, Any]:
     """Run every config of ``spec`` (a file, a profile name or a SweepSpec) not yet in the store.
 
@@ -378,7 +376,7 @@ def run_sweep(
         isinstance(workers, bool) or not isinstance(workers, int) or workers < 1
     ):
         raise InputError(f"workers must be an integer >= 1, got {workers!r}")
-    sweep = spec if isinstance(spec, SweepSpec) else load_spec(spec, config_cls)
+    sweep = spec if isinstance(spec, SweepSpec) else load_spec(spec)
     if backend == "ray":
         ray = _import_ray()
     if train_fn is None:

@@ -1,15 +1,12 @@
 """Sweeps: spec validation and grid expansion, resumable runs (inline, pool, Ray), kill -9 resume.
 
-Training is replaced by ``fake_train`` and the trainer's config by ``FakeTrainConfig``, which
-follow the contract of ``simulations.training`` (TrainConfig / train); both live at module level
-so that pool workers and the killed subprocess can import them.
+Training is replaced by ``fake_train`` (the contract of ``simulations.training.train``); the
+configs are the real ``TrainConfig``. The fake trainers live at module level so that pool
+workers and the killed subprocess can import them.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
-import json
 import os
 import signal
 import sqlite3
@@ -25,43 +22,10 @@ import pytest
 from ccomplexity.errors import InputError
 from simulations.store import Store
 from simulations.sweeps import load_spec, parse_spec, profiles, run_sweep
+from simulations.training import TrainConfig
 
 
-@dataclasses.dataclass(frozen=True)
-class FakeTrainConfig:
-    """Same fields, defaults and methods as simulations.training.TrainConfig (the contract)."""
-
-    task: str
-    arch: str
-    width: int
-    layers: int
-    length: int
-    steps: int = 1000
-    lr: float = 1e-3
-    seed: int = 0
-    batch: int = 64
-    heads: int = 4
-    target: float = 0.99
-    eval_every: int = 100
-    eval_samples: int = 1000
-
-    def __post_init__(self) -> None:
-        if self.width < 1:
-            raise InputError(f"width must be >= 1, got {self.width}")
-
-    def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict) -> FakeTrainConfig:
-        return cls(**d)
-
-    def config_hash(self) -> str:
-        text = json.dumps(self.to_dict(), sort_keys=True)
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def fake_train(config: FakeTrainConfig, progress: bool = True, delay: float = 0.0) -> dict:
+def fake_train(config: TrainConfig, progress: bool = True, delay: float = 0.0) -> dict:
     """Deterministic stand-in for train(): transformers pass up to length 12, others up to 8."""
     time.sleep(delay)
     accuracy = 1.0 if config.length <= (12 if config.arch == "transformer" else 8) else 0.5
@@ -81,17 +45,17 @@ def fake_train(config: FakeTrainConfig, progress: bool = True, delay: float = 0.
     }
 
 
-def slow_train(config: FakeTrainConfig, progress: bool = True) -> dict:
+def slow_train(config: TrainConfig, progress: bool = True) -> dict:
     return fake_train(config, progress, delay=0.15)
 
 
-def failing_train(config: FakeTrainConfig, progress: bool = True) -> dict:
+def failing_train(config: TrainConfig, progress: bool = True) -> dict:
     if config.arch == "lstm":
         raise RuntimeError("diverged\nsecond line")
     return fake_train(config, progress)
 
 
-def lying_train(config: FakeTrainConfig, progress: bool = True) -> dict:
+def lying_train(config: TrainConfig, progress: bool = True) -> dict:
     return {**fake_train(config, progress), "config_hash": "not-the-plan"}
 
 
@@ -122,14 +86,14 @@ def write_spec(tmp_path: Path, text: str = SPEC) -> Path:
 def parse(text: str):
     import tomllib
 
-    return parse_spec(tomllib.loads(textwrap.dedent(text)), "t.toml", FakeTrainConfig)
+    return parse_spec(tomllib.loads(textwrap.dedent(text)), "t.toml")
 
 
 # -- specs ---------------------------------------------------------------------------------------
 
 
 def test_grid_is_the_product_over_the_baseline(tmp_path):
-    spec = load_spec(write_spec(tmp_path), FakeTrainConfig)
+    spec = load_spec(write_spec(tmp_path))
     assert spec.name == "tiny" and spec.target == 0.99
     assert len(spec.configs) == 8
     assert {(c.arch, c.length, c.seed) for c in spec.configs} == {
@@ -230,26 +194,26 @@ def test_missing_required_field():
 
 def test_bad_files(tmp_path):
     with pytest.raises(InputError, match="no sweep spec file"):
-        load_spec(tmp_path / "missing.toml", FakeTrainConfig)
+        load_spec(tmp_path / "missing.toml")
     with pytest.raises(InputError, match="not a file and not a profile"):
-        load_spec("no-such-profile", FakeTrainConfig)
+        load_spec("no-such-profile")
     with pytest.raises(InputError, match="invalid TOML"):
-        load_spec(write_spec(tmp_path, "[grid\n"), FakeTrainConfig)
+        load_spec(write_spec(tmp_path, "[grid\n"))
 
 
 def test_profiles_load():
     assert profiles() == ["paper", "quick", "smoke"]
-    smoke = load_spec("smoke", FakeTrainConfig)
+    smoke = load_spec("smoke")
     assert len(smoke.configs) == 4
     assert all(c.width == 16 and c.steps <= 100 and c.eval_samples <= 200 for c in smoke.configs)
     assert {c.length for c in smoke.configs} == {8, 12}
-    quick = load_spec("quick", FakeTrainConfig)
+    quick = load_spec("quick")
     assert len(quick.configs) == 21
     index = {(c.arch, c.layers) for c in quick.configs if c.task == "index-lookup"}
     assert index == {("transformer", 1), ("lstm", 1), ("mamba", 1)}
     dyck = {(c.arch, c.layers) for c in quick.configs if c.task == "dyck"}
     assert dyck == {("transformer", 1), ("lstm", 1), ("transformer", 2)}
-    paper = load_spec("paper", FakeTrainConfig)
+    paper = load_spec("paper")
     assert {c.task for c in paper.configs} == {
         "index-lookup",
         "dyck",
@@ -276,13 +240,9 @@ def test_profiles_fit_the_real_trainer_config():
 
 def test_inline_run_then_resume_skips_everything(tmp_path):
     spec, db = write_spec(tmp_path), tmp_path / "ccx.db"
-    first = run_sweep(
-        spec, db, workers=1, train_fn=fake_train, progress=False, config_cls=FakeTrainConfig
-    )
+    first = run_sweep(spec, db, workers=1, train_fn=fake_train, progress=False)
     assert (first["runs"], first["skipped"], first["ran"], first["failed"]) == (8, 0, 8, [])
-    again = run_sweep(
-        spec, db, workers=1, train_fn=fake_train, progress=False, config_cls=FakeTrainConfig
-    )
+    again = run_sweep(spec, db, workers=1, train_fn=fake_train, progress=False)
     assert (again["skipped"], again["ran"], again["stored_total"]) == (8, 0, 8)
     with Store(db) as store:
         rows = store.runs(arch="transformer", length=12)
@@ -291,25 +251,19 @@ def test_inline_run_then_resume_skips_everything(tmp_path):
 
 def test_process_pool(tmp_path, capsys):
     db = tmp_path / "ccx.db"
-    summary = run_sweep(
-        write_spec(tmp_path), db, workers=2, train_fn=fake_train, config_cls=FakeTrainConfig
-    )
+    summary = run_sweep(write_spec(tmp_path), db, workers=2, train_fn=fake_train)
     assert (summary["ran"], summary["failed"]) == (8, [])
     assert "[8/8]" in capsys.readouterr().err
     with Store(db) as store:
-        assert store.done_hashes() == set(load_spec(write_spec(tmp_path), FakeTrainConfig).hashes())
+        assert store.done_hashes() == set(load_spec(write_spec(tmp_path)).hashes())
 
 
 def test_failed_runs_are_reported_and_retried(tmp_path):
     spec, db = write_spec(tmp_path), tmp_path / "ccx.db"
-    summary = run_sweep(
-        spec, db, workers=1, train_fn=failing_train, progress=False, config_cls=FakeTrainConfig
-    )
+    summary = run_sweep(spec, db, workers=1, train_fn=failing_train, progress=False)
     assert summary["ran"] == 4 and len(summary["failed"]) == 4
     assert summary["failed"][0]["error"] == "RuntimeError: diverged"
-    retry = run_sweep(
-        spec, db, workers=1, train_fn=fake_train, progress=False, config_cls=FakeTrainConfig
-    )
+    retry = run_sweep(spec, db, workers=1, train_fn=fake_train, progress=False)
     assert (retry["skipped"], retry["ran"]) == (4, 4)
 
 
@@ -321,13 +275,12 @@ def test_a_trainer_hash_that_disagrees_with_the_plan_is_an_error(tmp_path):
             workers=1,
             train_fn=lying_train,
             progress=False,
-            config_cls=FakeTrainConfig,
         )
 
 
 def test_bad_arguments_fail_before_any_run(tmp_path):
     spec, db = write_spec(tmp_path), tmp_path / "ccx.db"
-    kw = {"train_fn": fake_train, "progress": False, "config_cls": FakeTrainConfig}
+    kw = {"train_fn": fake_train, "progress": False}
     with pytest.raises(InputError, match="unknown backend 'slurm'"):
         run_sweep(spec, db, backend="slurm", **kw)
     with pytest.raises(InputError, match="workers must be an integer >= 1"):
@@ -346,7 +299,6 @@ def test_ray_backend_without_ray(tmp_path, monkeypatch):
             backend="ray",
             train_fn=fake_train,
             progress=False,
-            config_cls=FakeTrainConfig,
         )
 
 
@@ -370,7 +322,6 @@ def test_ray_backend_with_a_stand_in_for_ray(tmp_path, monkeypatch):
         backend="ray",
         train_fn=failing_train,
         progress=False,
-        config_cls=FakeTrainConfig,
     )
     assert fake.initialized
     assert (summary["ran"], len(summary["failed"])) == (4, 4)
@@ -381,16 +332,15 @@ def test_ray_backend_with_a_stand_in_for_ray(tmp_path, monkeypatch):
 CHILD = """
 import sys
 sys.path.insert(0, {here!r})
-from test_sweeps import FakeTrainConfig, slow_train
+from test_sweeps import TrainConfig, slow_train
 from simulations.sweeps import run_sweep
-run_sweep({spec!r}, {db!r}, workers=1, train_fn=slow_train, progress=False,
-          config_cls=FakeTrainConfig)
+run_sweep({spec!r}, {db!r}, workers=1, train_fn=slow_train, progress=False)
 """
 
 
 def test_sigkill_mid_sweep_then_resume(tmp_path):
     spec, db = write_spec(tmp_path), tmp_path / "ccx.db"
-    expected = set(load_spec(spec, FakeTrainConfig).hashes())
+    expected = set(load_spec(spec).hashes())
     child = CHILD.format(here=str(Path(__file__).parent), spec=str(spec), db=str(db))
     root = Path(__file__).parents[2]
     for stored_before_kill in (2, 5):
@@ -405,9 +355,7 @@ def test_sigkill_mid_sweep_then_resume(tmp_path):
         assert proc.wait(timeout=30) == -signal.SIGKILL
         assert stored_before_kill <= _count(db) < len(expected)
 
-    summary = run_sweep(
-        spec, db, workers=1, train_fn=fake_train, progress=False, config_cls=FakeTrainConfig
-    )
+    summary = run_sweep(spec, db, workers=1, train_fn=fake_train, progress=False)
     assert summary["skipped"] + summary["ran"] == len(expected)
     conn = sqlite3.connect(db)
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

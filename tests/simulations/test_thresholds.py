@@ -119,8 +119,8 @@ def test_recurrent_set_matches_the_model_classes():
 def test_bad_arguments(tmp_path):
     with pytest.raises(InputError, match="no results store"):
         thresholds(tmp_path / "missing.db")
-    with Store(tmp_path / "db"):
-        pass
+    with Store(tmp_path / "db") as store:  # creates an empty store
+        assert len(store) == 0
     assert thresholds(tmp_path / "db") == []
     with pytest.raises(InputError, match="target must be a number"):
         thresholds(tmp_path / "db", target=1.5)
