@@ -29,6 +29,8 @@ THEOREMS = {
     "separations.thm11": ("Thm 11: RNN, INEQ (mp >= N/2)", "#9467bd"),
     "separations.thm5": ("Thm 5: 1-layer TF, Dyck-(2,2) (H = 1)", "#1f77b4"),
 }
+SAME_CURVE = ("separations.thm8", "separations.thm11")
+"""Two bounds with the same max_length everywhere (N <= 2mp): drawn once, labelled together."""
 LINESTYLES = {16: ":", 32: "--", 64: "-"}
 FOOLING_TYPES = (1, 2, 3)
 FOOLING_LENGTHS = list(range(4, 129, 4))
@@ -38,19 +40,25 @@ COLUMNS = ("panel", "series", "n_types", "depth", "width", "precision", "length"
 
 
 def _max_lengths(ax: plt.Axes, rows: list[dict[str, Any]]) -> None:
-    for bound_id, (_label, c) in THEOREMS.items():
-        bound = cb.get(bound_id)
-        for p in PRECISIONS:
-            lengths = [bound.max_length(m, p) for m in WIDTHS]
-            # Thm 8 and Thm 11 coincide up to parity: draw Thm 11 thinner on top.
-            lw = 1.0 if bound_id == "separations.thm11" else 1.8
-            ax.plot(WIDTHS, lengths, LINESTYLES[p], color=c, lw=lw)
-            rows.extend(
-                {"panel": "a", "series": bound_id, "width": m, "precision": p, "length": n}
-                for m, n in zip(WIDTHS, lengths, strict=True)
-            )
-    for label, c in THEOREMS.values():
-        ax.plot([], [], color=c, lw=2, label=label)
+    curves = {
+        (bound_id, p): [cb.get(bound_id).max_length(m, p) for m in WIDTHS]
+        for bound_id in THEOREMS
+        for p in PRECISIONS
+    }
+    first, second = SAME_CURVE
+    merged = all(curves[first, p] == curves[second, p] for p in PRECISIONS)
+    labels = {b: label for b, (label, _c) in THEOREMS.items()}
+    if merged:  # one line, one legend entry naming both
+        labels[first] = f"{labels[first]}\n  and {labels.pop(second)}: same curve"
+    for (bound_id, p), lengths in curves.items():
+        rows.extend(
+            {"panel": "a", "series": bound_id, "width": m, "precision": p, "length": n}
+            for m, n in zip(WIDTHS, lengths, strict=True)
+        )
+        if bound_id in labels:
+            ax.plot(WIDTHS, lengths, LINESTYLES[p], color=THEOREMS[bound_id][1], lw=1.8)
+    for bound_id, label in labels.items():
+        ax.plot([], [], color=THEOREMS[bound_id][1], lw=2, label=label)
     for p, ls in LINESTYLES.items():
         ax.plot([], [], ls, color="k", label=f"p = {p} bits")
     example = cb.get("separations.thm3").max_length(128, 64)
@@ -139,8 +147,9 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         "length N that each lower bound does not rule out, evaluated exactly "
         "(Bound.max_length); any longer N is impossible for that model, e.g. an RNN with "
         "m = 128 units of p = 64 bits cannot solve index lookup beyond N = 8192 (Thm 3). "
-        "Thm 8 and Thm 11 coincide (2mp >= N). Thm 5 is drawn for one head, m the per-head "
-        "width. (b) log2 of the size of the verified fooling set of all Dyck-(n,2) words under "
+        "Thm 8 and Thm 11 give the same curve (both amount to N <= 2mp), drawn once. Thm 5 is "
+        "drawn for one head, m the per-head width. (b) log2 of the size of the verified "
+        "fooling set of all Dyck-(n,2) words under "
         "the odd/even split (symbolic DFA check), a lower bound in bits on any protocol; for "
         "n = 2 it is exactly N - 1 (Lemma 1). (c) States of the minimal complete DFA of "
         "Dyck-(n,k) (with the dead sink); by Lemma 4 a time-invariant RNN that recognises it "

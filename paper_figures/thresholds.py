@@ -27,10 +27,12 @@ PANELS: dict[str, tuple[str, ...]] = {
     "Equality": ("eq-random", "eq-one", "eq-ncp"),
 }
 # Bound drawn when the store has no model of that task: (bound id, arch, layers, m/width, H).
+# m is what the stored runs use (simulations.thresholds): a one-layer LSTM's state is h and c,
+# m = 2d; a one-layer transformer with H = 4 heads has m = d / 4 per head.
 DEFAULT_BOUNDS: dict[str, list[tuple[str, str, int, float, int]]] = {
-    "Index lookup": [("separations.thm3", "lstm", 1, 1.0, 1)],
+    "Index lookup": [("separations.thm3", "lstm", 1, 2.0, 1)],
     "Dyck-(2,2)": [("separations.thm5", "transformer", 1, 0.25, 4)],
-    "Equality": [("separations.thm11", "lstm", 1, 1.0, 1)],
+    "Equality": [("separations.thm11", "lstm", 1, 2.0, 1)],
 }
 INDEX_ALPHABET = 64  # simulations.tasks: index lookup has 64 symbols
 COLUMNS = ("series", "task", "arch", "layers", "width", "length", "bound_id", "m", "p", "H")
@@ -166,8 +168,10 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         f"fails already at the shortest); a threshold equal to the longest length swept is "
         f"only a lower estimate. Solid lines: the largest N each architecture's lower bound "
         f"does not rule out at precision p = {PRECISION} bits (Thm 3 / Thm 11: m p >= N, "
-        f"resp. N/2, with m the recurrent state size; Thm 5: m H >= (N-1)/(3(p + log2 N)) "
-        f"with m = width / heads); the shaded region above a line is ruled out. Dashed: the "
+        f"resp. N/2, with m the number of values in the recurrent state, e.g. m = 2d for an "
+        f"LSTM of width d (h and c), taken from the stored runs and assumed for an LSTM where "
+        f"a task has none; Thm 5: m H >= (N-1)/(3(p + log2 N)) with m = d / H per head); the "
+        f"shaded region above a line is ruled out. Dashed: the "
         f"width the paper's construction needs for length N (Thm 1, k = ceil(128 ln 2N)). "
         f"Training: {style.training_summary(runs)} Data: {style.store_label(store_path, profile)}."
     )
