@@ -25,8 +25,8 @@ FIGURES: dict[str, ModuleType] = {
 }
 """Figure name -> module with ``make(store_path, out_dir, profile) -> dict``."""
 
-NEEDS_STORE = frozenset({"thresholds", "fig2", "fig3", "fig4"})
-"""Figures drawn from training runs; the others need no store."""
+NEEDS_STORE = frozenset({"thresholds", "fig2", "fig3", "fig4", "protocols"})
+"""Figures drawn from training runs (protocols: its panel (b)); the others need no store."""
 
 RESULTS_DIR = Path("results")
 
@@ -71,7 +71,7 @@ def make_figure(
 ) -> dict[str, Any]:
     """Draw figure ``name`` into ``out_dir``; see :func:`prepare_store` for store and profile.
 
-    Figures that need no store (bounds, protocols) never run a sweep.
+    Figures that need no store (bounds) never run a sweep.
     """
     if name not in FIGURES:
         raise InputError(f"unknown figure {name!r}; known: {', '.join(FIGURES)}")

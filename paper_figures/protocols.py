@@ -1,78 +1,504 @@
-"""Figure ``protocols``: bits the model protocols send against the bits a problem needs.
+"""Figure ``protocols``: bits the model protocols send, measured, and bits trained models use.
 
-From the formulas of ``ccomplexity.bounds`` (no store, no training): Thm 2's one-way message
-of an RNN (its state, m values of p bits, whatever N), Thm 4's protocol for a one-layer
-transformer (closed form 3 m (p + log2 N) H, and itemised d p + H (2p + 2(p + log2 N) + 4 m p)),
-against the lower bounds N (index lookup, one way) and N - 1 (Dyck-(2,2), odd/even split).
-Where a protocol line is below a lower-bound line, no such model solves that problem.
+(a) Bits sent, measured: Theorem 2's one-way protocol on an LSTM (Alice sends the state after
+K = N/2 tokens; :func:`simulations.protocols.rnn.run_rnn_protocol`) and Theorem 4's protocol on a
+one-layer transformer with the odd/even split
+(:func:`simulations.protocols.attention.run_attention_protocol`), run on seeded models of two
+widths at p = :data:`PRECISION` bits over a few lengths. The formulas of ``ccomplexity.bounds``
+are drawn as lines beside the measured markers (Thm 2's m p; Thm 4's closed form and itemised
+count), with the bits a problem needs (index lookup one way: N; Dyck-(2,2) odd/even: N - 1).
+
+(b) Bits used by trained recurrent models: every recurrent checkpoint in the store trained on
+dyck or index-lookup goes through :func:`simulations.protocols.bits_used.bits_used` at a middle
+cut (K = N/2, even for Dyck): p * m for the smallest p whose rounded state agrees with the float
+model on every test input, log2 of the distinct rounded states at the cut, and the task's exact
+one-way lower bound at that cut. Without a store or checkpoints the panel says what is missing.
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
 import matplotlib.pyplot as plt
+import torch
+from matplotlib.axes import Axes
+from matplotlib.lines import Line2D
 
 from ccomplexity import bounds
 from paper_figures import style
 
 NAME = "protocols"
-PRECISION = 32
-LENGTHS = [2**k for k in range(3, 21)]
-RNN_STATES = (128, 512)  # LSTM of width 64 / 256: h and c
-TF_WIDTH, TF_HEADS = 64, 4
-COLUMNS = ("series", "length", "bits", "m", "d", "p", "H")
+PRECISION = 22
+"""Bits per number in panel (a): the finite-precision mode is exact in float64 up to 23 bits
+for an LSTM of width 64, and the softmax sum Z <= N needs N * 2^(p // 2) < 2^(p - 1)."""
+WIDTHS = (16, 64)
+HEADS = 4
+MEASURED_LENGTHS = (8, 16, 32, 64, 128, 256)
+LINE_LENGTHS = [2**k for k in range(3, 14)]
+SAMPLES = 4
+"""Random inputs per measured protocol run (every run sends the same number of bits)."""
+SEED = 0
+BITS_SAMPLES = 128
+"""Test inputs per checkpoint in panel (b)."""
+BITS_PRECISIONS = range(2, 25)
+BITS_TASKS = ("dyck", "index-lookup")
+TASK_MARKERS = {"dyck": "o", "index-lookup": "s"}
+WIDTH_STYLES = {16: "-", 64: "--"}
+COLUMNS = (
+    "panel",
+    "series",
+    "kind",
+    "arch",
+    "task",
+    "width",
+    "heads",
+    "layers",
+    "length",
+    "cut",
+    "p",
+    "bits",
+    "samples",
+    "agreement",
+    "logits_exact",
+    "task_accuracy",
+    "state_numel",
+    "checkpoint",
+)
 
 
 def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str, Any]:
-    """Draw the figure into ``out_dir`` (``store_path`` and ``profile`` are unused)."""
+    """Draw the figure into ``out_dir``: panel (a) from seeded runs, (b) from the store's
+    recurrent checkpoints (a note when there are none)."""
     rows: list[dict[str, Any]] = []
-    fig, ax = plt.subplots(figsize=(8.5, 5.8))
-
-    def line(series: str, bits: list[float], ls: Any, c: str, **params: int) -> None:
-        ax.plot(LENGTHS, bits, ls=ls, color=c, lw=1.8, label=series)
-        rows.extend({"series": series, "length": n, "bits": b, **params}
-                    for n, b in zip(LENGTHS, bits, strict=True))  # fmt: skip
-
-    thm2 = bounds.get("separations.thm2")
-    for m, ls in zip(RNN_STATES, ("-", "-."), strict=True):
-        bits = [float(thm2.value(width=m, precision=PRECISION))] * len(LENGTHS)
-        line(f"Thm 2: RNN state, m = {m} values x p = {PRECISION}", bits, ls,
-             style.colour("lstm"), m=m, p=PRECISION)  # fmt: skip
-    m = TF_WIDTH // TF_HEADS
-    closed = [bounds.thm4_closed_form(m, PRECISION, n, TF_HEADS) for n in LENGTHS]
-    itemised = [bounds.thm4_itemised(m, TF_WIDTH, PRECISION, n, TF_HEADS).total for n in LENGTHS]
-    tf = style.colour("transformer")
-    common = {"m": m, "d": TF_WIDTH, "p": PRECISION, "H": TF_HEADS}
-    line(f"Thm 4 closed form 3m(p+log2 N)H, d = {TF_WIDTH}, H = {TF_HEADS}", closed, "-", tf,
-         **common)  # fmt: skip
-    line("Thm 4 itemised (erratum 1): dp + H(2p + 2(p+log2 N) + 4mp)", itemised, "--", tf,
-         **common)  # fmt: skip
-    line(
-        "needed one way (RNN): index lookup, N bits (Thm 3)", [float(n) for n in LENGTHS], ":", "k"
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        fig, (ax_a, ax_b) = plt.subplots(1, 2, figsize=(13.5, 6.4))
+        agreement = _panel_sent(ax_a, rows)
+        missing, used = _panel_used(ax_b, rows, store_path)
+    finally:
+        torch.set_num_threads(threads)
+    fig.tight_layout()
+    files = style.save(fig, out_dir, NAME, rows, COLUMNS)
+    exact = (
+        "every run reproduced the model's prediction and logits bit for bit on every input"
+        if agreement == (1.0, 1.0)
+        else f"smallest agreement {agreement[0]:g}, bit-exact logits {agreement[1]:g}"
     )
-    line("needed by any protocol: Dyck-(2,2) odd/even, N - 1 bits", [n - 1.0 for n in LENGTHS],
-         (0, (5, 1, 1, 1)), "#555555")  # fmt: skip
+    caption = (
+        f"(a) Bits sent, measured (markers) by running the protocols on seeded models "
+        f"(init seed {SEED}) at precision p = {PRECISION} bits (p // 2 fractional, floor "
+        f"rounding) on {SAMPLES} uniformly random inputs per length N in "
+        f"{', '.join(map(str, MEASURED_LENGTHS))}: an LSTM of width d in "
+        f"{{{', '.join(map(str, WIDTHS))}}} sends its whole state (m = 2d numbers: h and c) "
+        f"after K = N/2 tokens (Thm 2); a one-layer transformer of the same widths with "
+        f"H = {HEADS} heads (m = d/H per head) is split odd/even (Thm 4); {exact}. Lines: "
+        f"Thm 2's m p (the LSTM markers lie on it), Thm 4's closed form 3m(p + log2 N)H and "
+        f"its itemised count dp + H(2p + 2(p + log2 N) + 4mp). The implementation sends "
+        f"ceil(log2 V) + 2Hp + 2H(p + ceil(log2 N)) + 2H m (p + p/2) bits (V = 8 symbols), "
+        f"{_versus_formulas(rows)}. "
+        f"Black: bits any protocol needs (index lookup one way: N; Dyck-(2,2) odd/even: "
+        f"N - 1); past the N where a protocol line falls below one, that model cannot solve "
+        f"the problem. (b) {used}"
+    )
+    return {"name": NAME, "files": files, "caption": caption, "missing": missing}
+
+
+# ------------------------------------------------------------------------------ (a) bits sent
+
+
+def _panel_sent(ax: Axes, rows: list[dict[str, Any]]) -> tuple[float, float]:
+    """Measured protocol bits and their formulas; returns the smallest agreement and
+    bit-exact-logits fractions over all runs."""
+    from simulations.protocols.attention import run_attention_protocol
+    from simulations.protocols.rnn import run_rnn_protocol
+
+    p = PRECISION
+    lstm, tf = style.colour("lstm"), style.colour("transformer")
+    thm2 = bounds.get("separations.thm2")
+    handles: list[Any] = []
+    worst = [1.0, 1.0]
+
+    for d in WIDTHS:
+        ls = WIDTH_STYLES[d]
+        m_rnn, m_tf = 2 * d, d // HEADS
+        rnn_bits = float(thm2.value(width=m_rnn, precision=p))
+        (h,) = ax.plot(
+            LINE_LENGTHS,
+            [rnn_bits] * len(LINE_LENGTHS),
+            ls=ls,
+            color=lstm,
+            lw=1.4,
+            label=f"Thm 2: m p, LSTM d = {d} (m = {m_rnn})",
+        )
+        handles.append(h)
+        rows.extend(
+            {
+                "panel": "a",
+                "series": h.get_label(),
+                "kind": "formula",
+                "arch": "lstm",
+                "width": d,
+                "length": n,
+                "p": p,
+                "bits": rnn_bits,
+                "state_numel": m_rnn,
+            }
+            for n in LINE_LENGTHS
+        )
+        closed = [bounds.thm4_closed_form(m_tf, p, n, HEADS) for n in LINE_LENGTHS]
+        item = [bounds.thm4_itemised(m_tf, d, p, n, HEADS).total for n in LINE_LENGTHS]
+        for series, ys, style_ in (
+            (f"Thm 4 closed form, d = {d}", closed, ls),
+            (f"Thm 4 itemised, d = {d}", item, ":" if d == WIDTHS[0] else "-."),
+        ):
+            (h,) = ax.plot(
+                LINE_LENGTHS,
+                ys,
+                ls=style_,
+                color=tf,
+                lw=1.4,
+                alpha=1.0 if "closed" in series else 0.55,
+                label=series,
+            )
+            handles.append(h)
+            rows.extend(
+                {
+                    "panel": "a",
+                    "series": series,
+                    "kind": "formula",
+                    "arch": "transformer",
+                    "width": d,
+                    "heads": HEADS,
+                    "length": n,
+                    "p": p,
+                    "bits": b,
+                }
+                for n, b in zip(LINE_LENGTHS, ys, strict=True)
+            )
+
+        for arch, colour, mark in (("lstm", lstm, "o"), ("transformer", tf, "s")):
+            xs, ys = [], []
+            for n in MEASURED_LENGTHS:
+                if arch == "lstm":
+                    r = run_rnn_protocol("lstm", d, n, n // 2, p, SAMPLES, SEED)
+                    extra = {"cut": n // 2, "state_numel": r["state_numel"]}
+                else:
+                    r = run_attention_protocol(d, HEADS, n, "odd-even", p, SAMPLES, SEED)
+                    extra = {"heads": HEADS}
+                worst = [min(worst[0], r["agreement"]), min(worst[1], r["logits_exact"])]
+                xs.append(n)
+                ys.append(r["bits_sent"])
+                rows.append(
+                    {
+                        "panel": "a",
+                        "series": f"measured {arch} d = {d}",
+                        "kind": "measured",
+                        "arch": arch,
+                        "width": d,
+                        "layers": 1,
+                        "length": n,
+                        "p": p,
+                        "bits": r["bits_sent"],
+                        "samples": SAMPLES,
+                        "agreement": r["agreement"],
+                        "logits_exact": r["logits_exact"],
+                        **extra,
+                    }
+                )
+            (h,) = ax.plot(
+                xs,
+                ys,
+                ls="none",
+                marker=mark,
+                ms=7 if d == WIDTHS[0] else 9,
+                mfc=colour if d == WIDTHS[0] else "white",
+                mec=colour,
+                mew=1.6,
+                label=f"measured: {arch} d = {d}",
+            )
+            handles.append(h)
+    needs = (
+        ("needed one way: index lookup, N bits (Thm 3)", [float(n) for n in LINE_LENGTHS], ":"),
+        (
+            "needed: Dyck-(2,2) odd/even, N - 1 bits (Thm 5)",
+            [n - 1.0 for n in LINE_LENGTHS],
+            (0, (5, 1, 1, 1)),
+        ),
+    )
+    for series, ys, ls in needs:
+        (h,) = ax.plot(LINE_LENGTHS, ys, ls=ls, color="k", lw=1.6, label=series)
+        handles.append(h)
+        rows.extend(
+            {"panel": "a", "series": series, "kind": "formula", "length": n, "bits": b}
+            for n, b in zip(LINE_LENGTHS, ys, strict=True)
+        )
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=2)
     ax.set_xlabel("sequence length N (tokens)")
     ax.set_ylabel("bits communicated")
-    ax.set_title(f"Protocol cost vs what the problem needs (p = {PRECISION} bits)")
+    ax.set_title(f"(a) Bits sent by the protocols, p = {PRECISION}")
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left")
-    fig.tight_layout()
-    files = style.save(fig, out_dir, NAME, rows, COLUMNS)
-    caption = (
-        f"Bits sent by the simulation protocols at precision p = {PRECISION} bits, from the "
-        f"formulas (no training): an RNN sends its whole state once (Thm 2), m p bits whatever "
-        f"N; a one-layer transformer of width d = {TF_WIDTH} with H = {TF_HEADS} heads "
-        f"(m = d/H = {m} per head) sends 3m(p + log2 N)H bits by Thm 4's closed form, or the "
-        f"itemised count of its steps. Dotted and dash-dotted: the bits any protocol needs "
-        f"(index lookup one way: N; Dyck-(2,2) with the odd/even split: N - 1). Past the "
-        f"length where a protocol line drops below a needed line, that model cannot solve the "
-        f"problem (Thm 3, Thm 5). The index-lookup line binds one-way protocols only (RNNs); "
-        f"with two-way communication index lookup needs only about log2 N bits, which is why a "
-        f"one-layer transformer solves it (Thm 1)."
+    ax.legend(
+        handles=handles,
+        fontsize=7,
+        ncol=2,
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.13),
+        frameon=False,
     )
-    return {"name": NAME, "files": files, "caption": caption, "missing": []}
+    return worst[0], worst[1]
+
+
+def _versus_formulas(rows: list[dict[str, Any]]) -> str:
+    """How the measured transformer bits compare with Thm 4's two formulas, per width."""
+    formula = {
+        (r["series"].split(",")[0], r["width"], r["length"]): r["bits"]
+        for r in rows
+        if r["panel"] == "a" and r["kind"] == "formula" and r.get("arch") == "transformer"
+    }
+    parts = []
+    for d in WIDTHS:
+        measured = [
+            r for r in rows if r["kind"] == "measured" and r["arch"] == "transformer"
+            and r["width"] == d
+        ]  # fmt: skip
+        closed = [r["bits"] > formula[("Thm 4 closed form", d, r["length"])] for r in measured]
+        item = [r["bits"] < formula[("Thm 4 itemised", d, r["length"])] for r in measured]
+        where = "above" if all(closed) else "below" if not any(closed) else "on both sides of"
+        under = "below" if all(item) else "not always below"
+        parts.append(f"{where} the closed form and {under} the itemised count at d = {d}")
+    return "; ".join(parts)
+
+
+# ------------------------------------------------------------------------------ (b) bits used
+
+
+def _checkpoints(store_path: str | None) -> tuple[list[dict[str, Any]], list[str]]:
+    """The best run per (task, arch, layers, width, length) of the store with a recurrent
+    checkpoint on dyck or index-lookup, its path resolved; and what is missing."""
+    import models
+    from simulations.sweeps import checkpoint_folder
+
+    runs, missing = style.load_runs(store_path)
+    if not runs:
+        return [], [f"{NAME}: {m}" for m in missing]
+    assert store_path is not None
+    best: dict[tuple, dict[str, Any]] = {}
+    absent = 0
+    for run in runs:
+        if run["task"] not in BITS_TASKS or not run["checkpoint"]:
+            continue
+        if run["arch"] not in models.REGISTRY or not models.model_class(run["arch"]).recurrent:
+            continue
+        path = Path(run["checkpoint"])
+        if not path.is_file():  # a relative path from another directory: look beside the store
+            path = checkpoint_folder(store_path) / path.name
+        if not path.is_file():
+            absent += 1
+            continue
+        key = (run["task"], run["arch"], run["layers"], run["width"], run["length"])
+        if key not in best or run["best_accuracy"] > best[key]["best_accuracy"]:
+            best[key] = {**run, "checkpoint": str(path)}
+    missing = []
+    if absent:
+        missing.append(f"{NAME}: {absent} recurrent checkpoints named in the store are not on disk")
+    if not best:
+        missing.append(
+            f"{NAME}: no recurrent dyck or index-lookup checkpoints in {store_path} (sweeps save "
+            "them beside the store; run the sweep into a new store)"
+        )
+    return [best[k] for k in sorted(best)], missing
+
+
+def _cut(task: str, length: int) -> int:
+    half = length // 2
+    return half - half % 2 if task == "dyck" else half
+
+
+def _panel_used(
+    ax: Axes, rows: list[dict[str, Any]], store_path: str | None
+) -> tuple[list[str], str]:
+    """Bits used by the store's trained recurrent models against the one-way bound; returns
+    what is missing and the panel's caption."""
+    from simulations.protocols.bits_used import bits_used
+
+    ax.set_title("(b) Bits used by trained recurrent models, cut K = N/2")
+    runs, missing = _checkpoints(store_path)
+    if not runs:
+        ax.set_axis_off()
+        style.note(ax, "\n".join(m.removeprefix(f"{NAME}: ") for m in missing))
+        return missing, "Bits used by trained models: nothing to show (" + "; ".join(
+            m.removeprefix(f"{NAME}: ") for m in missing
+        ) + ")."
+    bound: dict[str, dict[int, int]] = {}
+    ps = list(BITS_PRECISIONS)
+    archs, unresolved = set(), False
+    for run in runs:
+        task, n = run["task"], run["length"]
+        r = bits_used(
+            cut=_cut(task, n), samples=BITS_SAMPLES, checkpoint=run["checkpoint"], precisions=ps
+        )
+        archs.add(run["arch"])
+        colour, mark = style.colour(run["arch"]), TASK_MARKERS[task]
+        common = {
+            "panel": "b",
+            "arch": run["arch"],
+            "task": task,
+            "width": run["width"],
+            "layers": run["layers"],
+            "length": n,
+            "cut": r["cut"],
+            "samples": r["samples"],
+            "task_accuracy": r["task_accuracy"],
+            "state_numel": r["state_numel"],
+            "checkpoint": run["checkpoint"],
+        }
+        used = r["bits_used"]
+        if used is None:
+            unresolved = True
+            used_y = ps[-1] * r["state_numel"]
+            ax.plot(n, used_y, ls="none", marker="^", ms=9, color=colour)
+        else:
+            used_y = used
+            ax.plot(n, used_y, ls="none", marker=mark, ms=8, color=colour)
+        ax.annotate(
+            f"acc {r['task_accuracy']:.2f}",
+            (n, used_y),
+            xytext=(5, 3),
+            textcoords="offset points",
+            fontsize=7,
+            color=colour,
+        )
+        rows.append(
+            {
+                **common,
+                "series": "bits used: smallest full-agreement p x m",
+                "kind": "bits_used",
+                "p": r["smallest_full_agreement_precision"],
+                "bits": used,
+            }
+        )
+        log2_states = r["log2_distinct_states"]
+        if log2_states > 0:
+            ax.plot(n, log2_states, ls="none", marker=mark, ms=8, mfc="white", mec=colour, mew=1.5)
+        rows.append(
+            {
+                **common,
+                "series": "log2 distinct rounded states at the cut",
+                "kind": "log2_distinct_states",
+                "p": r["distinct_states_precision"],
+                "bits": log2_states,
+            }
+        )
+        bound.setdefault(task, {})[n] = r["one_way_lower_bound_bits"]
+        rows.append(
+            {
+                **common,
+                "series": f"one-way lower bound, {task}",
+                "kind": "one_way_lower_bound",
+                "bits": r["one_way_lower_bound_bits"],
+            }
+        )
+    for task, by_n in bound.items():
+        xs = sorted(by_n)
+        ax.plot(
+            xs,
+            [by_n[x] for x in xs],
+            color="k",
+            lw=1.4,
+            marker=TASK_MARKERS[task],
+            ms=5,
+            ls=":" if task == "index-lookup" else "--",
+        )
+    handles = [
+        Line2D(
+            [],
+            [],
+            ls="none",
+            marker="o",
+            color="#555555",
+            ms=7,
+            label="bits used: smallest p agreeing on every input x state size m",
+        ),
+        Line2D(
+            [],
+            [],
+            ls="none",
+            marker="o",
+            mfc="white",
+            mec="#555555",
+            ms=7,
+            mew=1.5,
+            label="log2 distinct rounded states at the cut",
+        ),
+    ]
+    if unresolved:
+        handles.append(
+            Line2D(
+                [],
+                [],
+                ls="none",
+                marker="^",
+                color="#555555",
+                ms=8,
+                label=f"no p <= {ps[-1]} agrees on every input (at {ps[-1]} m)",
+            )
+        )
+    handles += [
+        Line2D(
+            [],
+            [],
+            ls="--" if t == "dyck" else ":",
+            color="k",
+            marker=TASK_MARKERS[t],
+            ms=5,
+            label=f"one-way lower bound, {t}",
+        )
+        for t in bound
+    ]
+    handles += [
+        Line2D(
+            [],
+            [],
+            ls="none",
+            marker=TASK_MARKERS[t],
+            color="#555555",
+            ms=7,
+            label=f"task {t} (marker shape)",
+        )
+        for t in sorted({r["task"] for r in runs})
+    ]
+    handles += [Line2D([], [], ls="-", lw=4, color=style.colour(a), label=a) for a in sorted(archs)]
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    lengths = sorted({r["length"] for r in runs})
+    ax.set_xticks(lengths, [str(n) for n in lengths])
+    ax.minorticks_off()
+    ax.set_xlim(lengths[0] / 1.4, lengths[-1] * 1.4)
+    ax.set_xlabel("sequence length N the model was trained and tested at")
+    ax.set_ylabel("bits")
+    ax.grid(True, alpha=0.3)
+    ax.legend(
+        handles=handles,
+        fontsize=7,
+        ncol=2,
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.13),
+        frameon=False,
+    )
+    caption = (
+        f"Bits used by {len(runs)} trained recurrent checkpoints of {store_path} (the best run "
+        f"per task, architecture, size and N), at the cut K = N/2 (even for Dyck): filled, "
+        f"p x m for the smallest p in {ps[0]}..{ps[-1]} (round to nearest) whose rounded state "
+        f"gives the float model's prediction on all {BITS_SAMPLES} test inputs of the training "
+        f"task at length N; hollow, log2 of the distinct rounded states at the cut (over all "
+        f"|Sigma|^K prefixes while that is at most 65536, else over the test prefixes, so at most "
+        f"log2 {BITS_SAMPLES} = {math.log2(BITS_SAMPLES):g}); black, the task's exact one-way "
+        f"lower bound at that cut (Dyck-(2,2): the DFA count, at most 3 bits; index lookup: "
+        f"6K bits, Alice's K symbols of 64). 'acc' next to a filled marker: the model's "
+        f"accuracy on those test inputs; the bound binds only models that solve the task."
+    )
+    return missing, caption

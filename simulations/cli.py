@@ -699,20 +699,31 @@ def protocol_reduce(
 
 @protocol_app.command("bits-used")
 def protocol_bits_used(
-    arch: Annotated[str, typer.Option("--arch", help="A recurrent model of `ccx models`.")],
-    width: Width,
-    length: Length,
     cut: Annotated[int, typer.Option("--cut", help="The state is read after K tokens.")],
-    task: Annotated[str, typer.Option("--task", help="dyck or index.")] = "dyck",
+    arch: Annotated[
+        str | None, typer.Option("--arch", help="A recurrent model of `ccx models`.")
+    ] = None,
+    width: OptWidth = None,
+    length: Annotated[
+        int | None, typer.Option("--length", help="Input length N (a checkpoint's by default).")
+    ] = None,
+    task: Annotated[
+        str | None,
+        typer.Option("--task", help="dyck or index (a checkpoint's: dyck or index-lookup)."),
+    ] = None,
     samples: Samples = 1000,
     seed: Seed = 0,
+    checkpoint: Checkpoint = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Bits a float model actually uses at a cut: smallest p with full agreement, states reached."""
     from simulations.protocols.bits_used import bits_used
 
-    result = bits_used(arch, width, length, cut, seed, task=task, samples=samples)
-    _emit(result, as_json, f"Bits used by {arch} at cut {cut}")
+    _need_model(checkpoint, arch=arch, width=width, length=length)
+    result = bits_used(
+        arch, width, length, cut, seed, task=task, samples=samples, checkpoint=checkpoint
+    )
+    _emit(result, as_json, f"Bits used by {result['arch']} at cut {cut}")
 
 
 # --------------------------------------------------------------------------------- training

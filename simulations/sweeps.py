@@ -30,6 +30,11 @@ depths.  Runs that come out identical are kept once.
 Everything is checked before the first run starts: unknown tables or keys, unknown tasks or
 architectures, empty lists, wrong types, and each run's config as ``TrainConfig`` validates it.
 
+Checkpoints: every trained model is saved as ``{config_hash}.pt`` into a folder beside the store
+(``results/quick.db`` -> ``results/quick_checkpoints/``, see :func:`checkpoint_folder`), and the
+store's ``checkpoint`` column holds its path as the trainer reports it (relative when the store
+path is relative, so ``ccx protocol ... --checkpoint PATH`` works from the same directory).
+
 Running: configs whose hash is already in the results store are skipped, so an interrupted sweep
 (even by SIGKILL) is resumed by running it again.  The rest run in a local process pool sized to
 the machine's cores (inline with ``workers=1``), or on Ray with ``backend="ray"``.  Each result
@@ -68,7 +73,9 @@ _SWEEP_KEYS = ("name", "description", "target")
 _TABLES = ("sweep", "baseline", "grid")
 
 TrainFn = Callable[..., dict]
-"""``train(config, progress=False) -> result dict``, as ``simulations.training.train``."""
+"""``train(config, checkpoint_dir=..., progress=False) -> result dict``, as
+``simulations.training.train``: it saves the trained model into ``checkpoint_dir`` (a path or
+None) and reports where under the result's ``checkpoint`` key (None when nothing was saved)."""
 
 
 @dataclass(frozen=True)
@@ -313,8 +320,15 @@ def _limit_threads(threads: int) -> None:
         sys.modules["torch"].set_num_threads(threads)
 
 
-def _train_one(train_fn: TrainFn, config: Any) -> dict:
-    return train_fn(config, progress=False)
+def checkpoint_folder(store_path: str | Path) -> Path:
+    """Where a sweep into ``store_path`` saves its models: ``<store without suffix>_checkpoints``
+    beside it (``results/quick.db`` -> ``results/quick_checkpoints``)."""
+    path = Path(store_path)
+    return path.with_name(f"{path.stem}_checkpoints")
+
+
+def _train_one(train_fn: TrainFn, config: Any, checkpoint_dir: str | None) -> dict:
+    return train_fn(config, checkpoint_dir=checkpoint_dir, progress=False)
 
 
 def _checked(result: dict, config: Any, expected_hash: str) -> dict:
@@ -361,13 +375,16 @@ def run_sweep(
     backend: str = "local",
     train_fn: TrainFn | None = None,
     progress: bool = True,
+    checkpoint_dir: str | Path | None = None,
 ) -> dict[str, Any]:
     """Run every config of ``spec`` (a file, a profile name or a SweepSpec) not yet in the store.
 
     ``workers``: processes for the local backend (default: the cores available; 1 runs inline
     in this process).  ``train_fn`` defaults to ``simulations.training.train``; it is called as
-    ``train_fn(config, progress=False)`` and must be importable by name (pool workers unpickle
-    it).  A run that raises is reported in ``failed`` and left out of the store, so running the
+    ``train_fn(config, checkpoint_dir=..., progress=False)`` and must be importable by name
+    (pool workers unpickle it).  Models are saved into ``checkpoint_dir``, by default
+    :func:`checkpoint_folder` of the store, and the store records each run's checkpoint path.
+    A run that raises is reported in ``failed`` and left out of the store, so running the
     sweep again retries it.  Returns a JSON-ready summary.
     """
     if backend not in BACKENDS:
@@ -382,6 +399,7 @@ def run_sweep(
     if train_fn is None:
         from simulations.training import train as train_fn
 
+    folder = str(checkpoint_folder(store_path) if checkpoint_dir is None else checkpoint_dir)
     start = time.perf_counter()
     failed: list[dict[str, str]] = []
     with Store(store_path) as store:
@@ -405,22 +423,23 @@ def run_sweep(
 
         processes = min(workers or default_workers(), len(pending))
         if pending and backend == "ray":
-            _run_ray(ray, pending, train_fn, finish)
+            _run_ray(ray, pending, train_fn, folder, finish)
         elif processes == 1:
             for key, config in pending:
                 try:
-                    outcome: dict | BaseException = _train_one(train_fn, config)
+                    outcome: dict | BaseException = _train_one(train_fn, config, folder)
                 except Exception as err:  # noqa: BLE001 - reported in the summary, retried later
                     outcome = err
                 finish(key, config, outcome)
         elif processes > 1:
-            _run_pool(processes, pending, train_fn, finish)
+            _run_pool(processes, pending, train_fn, folder, finish)
         total_stored = len(store)
 
     return {
         "sweep": sweep.name,
         "source": sweep.source,
         "store": str(store_path),
+        "checkpoints": folder,
         "backend": backend,
         "runs": len(sweep.configs),
         "skipped": skipped,
@@ -435,6 +454,7 @@ def _run_pool(
     workers: int,
     pending: list[tuple[str, Any]],
     train_fn: TrainFn,
+    checkpoint_dir: str,
     finish: Callable[[str, Any, dict | BaseException], None],
 ) -> None:
     """Local process pool; spawn start method, so that no worker inherits torch's threads."""
@@ -442,7 +462,8 @@ def _run_pool(
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(workers, context, _limit_threads, (threads,)) as pool:
         futures: dict[Future, tuple[str, Any]] = {
-            pool.submit(_train_one, train_fn, config): (key, config) for key, config in pending
+            pool.submit(_train_one, train_fn, config, checkpoint_dir): (key, config)
+            for key, config in pending
         }
         try:
             while futures:
@@ -468,13 +489,16 @@ def _run_ray(
     ray: Any,
     pending: list[tuple[str, Any]],
     train_fn: TrainFn,
+    checkpoint_dir: str,
     finish: Callable[[str, Any, dict | BaseException], None],
 ) -> None:
     """Ray tasks on the cluster ``ray.init()`` connects to (RAY_ADDRESS, else a local one)."""
     if not ray.is_initialized():
         ray.init()
     remote = ray.remote(_train_one)
-    refs = {remote.remote(train_fn, config): (key, config) for key, config in pending}
+    refs = {
+        remote.remote(train_fn, config, checkpoint_dir): (key, config) for key, config in pending
+    }
     while refs:
         ready, _ = ray.wait(list(refs), num_returns=1)
         key, config = refs.pop(ready[0])

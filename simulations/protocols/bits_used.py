@@ -10,10 +10,27 @@ test set gives ``bits_used`` = p * state_numel, an upper bound on the message Al
 
 Next to it: the number of distinct rounded states reached at the cut over all |Sigma|^K prefixes
 (exhaustive while that is at most ``PREFIX_LIMIT``, else over the test prefixes), whose log2 is
-the one-way message this model needs at that p, and the task's exact one-way lower bound:
-``lower_bounds.one_way_bits_dyck`` for Dyck-(2,2) at prefix:K, and K bits for index lookup
-(Alice's K symbols embed Index_K, Fact 3). The bound constrains models that *solve* the task; a
-random model solves neither, so its state count may fall below it.
+the one-way message this model needs at that p, and the task's exact one-way lower bound for
+Alice holding s_1..s_K (``one_way_lower_bound_bits``, ceil(log2) of the number of distinct
+rows of the communication matrix, as ``lower_bounds.one_way_bits``):
+
+* Dyck-(2,2) at prefix:K: ``lower_bounds.one_way_bits_dyck(2, 2, N, K)``.
+* Index lookup over S symbols (the toy task "index": S = 2; a trained ``index-lookup`` model:
+  S = 64): Bob holds s_K+1..s_N and the query position i, which may point at any of Alice's K
+  symbols, so two prefixes that differ at some j <= K differ on Bob's input with i = j. All
+  S^K rows are distinct and the bound is ceil(log2 S^K) = ceil(K log2 S) bits: K bits for S = 2
+  (Alice's symbols embed Index_K, Fact 3), 6 K bits for S = 64.
+
+The bound constrains models that *solve* the task on every input; a random model solves
+neither, and a trained one only up to its accuracy (``task_accuracy``), so its state count may
+fall below it.
+
+Two sources of models: a recurrent ``arch`` of ``width`` randomly initialised from ``seed``
+(toy tasks "dyck" and "index", inputs from ``numpy.random.default_rng(seed)``), or a
+``checkpoint`` trained by :mod:`simulations.training` on ``dyck`` or ``index-lookup``, whose
+test inputs come from the training task's own sampler at exactly its length N
+(``Task.sample(samples, N, torch.Generator().manual_seed(seed), train=False)``); the prediction
+compared is the model's argmax at the counted position, the last one for both tasks.
 """
 
 from __future__ import annotations
@@ -36,45 +53,119 @@ PREFIX_LIMIT = 1 << 16
 """Most prefixes enumerated at the cut (|Sigma|^K); beyond it the test prefixes are used."""
 
 LENGTH_LIMIT = 64
+"""Longest N of the seeded toy tasks (a checkpoint's N is its training length)."""
 SAMPLE_LIMIT = 1 << 18
 TASKS = ("dyck", "index")
+"""Toy tasks of seeded models."""
+CHECKPOINT_TASKS = ("dyck", "index-lookup")
+"""Training tasks of the checkpoints bits_used reads."""
 
 
 def bits_used(
-    arch: str,
-    width: int,
-    length: int,
-    cut: int,
-    seed: int,
-    task: str = "dyck",
+    arch: str | None = None,
+    width: int | None = None,
+    length: int | None = None,
+    cut: int | None = None,
+    seed: int = 0,
+    task: str | None = None,
     precisions: Iterable[int] = range(2, 25),
     samples: int = 1000,
     checkpoint: str | None = None,
 ) -> dict[str, Any]:
     """Agreement of the state rounded to p bits at ``cut`` with the float model, per p.
 
-    ``task`` "dyck": Dyck-(2,2) words of length N (``dfa_rnn.random_words``: members, near
-    misses, random strings). "index": a in {0,1}^N then the position token of i (vocabulary
-    2 + N, as ``index_lookup``), cut K in 1..N. Returns agreement_by_precision,
-    smallest_full_agreement_precision (None if none), full_agreement_from (smallest p from which
-    every larger p tried agrees fully), state_numel, bits_used, distinct_states_at_cut (at the
-    smallest full-agreement p, else the largest p), log2_distinct_states, one_way_lower_bound_bits,
-    exhaustive, and more.
+    Seeded model (no ``checkpoint``): ``arch`` of ``width`` from ``seed``; ``task`` "dyck"
+    (default): Dyck-(2,2) words of length N (``dfa_rnn.random_words``: members, near misses,
+    random strings). "index": a in {0,1}^N then the position token of i (vocabulary 2 + N, as
+    ``index_lookup``), cut K in 1..N.
+
+    ``checkpoint``: the trained recurrent model saved there; arch, width, task and N are read
+    from its training config (arguments given must agree with it). Tasks dyck (cut K in
+    1..N-1) and index-lookup (K in 1..N: Alice holds K of the N symbols, Bob the rest and the
+    query); ``seed`` seeds the task sampler.
+
+    Returns agreement_by_precision, smallest_full_agreement_precision (None if none),
+    full_agreement_from (smallest p from which every larger p tried agrees fully), state_numel,
+    bits_used, distinct_states_at_cut (at the smallest full-agreement p, else the largest p),
+    log2_distinct_states, one_way_lower_bound_bits, exhaustive, task_accuracy (checkpoints:
+    the float model's accuracy on the test inputs; None for seeded models), and more.
     """
-    if checkpoint is not None:
-        raise InputError(
-            "checkpoints arrive with the training module; bits_used runs seeded random models "
-            "only (checkpoint must be None)"
-        )
     ps = _precisions(precisions)
-    inputs, prefixes, bound, alphabet = _task(task, length, cut, samples, seed)
-    vocab = 4 if task == "dyck" else 2 + length
-    if arch not in rnn.recurrent_archs():
-        raise InputError(f"bits_used needs a recurrent arch; choose one of {rnn.recurrent_archs()}")
-    model, _ = harness.build_seeded(arch, {"width": width, "vocab_size": vocab, "n_out": 2}, seed)
+    if cut is None:
+        raise InputError("give the cut K (Alice holds the first K tokens)")
+    if checkpoint is None:
+        task = "dyck" if task is None else task
+        if length is None or width is None or arch is None:
+            raise InputError("give arch, width and length, or a checkpoint")
+        inputs, prefixes, bound, alphabet = _task(task, length, cut, samples, seed)
+        vocab = 4 if task == "dyck" else 2 + length
+        if arch not in rnn.recurrent_archs():
+            raise InputError(
+                f"bits_used needs a recurrent arch; choose one of {rnn.recurrent_archs()}"
+            )
+        config = {"width": width, "vocab_size": vocab, "n_out": 2}
+        model, sha = harness.build_seeded(arch, config, seed)
+        targets = None
+    else:
+        model, sha, train_config = _load(checkpoint)
+        given = {"arch": arch, "width": width, "length": length, "task": task}
+        for key, value in given.items():
+            if value is not None and value != getattr(train_config, key):
+                raise InputError(
+                    f"{key} {value!r} disagrees with checkpoint {checkpoint}, trained with "
+                    f"{key} {getattr(train_config, key)!r} (leave it out)"
+                )
+        arch, width = train_config.arch, train_config.width
+        task, length = train_config.task, train_config.length
+        inputs, targets, prefixes, bound, alphabet = _trained_task(task, length, cut, samples, seed)
     assert isinstance(model, RecurrentModel)
     model.to(torch.float64)
-    exhaustive = prefixes is not None
+    result = _measure(model, inputs, cut, prefixes, ps, targets)
+    return {
+        "arch": arch,
+        "width": width,
+        "task": task,
+        "length": length,
+        "cut": cut,
+        "seed": seed,
+        "checkpoint": None if checkpoint is None else str(checkpoint),
+        "state_sha256": sha,
+        "samples": len(inputs),
+        "alphabet_at_cut": alphabet,
+        "state_numel": model.state_numel(),
+        **result,
+        "one_way_lower_bound_bits": bound,
+        "exhaustive": prefixes is not None,
+    }
+
+
+def _load(checkpoint: str) -> tuple[RecurrentModel, str, Any]:
+    """The recurrent model of a checkpoint, its weights' hash and its TrainConfig."""
+    from simulations.training import load_checkpoint
+
+    model, config = load_checkpoint(checkpoint)
+    if not isinstance(model, RecurrentModel):
+        raise InputError(
+            f"checkpoint {checkpoint} holds a {config.arch}, not a recurrent model; bits_used "
+            f"needs one of {', '.join(rnn.recurrent_archs())}"
+        )
+    if config.task not in CHECKPOINT_TASKS:
+        raise InputError(
+            f"checkpoint {checkpoint} was trained on {config.task}; bits_used supports "
+            f"{', '.join(CHECKPOINT_TASKS)}"
+        )
+    return model, harness.state_sha256(model), config
+
+
+def _measure(
+    model: RecurrentModel,
+    inputs: torch.Tensor,
+    cut: int,
+    prefixes: torch.Tensor | None,
+    ps: list[int],
+    targets: torch.Tensor | None,
+) -> dict[str, Any]:
+    """Agreement and distinct rounded states per precision; the model is float64."""
     with torch.no_grad():
         reference = model.run_steps(inputs)[0][:, -1].argmax(-1)
         _, state = model.run_steps(inputs[:, :cut])
@@ -88,22 +179,14 @@ def bits_used(
             logits = model.run_steps(inputs[:, cut:], rounded)[0][:, -1]
             agreement[p] = float((logits.argmax(-1) == reference).double().mean())
             distinct[p] = _distinct({k: quant(v) for k, v in cut_states.items()})
-    majority = float(torch.bincount(reference, minlength=2).max()) / len(reference)
+    majority = float(torch.bincount(reference).max()) / len(reference)
     full = [p for p in ps if agreement[p] == 1.0]
     smallest = full[0] if full else None
     stable = next((p for p in ps if all(agreement[q] == 1.0 for q in ps if q >= p)), None)
     at = smallest if smallest is not None else ps[-1]
-    numel = model.state_numel()
+    accuracy = None if targets is None else float((reference == targets).double().mean())
     return {
-        "arch": arch,
-        "width": width,
-        "task": task,
-        "length": length,
-        "cut": cut,
-        "seed": seed,
-        "samples": len(inputs),
-        "alphabet_at_cut": alphabet,
-        "state_numel": numel,
+        "task_accuracy": accuracy,
         "max_abs_state": largest,
         "int_bits": int_bits,
         "rounding": "nearest",
@@ -111,15 +194,13 @@ def bits_used(
         "agreement_by_precision": agreement,
         "smallest_full_agreement_precision": smallest,
         "full_agreement_from": stable,
-        "bits_used": None if smallest is None else smallest * numel,
+        "bits_used": None if smallest is None else smallest * model.state_numel(),
         "distinct_states_by_precision": distinct,
         "distinct_states_at_cut": distinct[at],
         "distinct_states_precision": at,
         "log2_distinct_states": math.log2(distinct[at]),
         "distinct_float_states": _distinct(cut_states),
         "prefixes_at_cut": len(_flat(cut_states)),
-        "one_way_lower_bound_bits": bound,
-        "exhaustive": exhaustive,
     }
 
 
@@ -138,12 +219,7 @@ def _task(
         raise InputError(f"unknown task {task!r}; choose one of {', '.join(TASKS)}")
     if isinstance(length, bool) or not isinstance(length, int) or not 2 <= length <= LENGTH_LIMIT:
         raise InputError(f"length N must be an integer in 2..{LENGTH_LIMIT}, got {length!r}")
-    if (
-        isinstance(samples, bool)
-        or not isinstance(samples, int)
-        or not 1 <= samples <= SAMPLE_LIMIT
-    ):
-        raise InputError(f"samples must be an integer in 1..{SAMPLE_LIMIT}, got {samples!r}")
+    _check_samples(samples)
     last = length - 1 if task == "dyck" else length
     if isinstance(cut, bool) or not isinstance(cut, int) or not 1 <= cut <= last:
         raise InputError(f"cut K must satisfy 1 <= K <= {last} for task {task}, got {cut!r}")
@@ -158,13 +234,51 @@ def _task(
         a = rng.integers(0, 2, size=(samples, length))
         words = np.concatenate([a, 2 + rng.integers(0, length, size=(samples, 1))], axis=1)
         bound, alphabet = cut, 2  # Fact 3: Alice's K symbols embed Index_K
-    prefixes = None
-    if alphabet**cut <= PREFIX_LIMIT:
-        n = np.arange(alphabet**cut, dtype=np.int64)
-        prefixes = torch.from_numpy(
-            (n[:, None] // alphabet ** np.arange(cut - 1, -1, -1)) % alphabet
-        )
+    prefixes = _all_prefixes(alphabet, cut)
     return torch.from_numpy(words.astype(np.int64)), prefixes, int(bound), alphabet
+
+
+def _trained_task(
+    task: str, length: int, cut: int, samples: int, seed: int
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None, int, int]:
+    """Test inputs of a training task at exactly N, the labels at the counted (last) position,
+    all prefixes at the cut (or None), the one-way bound and |Sigma| at the cut."""
+    from simulations.tasks import get_task
+
+    _check_samples(samples)
+    last = length - 1 if task == "dyck" else length
+    if isinstance(cut, bool) or not isinstance(cut, int) or not 1 <= cut <= last:
+        raise InputError(f"cut K must satisfy 1 <= K <= {last} for task {task}, got {cut!r}")
+    sampler = get_task(task, length)
+    tokens, targets, mask = sampler.sample(
+        samples, length, torch.Generator().manual_seed(seed), train=False
+    )
+    if not (mask[:, -1].all() and int(mask.sum()) == samples):
+        raise RuntimeError(f"{task}: expected one counted position per example, the last one")
+    if task == "dyck":
+        alphabet = sampler.vocab_size
+        bound = lower_bounds.one_way_bits_dyck(2, 2, length, cut).bits
+    else:  # index-lookup: Alice's K symbols from S; every one may be queried
+        alphabet = sampler.symbols  # type: ignore[attr-defined]
+        bound = (alphabet**cut - 1).bit_length()  # ceil(log2 S^K), exactly
+    return tokens, targets[:, -1], _all_prefixes(alphabet, cut), int(bound), alphabet
+
+
+def _all_prefixes(alphabet: int, cut: int) -> torch.Tensor | None:
+    """Every word of length ``cut`` over tokens 0..alphabet-1, or None past PREFIX_LIMIT."""
+    if alphabet**cut > PREFIX_LIMIT:
+        return None
+    n = np.arange(alphabet**cut, dtype=np.int64)
+    return torch.from_numpy((n[:, None] // alphabet ** np.arange(cut - 1, -1, -1)) % alphabet)
+
+
+def _check_samples(samples: int) -> None:
+    if (
+        isinstance(samples, bool)
+        or not isinstance(samples, int)
+        or not 1 <= samples <= SAMPLE_LIMIT
+    ):
+        raise InputError(f"samples must be an integer in 1..{SAMPLE_LIMIT}, got {samples!r}")
 
 
 def _flat(state: dict[str, torch.Tensor]) -> torch.Tensor:

@@ -73,7 +73,10 @@ def test_figure_from_fake_store(name: str, fake_store: Path, tmp_path: Path) -> 
     _check_files(result, tmp_path)
     rows = (tmp_path / f"{name}.csv").read_text().splitlines()
     assert len(rows) > 1, "the CSV has data rows"
-    assert result["missing"] == []
+    if name == "protocols":  # the fake runs have no checkpoints for panel (b)
+        assert any("no recurrent dyck or index-lookup checkpoints" in m for m in result["missing"])
+    else:
+        assert result["missing"] == []
 
 
 @pytest.mark.parametrize("name", sorted(FIGURES))
@@ -82,7 +85,7 @@ def test_figure_from_empty_store(name: str, tmp_path: Path) -> None:
     Store(empty).close()
     result = FIGURES[name].make(str(empty), tmp_path / "out", None)
     _check_files(result, tmp_path / "out")
-    if name in ("bounds", "protocols"):
+    if name == "bounds":
         assert result["missing"] == []
     else:
         assert result["missing"], "an empty store is reported as missing data"
@@ -117,3 +120,82 @@ def test_report_references_every_figure(fake_store: Path, tmp_path: Path) -> Non
         assert f'href="{name}.csv"' in html
         assert (tmp_path / "report" / f"{name}.png").is_file()
     assert str(fake_store) in html
+
+
+def _csv_rows(path: Path) -> list[dict[str, str]]:
+    import csv
+
+    with path.open() as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_protocols_without_store_measures_panel_a_and_reports_b_missing(tmp_path: Path) -> None:
+    from ccomplexity import bounds
+    from paper_figures import protocols
+
+    result = make_figure("protocols", tmp_path)
+    _check_files(result, tmp_path)
+    assert result["missing"] == [
+        "protocols: no results store given (use --store DB or --profile NAME)"
+    ]
+    rows = _csv_rows(tmp_path / "protocols.csv")
+    measured = [r for r in rows if r["kind"] == "measured"]
+    assert len(measured) == 2 * len(protocols.WIDTHS) * len(protocols.MEASURED_LENGTHS)
+    assert all(float(r["agreement"]) == 1.0 == float(r["logits_exact"]) for r in measured)
+    p = protocols.PRECISION
+    for r in measured:
+        d, n, bits = int(r["width"]), int(r["length"]), int(r["bits"])
+        if r["arch"] == "lstm":  # Thm 2: the whole state, h and c, m = 2d numbers of p bits
+            assert bits == 2 * d * p
+        else:  # the implementation's count, below Thm 4's itemised total
+            heads, m = protocols.HEADS, d // protocols.HEADS
+            log_n = (n - 1).bit_length()
+            assert bits == 3 + 2 * heads * p + 2 * heads * (p + log_n) + 2 * heads * m * (
+                p + p // 2
+            )
+            assert bits < bounds.thm4_itemised(m, d, p, n, heads).total
+    assert not [r for r in rows if r["panel"] == "b"]
+
+
+def test_protocols_panel_b_on_trained_checkpoints(tmp_path: Path) -> None:
+    from ccomplexity import lower_bounds
+    from simulations.training import TrainConfig, train
+
+    db = tmp_path / "trained.db"
+    with Store(db) as store:
+        for task, arch, n in (
+            ("dyck", "lstm", 8),
+            ("index-lookup", "gru", 4),
+            ("dyck", "transformer", 8),
+        ):
+            config = TrainConfig(
+                task=task,
+                arch=arch,
+                width=8,
+                layers=1,
+                length=n,
+                steps=20,
+                batch=32,
+                lr=1e-2,
+                heads=2,
+                eval_every=20,
+                eval_samples=50,
+            )
+            store.add_run(
+                train(config, tmp_path / "trained_checkpoints", progress=False, device="cpu")
+            )
+    result = make_figure("protocols", tmp_path / "out", store=db)
+    assert result["missing"] == []
+    rows = [r for r in _csv_rows(tmp_path / "out" / "protocols.csv") if r["panel"] == "b"]
+    assert {(r["arch"], r["task"]) for r in rows} == {("lstm", "dyck"), ("gru", "index-lookup")}
+    bound = {
+        (r["task"], r["cut"]): int(r["bits"]) for r in rows if r["kind"] == "one_way_lower_bound"
+    }
+    assert bound == {
+        ("dyck", "4"): lower_bounds.one_way_bits_dyck(2, 2, 8, 4).bits,
+        ("index-lookup", "2"): 12,
+    }
+    for r in rows:
+        if r["kind"] == "bits_used" and r["bits"]:
+            assert int(r["bits"]) == int(r["p"]) * int(r["state_numel"])
+    assert "trained recurrent checkpoints" in result["caption"]

@@ -25,16 +25,24 @@ from simulations.sweeps import load_spec, parse_spec, profiles, run_sweep
 from simulations.training import TrainConfig
 
 
-def fake_train(config: TrainConfig, progress: bool = True, delay: float = 0.0) -> dict:
-    """Deterministic stand-in for train(): transformers pass up to length 12, others up to 8."""
+def fake_train(
+    config: TrainConfig,
+    checkpoint_dir: str | None = None,
+    progress: bool = True,
+    delay: float = 0.0,
+) -> dict:
+    """Deterministic stand-in for train(): transformers pass up to length 12, others up to 8.
+
+    It saves nothing but reports the checkpoint path train() would write."""
     time.sleep(delay)
+    where = None if checkpoint_dir is None else str(Path(checkpoint_dir) / config.config_hash())
     accuracy = 1.0 if config.length <= (12 if config.arch == "transformer" else 8) else 0.5
     return {
         "accuracy": accuracy,
         "best_accuracy": accuracy,
         "steps": config.steps,
         "wall_seconds": delay,
-        "checkpoint": None,
+        "checkpoint": None if where is None else f"{where}.pt",
         "curve": [{"step": config.steps, "accuracy": accuracy}],
         "parameters": 100 * config.width,
         "state_numel": 2 * config.width * config.layers,
@@ -45,18 +53,24 @@ def fake_train(config: TrainConfig, progress: bool = True, delay: float = 0.0) -
     }
 
 
-def slow_train(config: TrainConfig, progress: bool = True) -> dict:
-    return fake_train(config, progress, delay=0.15)
+def slow_train(
+    config: TrainConfig, checkpoint_dir: str | None = None, progress: bool = True
+) -> dict:
+    return fake_train(config, checkpoint_dir, progress, delay=0.15)
 
 
-def failing_train(config: TrainConfig, progress: bool = True) -> dict:
+def failing_train(
+    config: TrainConfig, checkpoint_dir: str | None = None, progress: bool = True
+) -> dict:
     if config.arch == "lstm":
         raise RuntimeError("diverged\nsecond line")
-    return fake_train(config, progress)
+    return fake_train(config, checkpoint_dir, progress)
 
 
-def lying_train(config: TrainConfig, progress: bool = True) -> dict:
-    return {**fake_train(config, progress), "config_hash": "not-the-plan"}
+def lying_train(
+    config: TrainConfig, checkpoint_dir: str | None = None, progress: bool = True
+) -> dict:
+    return {**fake_train(config, checkpoint_dir, progress), "config_hash": "not-the-plan"}
 
 
 SPEC = """
@@ -247,6 +261,42 @@ def test_inline_run_then_resume_skips_everything(tmp_path):
     with Store(db) as store:
         rows = store.runs(arch="transformer", length=12)
     assert len(rows) == 2 and all(r["best_accuracy"] == 1.0 for r in rows)
+
+
+def test_checkpoints_go_beside_the_store_unless_told_otherwise(tmp_path):
+    spec, db = write_spec(tmp_path), tmp_path / "ccx.db"
+    summary = run_sweep(spec, db, workers=1, train_fn=fake_train, progress=False)
+    assert summary["checkpoints"] == str(tmp_path / "ccx_checkpoints")
+    with Store(db) as store:
+        rows = store.runs()
+    assert {r["checkpoint"] for r in rows} == {
+        str(tmp_path / "ccx_checkpoints" / f"{r['config_hash']}.pt") for r in rows
+    }
+    other = tmp_path / "elsewhere"
+    db2 = tmp_path / "two.db"
+    run_sweep(spec, db2, workers=1, train_fn=fake_train, progress=False, checkpoint_dir=other)
+    with Store(db2) as store:
+        assert all(Path(r["checkpoint"]).parent == other for r in store.runs())
+
+
+def test_a_real_sweep_saves_loadable_checkpoints(tmp_path, monkeypatch):
+    """The smoke profile with the real trainer, from a relative store path: the stored paths
+    are relative too and load from the same directory."""
+    from simulations.training import load_checkpoint
+
+    monkeypatch.chdir(tmp_path)
+    db = Path("results") / "smoke.db"
+    summary = run_sweep("smoke", db, workers=1, progress=False)
+    assert (summary["ran"], summary["failed"]) == (4, [])
+    assert summary["checkpoints"] == str(Path("results") / "smoke_checkpoints")
+    with Store(db) as store:
+        rows = store.runs()
+    assert len(rows) == 4
+    for row in rows:
+        path = Path(row["checkpoint"])
+        assert path == Path("results") / "smoke_checkpoints" / f"{row['config_hash']}.pt"
+        model, config = load_checkpoint(path)
+        assert config.config_hash() == row["config_hash"] and model.name == row["arch"]
 
 
 def test_process_pool(tmp_path, capsys):

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from ccomplexity import lower_bounds
 from ccomplexity.errors import InputError
 from simulations.protocols.bits_used import bits_used
+from simulations.training import TrainConfig, train
 
 
 def test_agreement_grows_with_precision_and_reaches_one():
@@ -48,3 +52,79 @@ def test_index_task_bound_is_the_cut():
 def test_user_errors(kwargs):
     with pytest.raises(InputError):
         bits_used(**{"arch": "lstm", "width": 2, "length": 12, "cut": 4, "seed": 0, **kwargs})
+
+
+# -- trained checkpoints ---------------------------------------------------------------------------
+
+
+def _train(folder: Path, task: str, arch: str, length: int, steps: int) -> str:
+    config = TrainConfig(task=task, arch=arch, width=8, layers=1, length=length, steps=steps,
+                         batch=32, lr=1e-2, heads=2, eval_every=steps, eval_samples=50)  # fmt: skip
+    result = train(config, checkpoint_dir=folder, progress=False, device="cpu")
+    return result["checkpoint"]
+
+
+@pytest.fixture(scope="module")
+def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    folder = tmp_path_factory.mktemp("checkpoints")
+    return {
+        "dyck-lstm": _train(folder, "dyck", "lstm", 8, 30),
+        "index-gru": _train(folder, "index-lookup", "gru", 4, 5),
+        "dyck-transformer": _train(folder, "dyck", "transformer", 8, 1),
+        "eq-lstm": _train(folder, "eq-random", "lstm", 4, 1),
+    }
+
+
+def test_trained_lstm_on_dyck(checkpoints):
+    r = bits_used(cut=4, seed=1, samples=300, checkpoint=checkpoints["dyck-lstm"])
+    assert (r["arch"], r["task"], r["length"], r["width"]) == ("lstm", "dyck", 8, 8)
+    assert r["state_numel"] == 16  # h and c of one layer of width 8
+    agree = r["agreement_by_precision"]
+    assert sorted(agree) == list(range(2, 25))
+    assert all(0.0 <= a <= 1.0 for a in agree.values())
+    p = r["smallest_full_agreement_precision"]
+    assert p is not None, "float64 rounded to 24 bits agrees with the float model"
+    assert r["bits_used"] == p * r["state_numel"]
+    assert all(agree[q] < 1.0 for q in agree if q < p)
+    assert r["one_way_lower_bound_bits"] == lower_bounds.one_way_bits_dyck(2, 2, 8, 4).bits
+    assert r["exhaustive"] and r["prefixes_at_cut"] == 4**4
+    assert 1 <= r["distinct_states_at_cut"] <= 4**4
+    assert 0.0 <= r["task_accuracy"] <= 1.0 and r["samples"] == 300
+    assert r["checkpoint"] == checkpoints["dyck-lstm"]
+
+
+def test_trained_index_lookup_bound_is_six_bits_per_symbol(checkpoints):
+    path = checkpoints["index-gru"]
+    small = bits_used(cut=2, samples=50, precisions=[8, 24], checkpoint=path)
+    assert small["one_way_lower_bound_bits"] == 12 and small["alphabet_at_cut"] == 64
+    assert small["exhaustive"] and small["prefixes_at_cut"] == 64**2
+    whole = bits_used(cut=4, samples=50, precisions=[8, 24], checkpoint=path)
+    assert whole["one_way_lower_bound_bits"] == 24  # 64^4 rows, all distinct
+    assert not whole["exhaustive"] and whole["prefixes_at_cut"] == 50
+
+
+def test_cli_bits_used_on_a_checkpoint(ccx_json, checkpoints):
+    path = checkpoints["dyck-lstm"]
+    r = ccx_json("protocol", "bits-used", "--checkpoint", path, "--cut", "2", "--samples", "100")
+    assert (r["arch"], r["length"], r["cut"], r["samples"]) == ("lstm", 8, 2, 100)
+    assert r["one_way_lower_bound_bits"] == lower_bounds.one_way_bits_dyck(2, 2, 8, 2).bits
+
+
+@pytest.mark.parametrize(
+    ("name", "kwargs", "needle"),
+    [
+        ("dyck-transformer", {}, "holds a transformer, not a recurrent model"),
+        ("eq-lstm", {}, "trained on eq-random; bits_used supports dyck, index-lookup"),
+        ("dyck-lstm", {"cut": 8}, "1 <= K <= 7"),
+        ("dyck-lstm", {"length": 10}, "length 10 disagrees with checkpoint"),
+        ("dyck-lstm", {"arch": "gru"}, "arch 'gru' disagrees"),
+    ],
+)
+def test_checkpoint_user_errors(checkpoints, name, kwargs, needle):
+    with pytest.raises(InputError, match=needle):
+        bits_used(**{"cut": 4, "samples": 10, "checkpoint": checkpoints[name], **kwargs})
+
+
+def test_cli_bits_used_needs_a_model_or_a_checkpoint(ccx):
+    code, _, err = ccx("protocol", "bits-used", "--cut", "4", "--width", "4")
+    assert code == 2 and "give --arch and --length, or --checkpoint PATH" in err

@@ -1,0 +1,81 @@
+"""The demo's protocol step on a store of tiny trained models (and on one without any)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from paper_figures.demo import PROTOCOL_PRECISION, protocol_runs
+from simulations.store import Store
+from simulations.training import TrainConfig, train
+
+
+@pytest.fixture(scope="module")
+def trained_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("demo")
+    db = folder / "tiny.db"
+    with Store(db) as store:
+        for task, arch, n in (
+            ("dyck", "lstm", 6),
+            ("dyck", "lstm", 8),
+            ("index-lookup", "transformer", 6),
+            ("dyck", "transformer", 4),
+        ):
+            config = TrainConfig(task=task, arch=arch, width=8, layers=1, length=n, steps=10,
+                                 batch=16, heads=2, eval_every=10, eval_samples=20)  # fmt: skip
+            store.add_run(train(config, folder / "tiny_checkpoints", progress=False, device="cpu"))
+    return db
+
+
+def test_protocol_runs_on_trained_checkpoints(trained_store: Path, tmp_path: Path, capsys) -> None:
+    written = protocol_runs(trained_store, tmp_path / "protocols")
+    names = sorted(p.name for p in written)
+    assert names == [
+        "attention_transformer_dyck_N4.json",
+        "bits_used_lstm_dyck_N8.json",
+        "rnn_lstm_dyck_N8.json",
+    ]  # the largest N of each model; a transformer on Dyck before one on index lookup
+    assert not list((tmp_path / "protocols").glob(".*.tmp")), "no temporary file is left"
+    rnn = json.loads((tmp_path / "protocols" / "rnn_lstm_dyck_N8.json").read_text())
+    assert (rnn["arch"], rnn["length"], rnn["cut"], rnn["precision"]) == (
+        "lstm", 8, 4, PROTOCOL_PRECISION
+    )  # fmt: skip
+    assert rnn["bits_sent"] == rnn["state_numel"] * PROTOCOL_PRECISION == 16 * PROTOCOL_PRECISION
+    assert rnn["agreement"] == rnn["logits_exact"] == 1.0
+    att = json.loads((tmp_path / "protocols" / "attention_transformer_dyck_N4.json").read_text())
+    assert att["length"] == 4 and att["partition"] == "odd-even"
+    assert att["agreement"] == att["logits_exact"] == 1.0
+    used = json.loads((tmp_path / "protocols" / "bits_used_lstm_dyck_N8.json").read_text())
+    assert used["checkpoint"].endswith(".pt") and used["cut"] == 4 and used["task"] == "dyck"
+    out = capsys.readouterr().out
+    assert out.count("  $ ccx protocol") == 3 and "agreement 1.000" in out
+
+
+def test_index_lookup_transformer_runs_on_an_even_length(
+    trained_store: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """Without a Dyck transformer, the index-lookup one runs over its first N tokens."""
+    from simulations import store as store_module
+
+    real = store_module.runs
+    monkeypatch.setattr(
+        store_module,
+        "runs",
+        lambda path, **f: [
+            r for r in real(path, **f) if r["task"] != "dyck" or r["arch"] == "lstm"
+        ],
+    )
+    written = protocol_runs(trained_store, tmp_path)
+    att = json.loads((tmp_path / "attention_transformer_index-lookup_N6.json").read_text())
+    assert att["length"] == 6 and att["agreement"] == att["logits_exact"] == 1.0
+    assert len(written) == 3
+
+
+def test_protocol_runs_without_checkpoints(tmp_path: Path, capsys) -> None:
+    db = tmp_path / "empty.db"
+    Store(db).close()
+    assert protocol_runs(db, tmp_path / "protocols") == []
+    out = capsys.readouterr().out
+    assert "no LSTM checkpoint on dyck" in out and "no one-layer transformer checkpoint" in out
