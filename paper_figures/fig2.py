@@ -1,8 +1,9 @@
 """Figure ``fig2`` (the paper's Fig. 2): accuracy against length, and validation curves.
 
 Top row: best accuracy (over learning rates, seeds and evaluations) against length N on index
-lookup and on Dyck-(2,2), one line per model (architecture, layers, width).  Bottom row: the
-validation curve of each model's best run at the largest length stored for that task.
+lookup and on Dyck-(2,2), one line per model (architecture, layers) at the width swept over
+the most lengths.  Bottom row: the validation curve of each model's best run at the length
+where the most models were trained (the largest such).
 """
 
 from __future__ import annotations
@@ -19,14 +20,27 @@ TASKS = {"index-lookup": "Index lookup", "dyck": "Dyck-(2,2)"}
 COLUMNS = ("series", "task", "arch", "layers", "width", "length", "step", "accuracy")
 
 
-def accuracy_panel(
-    ax: plt.Axes, rows: list[dict[str, Any]], task: str, title: str, target: float
-) -> list[dict[str, Any]]:
-    """Plot best accuracy vs length of every threshold row of ``task``; return the CSV rows."""
-    out = []
+def main_widths(rows: list[dict[str, Any]], task: str) -> list[dict[str, Any]]:
+    """The threshold rows of ``task``, one width per (architecture, layers): the width swept
+    over the most lengths (ties: the larger width).  Width sweeps belong to ``fig3``."""
+    chosen: dict[tuple[str, int], dict[str, Any]] = {}
     for row in rows:
         if row["task"] != task:
             continue
+        key = (row["arch"], row["layers"])
+        rank = (len(row["lengths"]), row["width"])
+        if key not in chosen or rank > (len(chosen[key]["lengths"]), chosen[key]["width"]):
+            chosen[key] = row
+    return [chosen[k] for k in sorted(chosen)]
+
+
+def accuracy_panel(
+    ax: plt.Axes, rows: list[dict[str, Any]], task: str, title: str, target: float
+) -> list[dict[str, Any]]:
+    """Plot best accuracy vs length of ``task`` for each model at its main width
+    (:func:`main_widths`); return the CSV rows."""
+    out = []
+    for row in main_widths(rows, task):
         lengths = sorted(row["lengths"])
         acc = [row["lengths"][n] for n in lengths]
         ax.plot(
@@ -66,11 +80,15 @@ def accuracy_panel(
 def _curve_panel(
     ax: plt.Axes, runs: list[dict[str, Any]], task: str, title: str, target: float
 ) -> tuple[list[dict[str, Any]], bool]:
-    """Validation curves of the best run per model at the task's largest stored length."""
+    """Validation curves of the best run per model at one length: the length with runs of the
+    most models (architecture, layers, width), the largest such."""
     mine = [r for r in runs if r["task"] == task and r["curve"]]
     if not mine:
         return [], False
-    longest = max(r["length"] for r in mine)
+    models_at: dict[int, set[tuple[str, int, int]]] = {}
+    for r in mine:
+        models_at.setdefault(r["length"], set()).add((r["arch"], r["layers"], r["width"]))
+    longest = max(models_at, key=lambda n: (len(models_at[n]), n))
     best: dict[tuple[str, int, int], dict[str, Any]] = {}
     for r in mine:
         key = (r["arch"], r["layers"], r["width"])
@@ -125,10 +143,11 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     files = style.save(fig, out_dir, NAME, csv_rows, COLUMNS)
     caption = (
         f"Top: best validation accuracy against length N on index lookup (left) and "
-        f"Dyck-(2,2) (right), per model (architecture, layers L, width d), the best over "
-        f"evaluations during training, learning rates and seeds; dotted: the target accuracy "
-        f"{target:g}. Bottom: validation accuracy during training of each model's best run at "
-        f"the largest length stored. Training: {style.training_summary(runs)} "
+        f"Dyck-(2,2) (right), per model (architecture, layers L, width d; other widths are in "
+        f"fig3), the best over evaluations during training, learning rates and seeds; dotted: "
+        f"the target accuracy {target:g}. Bottom: validation accuracy during training of each "
+        f"model's best run at the largest length at which the most models were trained. "
+        f"Training: {style.training_summary(runs)} "
         f"Data: {style.store_label(store_path, profile)}."
     )
     return {"name": NAME, "files": files, "caption": caption, "missing": missing}

@@ -773,6 +773,12 @@ def sweep_cmd(
     ),
     workers: Annotated[int | None, typer.Option("--workers", help="Processes.")] = None,
     backend: Annotated[str, typer.Option("--backend", help="local or ray.")] = "local",
+    checkpoint_dir: Annotated[
+        str | None,
+        typer.Option(
+            "--checkpoint-dir", help="Where the runs' models go (default: <store>_checkpoints/)."
+        ),
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Run a grid of trainings into the store; a killed sweep resumes where it stopped."""
@@ -780,7 +786,9 @@ def sweep_cmd(
 
     if (spec is None) == (profile is None):
         raise InputError("give a spec file or --profile NAME (one of them)")
-    result = run_sweep(spec or profile, store, workers=workers, backend=backend)
+    result = run_sweep(
+        spec or profile, store, workers=workers, backend=backend, checkpoint_dir=checkpoint_dir
+    )
     _emit(result, as_json, "Sweep")
     if result["failed"]:
         raise typer.Exit(1)

@@ -287,6 +287,10 @@ def test_train_sweep_threshold_commands(ccx, ccx_json, tmp_path: Path, monkeypat
     db = str(tmp_path / "db.sqlite")
     first = ccx_json("sweep", str(spec), "--store", db, "--workers", "1")
     assert (first["ran"], first["failed"]) == (2, [])
+    assert len(list((tmp_path / "db_checkpoints").glob("*.pt"))) == 2  # beside the store
+    other = ccx_json("sweep", str(spec), "--store", str(tmp_path / "b.db"), "--workers", "1",
+                     "--checkpoint-dir", str(tmp_path / "elsewhere"))  # fmt: skip
+    assert other["ran"] == 2 and len(list((tmp_path / "elsewhere").glob("*.pt"))) == 2
     again = ccx_json("sweep", str(spec), "--store", db, "--workers", "1")
     assert (again["ran"], again["skipped"]) == (0, 2)
     rows = ccx_json("threshold", "--store", db)["thresholds"]
