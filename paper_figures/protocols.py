@@ -277,8 +277,9 @@ def _versus_formulas(rows: list[dict[str, Any]]) -> str:
 
 
 def _checkpoints(store_path: str | None) -> tuple[list[dict[str, Any]], list[str]]:
-    """The best run per (task, arch, layers, width, length) of the store with a recurrent
-    checkpoint on dyck or index-lookup, its path resolved; and what is missing."""
+    """The best run per (task, arch, layers, length) of the store with a recurrent checkpoint
+    on dyck or index-lookup, at the width swept over the most lengths, its path resolved; and
+    what is missing."""
     import models
     from simulations.sweeps import checkpoint_folder
 
@@ -302,6 +303,17 @@ def _checkpoints(store_path: str | None) -> tuple[list[dict[str, Any]], list[str
         key = (run["task"], run["arch"], run["layers"], run["width"], run["length"])
         if key not in best or run["best_accuracy"] > best[key]["best_accuracy"]:
             best[key] = {**run, "checkpoint": str(path)}
+    # One width per (task, arch, layers): the one swept over the most lengths (ties: the
+    # larger), as in fig2; the other widths are fig3's and would crowd the panel.
+    lengths: dict[tuple, set[int]] = {}
+    for task, arch, layers, width, n in best:
+        lengths.setdefault((task, arch, layers, width), set()).add(n)
+    main: dict[tuple, int] = {}
+    for (task, arch, layers, width), ns in sorted(lengths.items()):
+        kind = (task, arch, layers)
+        if kind not in main or (len(ns), width) > (len(lengths[(*kind, main[kind])]), main[kind]):
+            main[kind] = width
+    best = {k: v for k, v in best.items() if main[k[:3]] == k[3]}
     missing = []
     if absent:
         missing.append(f"{NAME}: {absent} recurrent checkpoints named in the store are not on disk")
