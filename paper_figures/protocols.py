@@ -348,8 +348,13 @@ def _panel_used(
     bound: dict[str, dict[int, int]] = {}
     ps = list(BITS_PRECISIONS)
     archs, unresolved = set(), False
+    # Equal values (e.g. log2 of the distinct states, capped by the sample count) would hide
+    # each other: each (task, architecture) is drawn slightly apart along the log N axis.
+    kinds = sorted({(run["task"], run["arch"]) for run in runs})
+    nudge = {k: 1.05 ** (i - (len(kinds) - 1) / 2) for i, k in enumerate(kinds)}
     for run in runs:
         task, n = run["task"], run["length"]
+        x = n * nudge[task, run["arch"]]
         r = bits_used(
             cut=_cut(task, n), samples=BITS_SAMPLES, checkpoint=run["checkpoint"], precisions=ps
         )
@@ -372,13 +377,13 @@ def _panel_used(
         if used is None:
             unresolved = True
             used_y = ps[-1] * r["state_numel"]
-            ax.plot(n, used_y, ls="none", marker="^", ms=9, color=colour)
+            ax.plot(x, used_y, ls="none", marker="^", ms=9, color=colour)
         else:
             used_y = used
-            ax.plot(n, used_y, ls="none", marker=mark, ms=8, color=colour)
+            ax.plot(x, used_y, ls="none", marker=mark, ms=8, color=colour)
         ax.annotate(
             f"acc {r['task_accuracy']:.2f}",
-            (n, used_y),
+            (x, used_y),
             xytext=(5, 3),
             textcoords="offset points",
             fontsize=7,
@@ -395,7 +400,7 @@ def _panel_used(
         )
         log2_states = r["log2_distinct_states"]
         if log2_states > 0:
-            ax.plot(n, log2_states, ls="none", marker=mark, ms=8, mfc="white", mec=colour, mew=1.5)
+            ax.plot(x, log2_states, ls="none", marker=mark, ms=8, mfc="white", mec=colour, mew=1.5)
         rows.append(
             {
                 **common,
