@@ -327,6 +327,16 @@ def checkpoint_folder(store_path: str | Path) -> Path:
     return path.with_name(f"{path.stem}_checkpoints")
 
 
+def _writable_folder(folder: str) -> None:
+    """Create ``folder`` (and its parents) or raise InputError if models cannot be saved there."""
+    try:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise InputError(f"cannot create the checkpoint folder {folder}: {err.strerror}") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise InputError(f"cannot write checkpoints into {folder}: permission denied")
+
+
 def _train_one(train_fn: TrainFn, config: Any, checkpoint_dir: str | None) -> dict:
     return train_fn(config, checkpoint_dir=checkpoint_dir, progress=False)
 
@@ -400,6 +410,7 @@ def run_sweep(
         from simulations.training import train as train_fn
 
     folder = str(checkpoint_folder(store_path) if checkpoint_dir is None else checkpoint_dir)
+    _writable_folder(folder)  # before any run trains (and before the store is created)
     start = time.perf_counter()
     failed: list[dict[str, str]] = []
     with Store(store_path) as store:

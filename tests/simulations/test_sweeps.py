@@ -283,6 +283,15 @@ def test_checkpoints_go_beside_the_store_unless_told_otherwise(tmp_path):
         assert all(Path(r["checkpoint"]).parent == other for r in store.runs())
 
 
+def test_an_unusable_checkpoint_folder_is_refused_before_any_run(tmp_path):
+    spec, db = write_spec(tmp_path), tmp_path / "ccx.db"
+    (tmp_path / "a_file").write_text("")
+    with pytest.raises(InputError, match="checkpoint folder"):
+        run_sweep(spec, db, workers=1, train_fn=fake_train, progress=False,
+                  checkpoint_dir=tmp_path / "a_file" / "sub")  # fmt: skip
+    assert not db.exists()
+
+
 def test_a_real_sweep_saves_loadable_checkpoints(tmp_path, monkeypatch):
     """The smoke profile with the real trainer, from a relative store path: the stored paths
     are relative too and load from the same directory."""
