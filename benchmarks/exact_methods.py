@@ -49,21 +49,21 @@ def _dyck_symbolic(n: int) -> str:
 
 
 def _verify_symbolic(n: int) -> str:
-    from ccomplexity import protocol
+    from ccomplexity import certificates, verifier
 
-    cert = protocol.symbolic_dyck_certificate(2, 2, n, 2 ** (n - 1))
-    verdict = protocol.verify(cert)
+    cert = certificates.symbolic_dyck_certificate(2, 2, n, 2 ** (n - 1))
+    verdict = verifier.verify(cert)
     assert verdict.valid, verdict.reason
     return f"bits = {verdict.claimed_bits}"
 
 
 def _verify_explicit(n: int) -> str:
-    from ccomplexity import lower_bounds, problems, protocol
+    from ccomplexity import certificates, lower_bounds, problems, verifier
 
     prob = problems.dyck(2, 2, n, "odd-even")
     found = lower_bounds.dyck_fooling_set(prob)
-    cert = protocol.fooling_set_certificate(prob, found.rows, found.cols, found.value)
-    verdict = protocol.verify(json.loads(json.dumps(cert)))
+    cert = certificates.fooling_set_certificate(prob, found.rows, found.cols, found.value)
+    verdict = verifier.verify(json.loads(json.dumps(cert)))
     assert verdict.valid, verdict.reason
     return f"pairs = {found.size}"
 

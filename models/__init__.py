@@ -1,7 +1,9 @@
 """Torch sequence models with exposed state, built by name from plain config values.
 
-Modules are imported only when a model is built or described, so importing ``models`` is cheap.
-A model's config class is the type of its constructor's ``config`` argument.
+Modules (and torch) are imported only when a model is built or described, so importing
+``models`` is cheap and torch-free: :data:`REGISTRY` and :data:`FAMILIES` can be read by code that
+never trains (thresholds, claims). A model's config class is the type of its constructor's
+``config`` argument.
 """
 
 from __future__ import annotations
@@ -9,10 +11,12 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import typing
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ccomplexity.errors import InputError
-from models.base import ModelConfig, SequenceModel
+
+if TYPE_CHECKING:
+    from models.base import ModelConfig, SequenceModel
 
 REGISTRY: dict[str, str] = {
     "transformer": "models.transformer:Transformer",
@@ -23,6 +27,28 @@ REGISTRY: dict[str, str] = {
     "linear-transformer": "models.linear_transformer:LinearTransformer",
     "retnet": "models.retnet:RetNet",
 }
+"""Model name -> ``module:Class``."""
+
+FAMILIES: dict[str, str] = {
+    "transformer": "attention",
+    "lstm": "recurrent",
+    "gru": "recurrent",
+    "mamba": "recurrent",
+    "dss": "recurrent",
+    "linear-transformer": "recurrent",
+    "retnet": "recurrent",
+}
+"""Model name -> family, the axis the claims table (``ccomplexity.claims``) speaks of:
+``recurrent`` (a state of ``state_numel`` numbers carried token to token: Thm 2's one-way
+protocol) or ``attention`` (softmax attention over the whole prefix: Thm 4's protocol). A test
+checks it against each class's ``recurrent`` flag."""
+
+
+def family(name: str) -> str:
+    """The family of model ``name``; InputError lists the known names."""
+    if name not in FAMILIES:
+        raise InputError(f"unknown model {name!r}; known: {', '.join(REGISTRY)}")
+    return FAMILIES[name]
 
 
 def model_class(name: str) -> type[SequenceModel]:

@@ -31,6 +31,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from ccomplexity import typed
 from ccomplexity.errors import InputError
 
 C = TypeVar("C", bound="ModelConfig")
@@ -63,12 +64,8 @@ class ModelConfig:
 
     @classmethod
     def from_dict(cls: type[C], values: dict[str, Any]) -> C:
-        names = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(values) - names)
-        if unknown:
-            known = ", ".join(sorted(names))
-            raise InputError(f"{cls.__name__} has no field(s) {', '.join(unknown)}; known: {known}")
-        return cls(**values)
+        """From plain values; unknown fields and wrong types raise InputError."""
+        return typed.from_plain(cls, values)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -1,8 +1,9 @@
 """Figure ``bounds``: where each lower bound bites.  Pure mathematics; needs no store.
 
-(a) The largest length N that Thm 3 (RNN, index lookup), Thm 8 (RNN, nearest neighbour),
-Thm 11 (RNN, INEQ) and Thm 5 (one-layer transformer, Dyck-(2,2), H = 1) do not rule out, for
-widths m and precisions p in {16, 32, 64}.  (b) The verified odd/even fooling set of
+(a) The largest length N that each lower bound on length of the claims table (Thm 3: RNN,
+index lookup; Thm 8: RNN, nearest neighbour; Thm 11: RNN, INEQ; Thm 5 and Thm 12: one-layer
+transformer, Dyck-(2,2) and INEQ, H = 1) does not rule out, for widths m and precisions p in
+{16, 32, 64}.  (b) The verified odd/even fooling set of
 Dyck-(n,2) (Lemma 1), log2 of its size against N, by the symbolic DFA method.  (c) Minimal
 complete DFA state counts of Dyck-(n,k) against the depth k (Lemma 4: an RNN needs mp >=
 log2 of it).
@@ -16,6 +17,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 
 from ccomplexity import bounds as cb
+from ccomplexity import claims
 from ccomplexity.automata import dyck_dfa, state_counts
 from ccomplexity.lower_bounds import dyck_fooling_symbolic
 from paper_figures import style
@@ -23,14 +25,24 @@ from paper_figures import style
 NAME = "bounds"
 PRECISIONS = (16, 32, 64)
 WIDTHS = [2**k for k in range(0, 13)]
-THEOREMS = {
-    "separations.thm3": ("Thm 3: RNN, index lookup (mp >= N)", "#d62728"),
-    "separations.thm8": ("Thm 8: RNN, nearest neighbour (2mp >= N)", "#ff7f0e"),
-    "separations.thm11": ("Thm 11: RNN, INEQ (mp >= N/2)", "#9467bd"),
-    "separations.thm5": ("Thm 5: 1-layer TF, Dyck-(2,2) (H = 1)", "#1f77b4"),
-}
-SAME_CURVE = ("separations.thm8", "separations.thm11")
-"""Two bounds with the same max_length everywhere (N <= 2mp): drawn once, labelled together."""
+COLOURS = ("#d62728", "#ff7f0e", "#9467bd", "#1f77b4", "#2ca02c", "#8c564b", "#e377c2")
+
+
+def _theorems() -> dict[str, tuple[str, str]]:
+    """Bound id -> (legend label, colour) for every lower-bound claim that bounds length."""
+    out: dict[str, tuple[str, str]] = {}
+    for claim in claims.CLAIMS:
+        bound = claim.bound
+        if claim.role != "lower" or not bound.bounds_length or bound.id in out:
+            continue
+        short = bound.id.split(".")[-1].replace("thm", "Thm ").replace("prop", "Prop ")
+        depth = f"{claim.layers}-layer " if claim.layers else ""
+        rests_on = "single-output Thm 4 protocol" if bound.width_note else bound.formula
+        label = f"{short}: {depth}{claim.family}, {claim.task} ({rests_on.split('  ')[0]})"
+        out[bound.id] = (label, COLOURS[len(out) % len(COLOURS)])
+    return out
+
+
 LINESTYLES = {16: ":", 32: "--", 64: "-"}
 FOOLING_TYPES = (1, 2, 3)
 FOOLING_LENGTHS = list(range(4, 129, 4))
@@ -40,25 +52,32 @@ COLUMNS = ("panel", "series", "n_types", "depth", "width", "precision", "length"
 
 
 def _max_lengths(ax: plt.Axes, rows: list[dict[str, Any]]) -> None:
+    theorems = _theorems()
     curves = {
         (bound_id, p): [cb.get(bound_id).max_length(m, p) for m in WIDTHS]
-        for bound_id in THEOREMS
+        for bound_id in theorems
         for p in PRECISIONS
     }
-    first, second = SAME_CURVE
-    merged = all(curves[first, p] == curves[second, p] for p in PRECISIONS)
-    labels = {b: label for b, (label, _c) in THEOREMS.items()}
-    if merged:  # one line, one legend entry naming both
-        labels[first] = f"{labels[first]}\n  and {labels.pop(second)}: same curve"
+    # Bounds with the same max_length everywhere are drawn once, labelled together.
+    labels: dict[str, str] = {}
+    for bound_id, (label, _colour) in theorems.items():
+        same = next(
+            (b for b in labels if all(curves[b, p] == curves[bound_id, p] for p in PRECISIONS)),
+            None,
+        )
+        if same is None:
+            labels[bound_id] = label
+        else:
+            labels[same] += f"\n  and {label}: same curve"
     for (bound_id, p), lengths in curves.items():
         rows.extend(
             {"panel": "a", "series": bound_id, "width": m, "precision": p, "length": n}
             for m, n in zip(WIDTHS, lengths, strict=True)
         )
         if bound_id in labels:
-            ax.plot(WIDTHS, lengths, LINESTYLES[p], color=THEOREMS[bound_id][1], lw=1.8)
+            ax.plot(WIDTHS, lengths, LINESTYLES[p], color=theorems[bound_id][1], lw=1.8)
     for bound_id, label in labels.items():
-        ax.plot([], [], color=THEOREMS[bound_id][1], lw=2, label=label)
+        ax.plot([], [], color=theorems[bound_id][1], lw=2, label=label)
     for p, ls in LINESTYLES.items():
         ax.plot([], [], ls, color="k", label=f"p = {p} bits")
     example = cb.get("separations.thm3").max_length(128, 64)
@@ -147,8 +166,10 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         "length N that each lower bound does not rule out, evaluated exactly "
         "(Bound.max_length); any longer N is impossible for that model, e.g. an RNN with "
         "m = 128 units of p = 64 bits cannot solve index lookup beyond N = 8192 (Thm 3). "
-        "Thm 8 and Thm 11 give the same curve (both amount to N <= 2mp), drawn once. Thm 5 is "
-        "drawn for one head, m the per-head width. (b) log2 of the size of the verified "
+        "The bounds are the claims table's lower bounds on length; bounds with the same curve "
+        "(Thm 8 and Thm 11 both amount to N <= 2mp) are drawn once. Thm 5 and Thm 12 are drawn "
+        "for one head, m the per-head width, from the single-output Thm 4 protocol they rest "
+        "on. (b) log2 of the size of the verified "
         "fooling set of all Dyck-(n,2) words under "
         "the odd/even split (symbolic DFA check), a lower bound in bits on any protocol; for "
         "n = 2 it is exactly N - 1 (Lemma 1). (c) States of the minimal complete DFA of "

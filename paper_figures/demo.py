@@ -17,15 +17,14 @@ Run as ``python -m paper_figures.demo``.
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ccomplexity.errors import InputError
+from ccomplexity.files import atomic_open
 
 PROFILE = "quick"
 RESULTS = Path("results")
@@ -50,15 +49,9 @@ BITS_USED_SAMPLES = 500
 def _write_json(path: Path, data: dict[str, Any]) -> None:
     """Write ``data`` as JSON to ``path`` atomically (temporary file, then rename)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2)
-            handle.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_open(path) as handle:
+        json.dump(data, handle, indent=2)
+        handle.write("\n")
 
 
 def _pick(
@@ -169,7 +162,7 @@ def _ccx(*args: str) -> None:
 def main() -> int:
     """Run the demo; return the exit status (0 on success, 2 on a one-line error)."""
     from paper_figures import profile_store
-    from simulations.report import write_report
+    from paper_figures.report import write_report
 
     start = time.perf_counter()
     try:

@@ -4,8 +4,9 @@ One panel per task (index lookup, Dyck-(2,2), equality).  Markers: the empirical
 each stored model (largest N with every swept length up to N at the target accuracy, from
 ``simulations.thresholds``).  Solid lines: each architecture's proved lower bound, the largest
 N a model of that width is not ruled out at (``Bound.max_length``), with the region above it
-(ruled out) shaded.  Dashed black: the construction's width that suffices for length N
-(Thm 1 for index lookup, Thm 6 for equality).
+(ruled out) shaded.  Dashed black: the construction's width that suffices for length N.  Both
+come from the claims table (:mod:`ccomplexity.claims`): its lower-bound rows and the upper-bound
+rows whose value is a width (Thm 1 for index lookup, Thm 6 for equality).
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from typing import Any
 
 import matplotlib.pyplot as plt
 
-from ccomplexity import bounds
+import models
+from ccomplexity import bounds, claims
 from paper_figures import style
 
 NAME = "thresholds"
@@ -26,20 +28,35 @@ PANELS: dict[str, tuple[str, ...]] = {
     "Dyck-(2,2)": ("dyck",),
     "Equality": ("eq-random", "eq-one", "eq-ncp"),
 }
-# Bound drawn when the store has no model of that task: (bound id, arch, layers, m/width, H).
-# m is what the stored runs use (simulations.thresholds): a one-layer LSTM's state is h and c,
-# m = 2d; a one-layer transformer with H = 4 heads has m = d / 4 per head.
-DEFAULT_BOUNDS: dict[str, list[tuple[str, str, int, float, int]]] = {
-    "Index lookup": [("separations.thm3", "lstm", 1, 2.0, 1)],
-    "Dyck-(2,2)": [("separations.thm5", "transformer", 1, 0.25, 4)],
-    "Equality": [("separations.thm11", "lstm", 1, 2.0, 1)],
-}
-INDEX_ALPHABET = 64  # simulations.tasks: index lookup has 64 symbols
+ALPHABETS = {"index-lookup": 64}  # simulations.tasks: index lookup has 64 symbols
 COLUMNS = ("series", "task", "arch", "layers", "width", "length", "bound_id", "m", "p", "H")
 
+Curve = tuple[str, str, int | None, float, int]
+"""(bound id, arch, layers, m per unit width, H) of one bound line."""
 
-def _bound_curves(rows: list[dict[str, Any]], panel: str) -> list[tuple[str, str, int, float, int]]:
-    """(bound id, arch, layers, m per unit width, H) for every bounded model kind in ``rows``."""
+
+def _representative(family: str) -> str:
+    """The first registered model of ``family``: the architecture a bound line is drawn for when
+    the store has no model of that family."""
+    return next(name for name, fam in models.FAMILIES.items() if fam == family)
+
+
+def _default_curve(claim: claims.Claim) -> Curve:
+    """A bound line for the representative model of the claim's family, m read as the claim
+    says (e.g. an LSTM's state is h and c, m = 2d; a transformer with 4 heads has m = d / 4)."""
+    arch = _representative(claim.family)
+    width, layers = 8, claim.layers or 1
+    heads = 4 if models.family(arch) == "attention" else None
+    model = models.build(arch, width=width, layers=layers, **({"heads": heads} if heads else {}))
+    params = claim.model_params(
+        {"width": width, "heads": heads, "state_numel": model.state_numel()}, PRECISION
+    )
+    return claim.bound_id, arch, claim.layers, params["m"] / width, params["H"]
+
+
+def _bound_curves(rows: list[dict[str, Any]], tasks: tuple[str, ...]) -> list[Curve]:
+    """One line per lower-bound claim on ``tasks``: at the m / width and H of the stored runs
+    (the loosest over them), or of the family's representative model where there are none."""
     found: dict[tuple[str, str, int], tuple[float, int]] = {}
     for row in rows:
         params = row["bound_params"]
@@ -47,26 +64,35 @@ def _bound_curves(rows: list[dict[str, Any]], panel: str) -> list[tuple[str, str
             continue
         key = (row["bound_id"], row["arch"], row["layers"])
         ratio = params["m"] / row["width"]
-        # The loosest bound over the stored runs (the largest m H per unit width).
         if key not in found or ratio * params["H"] > found[key][0] * found[key][1]:
             found[key] = (ratio, params["H"])
-    if not found:
-        return DEFAULT_BOUNDS[panel]
-    return [(b, a, n, r, h) for (b, a, n), (r, h) in sorted(found.items())]
+    curves: list[Curve] = [(b, a, n, r, h) for (b, a, n), (r, h) in sorted(found.items())]
+    drawn = {b for b, *_ in curves}
+    for claim in claims.CLAIMS:
+        if claim.task in tasks and claim.role == "lower" and claim.bound_id not in drawn:
+            drawn.add(claim.bound_id)
+            curves.append(_default_curve(claim))
+    return curves
 
 
-def _construction(panel: str) -> tuple[str, list[tuple[int, int]]] | None:
-    """(label, [(width, N)]) of the construction that solves the task at width for length N."""
+def _constructions(tasks: tuple[str, ...]) -> list[tuple[str, list[tuple[int, int]]]]:
+    """(label, [(width, N)]) of each upper-bound claim on ``tasks`` whose value is a width."""
     lengths = [2**k for k in range(1, 21)]
-    if panel == "Index lookup":
-        thm1 = bounds.get("separations.thm1")
-        points = [(int(thm1.value(length=n, alphabet=INDEX_ALPHABET)), n) for n in lengths]
-        return "Thm 1 construction (1-layer TF): width that suffices", points
-    if panel == "Equality":
-        thm6 = bounds.get("separations.thm6")
-        points = [(int(thm6.value(length=n)), n) for n in lengths]
-        return "Thm 6 construction (2-layer TF): width that suffices", points
-    return None
+    out, seen = [], set()
+    for claim in claims.CLAIMS:
+        bound = claim.bound
+        if claim.task not in tasks or claim.role != "upper" or not bound.value_is_width:
+            continue
+        if bound.id in seen:
+            continue
+        seen.add(bound.id)
+        extra = {"alphabet": ALPHABETS[claim.task]} if claim.task in ALPHABETS else {}
+        extra = {k: v for k, v in extra.items() if k in bound.params}
+        points = [(int(bound.value(length=n, **extra)), n) for n in lengths]
+        layers = f"{claim.layers}-layer " if claim.layers else ""
+        short = bound.id.split(".")[-1].replace("thm", "Thm ")
+        out.append((f"{short} construction ({layers}{claim.family}): width that suffices", points))
+    return out
 
 
 def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str, Any]:
@@ -79,7 +105,7 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     for ax, (panel, tasks) in zip(axes, PANELS.items(), strict=True):
         panel_rows = [r for r in rows if r["task"] in tasks]
         top = 2**20
-        for bound_id, arch, layers, ratio, heads in _bound_curves(panel_rows, panel):
+        for bound_id, arch, layers, ratio, heads in _bound_curves(panel_rows, tasks):
             bound = bounds.get(bound_id)
             curve = []
             for w in WIDTHS:
@@ -101,11 +127,10 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
                 )
             c = style.colour(arch)
             short = bound_id.split(".")[-1].replace("thm", "Thm ")
-            ax.plot(WIDTHS, curve, color=c, lw=1.8, label=f"{short} bound, {arch} L={layers}")
+            depth = f" L={layers}" if layers else ""
+            ax.plot(WIDTHS, curve, color=c, lw=1.8, label=f"{short} bound, {arch}{depth}")
             ax.fill_between(WIDTHS, curve, top, color=c, alpha=0.08)
-        construction = _construction(panel)
-        if construction is not None:
-            label, points = construction
+        for label, points in _constructions(tasks):
             ax.plot(*zip(*points, strict=True), "k--", lw=1.2, label=label)
             for w, n in points:
                 csv_rows.append(
@@ -166,13 +191,14 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         f"Threshold length vs model width per task. Markers: the largest swept length N such "
         f"that the model reaches accuracy {target:g} at every swept length up to N (hollow: it "
         f"fails already at the shortest); a threshold equal to the longest length swept is "
-        f"only a lower estimate. Solid lines: the largest N each architecture's lower bound "
-        f"does not rule out at precision p = {PRECISION} bits (Thm 3 / Thm 11: m p >= N, "
+        f"only a lower estimate. Solid lines: the largest N each lower bound of the claims "
+        f"table does not rule out at precision p = {PRECISION} bits (Thm 3 / Thm 11: m p >= N, "
         f"resp. N/2, with m the number of values in the recurrent state, e.g. m = 2d for an "
-        f"LSTM of width d (h and c), taken from the stored runs and assumed for an LSTM where "
-        f"a task has none; Thm 5: m H >= (N-1)/(3(p + log2 N)) with m = d / H per head); the "
-        f"shaded region above a line is ruled out. Dashed: the "
-        f"width the paper's construction needs for length N (Thm 1, k = ceil(128 ln 2N)). "
+        f"LSTM of width d (h and c), taken from the stored runs and from the family's first "
+        f"model where a task has none; Thm 5 / Thm 12: the single-output Thm 4 protocol, "
+        f"2 + H(4p + ceil(log2 N) + 2mp) bits, must reach N - 1, resp. N/2, with m = d / H per "
+        f"head); the shaded region above a line is ruled out. Dashed: the width the paper's "
+        f"construction needs for length N (Thm 1, Thm 6 with k = ceil(128 ln 2N)). "
         f"Training: {style.training_summary(runs)} Data: {style.store_label(store_path, profile)}."
     )
     return {"name": NAME, "files": files, "caption": caption, "missing": missing}

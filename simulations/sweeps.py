@@ -53,13 +53,13 @@ import multiprocessing
 import os
 import sys
 import time
-import typing
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ccomplexity import typed
 from ccomplexity.errors import InputError
 from simulations.store import DEFAULT_STORE, Store
 
@@ -133,31 +133,14 @@ def _train_config_class() -> type:
     return TrainConfig
 
 
-def _field_types(config_cls: type) -> dict[str, Any]:
-    hints = typing.get_type_hints(config_cls)
-    return {f.name: hints.get(f.name, Any) for f in dataclasses.fields(config_cls)}
-
-
 def _type_name(value: object) -> str:
     return type(value).__name__
 
 
 def _check_value(where: str, key: str, value: object, expected: Any) -> object:
-    """``value`` checked as field ``key`` of type ``expected`` (int, float, str or bool)."""
-    if expected is bool:
-        ok = isinstance(value, bool)
-    elif expected is int:
-        ok = isinstance(value, int) and not isinstance(value, bool)
-    elif expected is float:
-        ok = isinstance(value, int | float) and not isinstance(value, bool)
-        value = float(value) if ok else value  # type: ignore[arg-type]
-    elif expected is str:
-        ok = isinstance(value, str)
-    else:  # a type this check does not know: TrainConfig validates it
-        ok = not isinstance(value, dict | list)
-    if not ok:
-        name = getattr(expected, "__name__", str(expected))
-        raise InputError(f"{where}: {key} must be {name}, got {value!r} ({_type_name(value)})")
+    """``value`` checked as field ``key`` of type ``expected``, and known task and arch names."""
+    name = where if where.endswith(f".{key}") else f"{where} {key}"
+    value = typed.check_value(name, value, expected)
     if key == "task":
         from simulations.tasks import TASKS
 
@@ -221,7 +204,7 @@ def parse_spec(
     ``source`` names the spec in error messages; each point is checked by ``TrainConfig``.
     """
     config_cls = _train_config_class()
-    types = _field_types(config_cls)
+    types = typed.field_types(config_cls)
     _check_keys(source, data, _TABLES)
     sweep = _check_table(f"{source}: [sweep]", data.get("sweep", {}))
     _check_keys(f"{source}: [sweep]", sweep, _SWEEP_KEYS)
@@ -260,7 +243,7 @@ def parse_spec(
             own = _axes(where, _check_table(where, include), types, lists_only=False)
             blocks.append({**shared, **own})
 
-    required = [f.name for f in dataclasses.fields(config_cls) if _required(f)]
+    required = [f.name for f in dataclasses.fields(config_cls) if typed.required(f)]
     configs, seen = [], set()
     for block in blocks:
         # the product varies the config's later fields fastest: task, arch, ... length, lr, seed
@@ -289,10 +272,6 @@ def parse_spec(
         source=source,
         configs=tuple(configs),
     )
-
-
-def _required(f: dataclasses.Field) -> bool:
-    return f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
 
 
 def load_spec(name_or_path: str | Path) -> SweepSpec:

@@ -7,17 +7,12 @@ length in the sweep passes too (ARCHITECTURE.md, "Thresholds").  It is None when
 length fails.  A run's accuracy is its ``best_accuracy`` (the best validation accuracy during
 training, the model the paper reports) unless ``metric="accuracy"`` (the final evaluation).
 
-The bound is the largest length a lower bound of ``ccomplexity.bounds`` does not rule out, at
-precision p bits (default 32), via ``Bound.max_length(m, p, H)``:
-
-* index-lookup, recurrent architecture: ``separations.thm3`` (m p >= N), with m the number of
-  values in the model's whole recurrent state, ``state_numel`` as the trainer reports it (the
-  spec's RNN state is m units of p bits; Thm 2's message is exactly that state), H = 1.
-* dyck, transformer with one layer: ``separations.thm5`` (m H >= (N - 1) / (3 (p + log2 N))),
-  with H = heads and m = width / heads, the per-head dimension that Thm 4's protocol sends.
-* eq-random, eq-one, eq-ncp, recurrent architecture: ``separations.thm11`` (m p >= N / 2), m as
-  for thm3.
-* anything else: no bound (None).
+The bound is the largest length a lower bound does not rule out, at precision p bits (default
+32), via ``Bound.max_length(m, p, H)``. Which bound, and how m and H are read from a run, comes
+from the claims table (:mod:`ccomplexity.claims`): the row for the run's task, its architecture's
+family (``models.FAMILIES``) and its layers. E.g. recurrent models on index lookup are drawn
+against ``separations.thm3`` with m the whole state (``state_numel``), one-layer transformers on
+Dyck-(2,2) against ``separations.thm5`` with m = width / heads and H = heads. No claim: no bound.
 
 When a model's runs differ in m or H (e.g. heads 4 and 8), the bound is the largest of their
 ``max_length``s: the threshold is a best over those runs, so only the loosest bound covers it.
@@ -31,41 +26,22 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from ccomplexity import bounds
+import models
+from ccomplexity import claims
 from ccomplexity.errors import InputError
 from simulations.store import runs
 
-RECURRENT = frozenset({"lstm", "gru", "mamba", "dss", "linear-transformer", "retnet"})
-"""Architectures of ``models.REGISTRY`` whose class is recurrent (kept here so that reading
-thresholds never imports torch; a test checks it against the classes)."""
-
-EQUALITY_TASKS = frozenset({"eq-random", "eq-one", "eq-ncp"})
 METRICS = ("best_accuracy", "accuracy")
 
 
-def bound_for(task: str, arch: str, layers: int) -> str | None:
-    """The id of the lower bound a (task, arch, layers) model is drawn against, or None."""
-    if arch in RECURRENT and task == "index-lookup":
-        return "separations.thm3"
-    if arch in RECURRENT and task in EQUALITY_TASKS:
-        return "separations.thm11"
-    if arch == "transformer" and layers == 1 and task == "dyck":
-        return "separations.thm5"
-    return None
+def claim_for(task: str, arch: str, layers: int) -> claims.Claim | None:
+    """The lower-bound claim a (task, arch, layers) model is drawn against, or None."""
+    return claims.lower_bound_for(task, models.family(arch), layers)
 
 
-def _bound_params(bound_id: str, run: dict[str, Any], precision: int) -> dict[str, Any]:
-    """m, p, H (and where m came from) for one run under bound ``bound_id``."""
-    if bound_id == "separations.thm5":
-        heads = run["heads"] if run["heads"] is not None else run["config"].get("heads", 1)
-        if run["width"] % heads:
-            raise InputError(
-                f"run {run['config_hash']}: width {run['width']} not a multiple of heads {heads}"
-            )
-        return {"m": run["width"] // heads, "p": precision, "H": heads, "m_is": "width / heads"}
-    if run["state_numel"]:
-        return {"m": run["state_numel"], "p": precision, "H": 1, "m_is": "state_numel"}
-    return {"m": run["width"], "p": precision, "H": 1, "m_is": "width (no state_numel stored)"}
+def _run_model(run: dict[str, Any]) -> dict[str, Any]:
+    heads = run["heads"] if run["heads"] is not None else run["config"].get("heads")
+    return {"width": run["width"], "heads": heads, "state_numel": run["state_numel"]}
 
 
 def threshold_length(accuracy_by_length: dict[int, float], target: float) -> int | None:
@@ -107,13 +83,16 @@ def thresholds(
         best: dict[int, float] = {}
         for run in members:
             best[run["length"]] = max(best.get(run["length"], 0.0), run[metric])
-        bound_id = bound_for(task, arch, layers)
+        claim = claim_for(task, arch, layers)
+        bound_id = claim.bound_id if claim is not None else None
         bound_length, bound_params = None, None
-        if bound_id is not None:
-            bound = bounds.get(bound_id)
+        if claim is not None:
             for run in members:
-                params = _bound_params(bound_id, run, precision)
-                n = bound.max_length(params["m"], params["p"], params["H"])
+                try:
+                    params = claim.model_params(_run_model(run), precision)
+                except InputError as err:
+                    raise InputError(f"run {run['config_hash']}: {err}") from None
+                n = claim.bound.max_length(params["m"], params["p"], params["H"])
                 if bound_length is None or n > bound_length:
                     bound_length, bound_params = n, params
         rows.append(

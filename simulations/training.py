@@ -21,11 +21,7 @@ import dataclasses
 import hashlib
 import json
 import math
-import os
-import tempfile
 import time
-import types
-import typing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,7 +30,9 @@ import torch
 from torch.nn import functional as F
 
 import models
+from ccomplexity import typed
 from ccomplexity.errors import InputError
+from ccomplexity.files import atomic_open
 from models.base import SequenceModel
 from simulations.tasks import TASKS, Task, get_task
 
@@ -67,21 +65,13 @@ class TrainConfig:
     eval_samples: int = 1000
 
     def __post_init__(self) -> None:
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            if f.type in ("str", str):
-                if not isinstance(value, str):
-                    raise InputError(f"TrainConfig.{f.name} must be a string, got {value!r}")
-            elif f.type in ("int", int):
-                if isinstance(value, bool) or not isinstance(value, int):
-                    raise InputError(f"TrainConfig.{f.name} must be an integer, got {value!r}")
-                least = 0 if f.name == "seed" else 1
-                if value < least:
-                    raise InputError(f"TrainConfig.{f.name} must be >= {least}, got {value}")
-            else:  # float: ints are accepted and stored as floats (one canonical hash)
-                if isinstance(value, bool) or not isinstance(value, (int, float)):
-                    raise InputError(f"TrainConfig.{f.name} must be a number, got {value!r}")
-                object.__setattr__(self, f.name, float(value))
+        typed.check_fields(self)
+        for name, hint in typed.field_types(TrainConfig).items():
+            least = 0 if name == "seed" else 1
+            if hint is int and getattr(self, name) < least:
+                raise InputError(
+                    f"TrainConfig.{name} must be >= {least}, got {getattr(self, name)}"
+                )
         if self.task not in TASKS:
             raise InputError(f"unknown task {self.task!r}; known: {', '.join(TASKS)}")
         if self.arch not in models.REGISTRY:
@@ -99,22 +89,8 @@ class TrainConfig:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> TrainConfig:
-        """From plain values; unknown or missing keys raise InputError."""
-        if not isinstance(d, dict):
-            raise InputError(f"a TrainConfig must be a dict, got {type(d).__name__}")
-        fields = dataclasses.fields(cls)
-        names = {f.name for f in fields}
-        unknown = sorted(str(k) for k in set(d) - names)
-        if unknown:
-            raise InputError(
-                f"TrainConfig has no field(s) {', '.join(unknown)}; "
-                f"known: {', '.join(sorted(names))}"
-            )
-        required = [f.name for f in fields if f.default is dataclasses.MISSING]
-        missing = [n for n in required if n not in d]
-        if missing:
-            raise InputError(f"TrainConfig is missing field(s) {', '.join(missing)}")
-        return cls(**d)
+        """From plain values; unknown or missing keys and wrong types raise InputError."""
+        return typed.from_plain(cls, d)
 
     def config_hash(self) -> str:
         """First 16 hex digits of the sha256 of the canonical JSON of :meth:`to_dict`."""
@@ -333,36 +309,13 @@ def save_checkpoint(model: SequenceModel, config: TrainConfig, directory: str | 
         "state_dict": {k: v.detach().cpu() for k, v in model.state_dict().items()},
     }
     path = folder / f"{config.config_hash()}.pt"
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            torch.save(payload, fh)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_open(path, "wb") as fh:
+        torch.save(payload, fh)
     return path
 
 
 def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())
-
-
-def _matches(value: Any, hint: Any) -> bool:
-    """Whether a plain value fits a config field's type hint (int, float, bool, str, None, |)."""
-    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
-        return any(_matches(value, h) for h in typing.get_args(hint))
-    if hint is type(None):
-        return value is None
-    if hint is bool:
-        return isinstance(value, bool)
-    if hint is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    if hint is float:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    if hint is str:
-        return isinstance(value, str)
-    return False
 
 
 def load_checkpoint(path: str | Path) -> tuple[SequenceModel, TrainConfig]:
@@ -405,17 +358,17 @@ def load_checkpoint(path: str | Path) -> tuple[SequenceModel, TrainConfig]:
     if spec["name"] != config.arch:
         raise InputError(f"{where}: model name {spec['name']!r} differs from arch {config.arch!r}")
     cfg_class = models.config_class(models.model_class(config.arch))
-    hints = typing.get_type_hints(cfg_class)
+    hints = typed.field_types(cfg_class)
     values = spec["config"]
     if not isinstance(values, dict):
         raise InputError(f"{where}: model config must be a dict")
-    fields = {f.name for f in dataclasses.fields(cfg_class)}
+    fields = set(hints)
     if set(values) != fields:
         raise InputError(
             f"{where}: model config fields {sorted(map(str, values))} differ from {sorted(fields)}"
         )
     for name in sorted(fields):
-        if not _matches(values[name], hints[name]):
+        if not typed.matches(values[name], hints[name]):
             raise InputError(f"{where}: model config {name}={values[name]!r} has the wrong type")
     task = get_task(config.task, config.length)
     for name, value in model_config(config, task).items():

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ccomplexity.errors import InputError, check_int
+from ccomplexity.integers import ceil_log2
 
 UNIT_TOLERANCE = 1e-6
 """Largest allowed | ||x||_2 - 1 | for the unit vectors that Nearest Neighbour requires."""
@@ -226,7 +227,7 @@ def sample_nearest_neighbour(
 
 def hypercube_dim(n_symbols: int) -> int:
     """d = ceil(log2 |Sigma|), at least 1: the hypercube code width of App. G.1 / C.1."""
-    return max(1, (check_int(n_symbols, "n_symbols", 1) - 1).bit_length())
+    return max(1, ceil_log2(check_int(n_symbols, "n_symbols", 1)))
 
 
 def hypercube_codes(n_symbols: int) -> np.ndarray:

@@ -30,6 +30,7 @@ from torch.nn import functional as F
 
 from ccomplexity.automata import DFA, dyck_dfa, minimize
 from ccomplexity.errors import InputError
+from ccomplexity.integers import ceil_log2
 from ccomplexity.languages.dyck import is_dyck, sample_dyck
 from ccomplexity.precision import FixedPoint
 from models.base import ModelConfig, RecurrentModel
@@ -75,7 +76,7 @@ class DFARNN(RecurrentModel):
             raise InputError(
                 f"the DFA needs {states} x {symbols} hidden units; the limit is {UNIT_LIMIT}"
             )
-        b = max(1, (states - 1).bit_length())
+        b = max(1, ceil_log2(states))
         model = cls(DFARNNConfig(vocab_size=symbols, width=b, hidden=states * symbols))
         code = torch.tensor((np.arange(states)[:, None] >> np.arange(b)) & 1, dtype=torch.float32)
         unit_state = torch.arange(states).repeat_interleave(symbols)  # unit u = q * symbols + a

@@ -38,6 +38,7 @@ import torch
 
 from ccomplexity.codes import paper_k
 from ccomplexity.errors import InputError
+from ccomplexity.integers import ceil_log2
 from ccomplexity.languages.retrieval import index_lookup
 from models.constructions.positional import concentration_eta, distinct_codes, grid_for
 from models.constructions.scoring import strictly_correct
@@ -55,7 +56,7 @@ BATCH_NUMBERS = 1 << 23
 
 def symbol_bits(n_symbols: int) -> int:
     """L = ceil(log2 |Sigma|) bits of the binary encoding rho (at least 1)."""
-    return max(1, (n_symbols - 1).bit_length())
+    return max(1, ceil_log2(n_symbols))
 
 
 def _check(length: int, n_symbols: int) -> None:

@@ -39,10 +39,10 @@ import torch
 
 from ccomplexity import bounds
 from ccomplexity.errors import InputError
+from ccomplexity.integers import ceil_log2
 from ccomplexity.precision import FixedPoint
 from ccomplexity.problems import Partition
 from ccomplexity.protocol import (
-    ceil_log2,
     decode_ints,
     decode_uints,
     encode_ints,

@@ -44,6 +44,7 @@ import torch
 
 from ccomplexity import lower_bounds
 from ccomplexity.errors import InputError
+from ccomplexity.integers import ceil_log2
 from ccomplexity.precision import FixedPoint
 from models.base import Quantizer, RecurrentModel
 from models.constructions.dfa_rnn import random_words
@@ -260,7 +261,7 @@ def _trained_task(
         bound = lower_bounds.one_way_bits_dyck(2, 2, length, cut).bits
     else:  # index-lookup: Alice's K symbols from S; every one may be queried
         alphabet = sampler.symbols  # type: ignore[attr-defined]
-        bound = (alphabet**cut - 1).bit_length()  # ceil(log2 S^K), exactly
+        bound = ceil_log2(alphabet**cut)  # exactly
     return tokens, targets[:, -1], _all_prefixes(alphabet, cut), int(bound), alphabet
 
 

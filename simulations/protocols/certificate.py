@@ -20,18 +20,11 @@ from typing import Any
 
 import torch
 
+from ccomplexity.certificates import PROTOCOL_KINDS
 from ccomplexity.errors import InputError
 from ccomplexity.precision import FixedPoint
-from ccomplexity.protocol import (
-    PROTOCOL_KINDS,
-    InvalidCertificate,
-    Message,
-    Transcript,
-    Verdict,
-    check_envelope,
-    field,
-    require,
-)
+from ccomplexity.protocol import Message, Transcript
+from ccomplexity.verifier import InvalidCertificate, Verdict, check_envelope, field, require
 from simulations.protocols import attention, harness, rnn
 
 MAX_TOKENS = 1 << 22

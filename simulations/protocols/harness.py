@@ -23,9 +23,10 @@ import torch
 
 import models
 from ccomplexity import __version__
+from ccomplexity.certificates import FORMAT, FORMAT_VERSION
 from ccomplexity.errors import InputError
 from ccomplexity.precision import FixedPoint
-from ccomplexity.protocol import FORMAT, FORMAT_VERSION, Channel, Transcript
+from ccomplexity.protocol import Channel, Transcript
 from models.base import SequenceModel
 
 Schedule = tuple[tuple[str, str, str], ...]

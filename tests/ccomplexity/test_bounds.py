@@ -33,15 +33,6 @@ REQUIRED_IDS = [
 ]
 
 
-# Raw inequalities, written out independently of the package (floats; grids avoid near-ties).
-def thm5_raw(n, m, p, h):
-    return m * h >= (n - 1) / (3 * (p + math.log2(n)))
-
-
-def thm12_raw(n, m, p, h):
-    return m * h >= n / (6 * (p + math.log2(n)))
-
-
 def test_thm3_paper_example_and_tight_inversion():
     thm3 = get("separations.thm3")
     assert thm3.max_length(128, 64) == 8192  # Sec. 6: m = 128, p = 64 bites only past 8k
@@ -77,47 +68,56 @@ def test_linear_rnn_bounds_invert_exactly(theorem, factor, even):
         (64, 8192, 35.46, 0.005), (64, 10**4, 43.1, 0.05), (64, 10**6, 3971, 1),
     ],
 )  # fmt: skip
-def test_thm5_matches_spec_checked_table(p, n, expected, tol):
+def test_thm5_closed_form_matches_spec_checked_table(p, n, expected, tol):
     thm5 = get("separations.thm5")
     value = thm5.value(length=n, precision=p)
     assert value == pytest.approx(expected, abs=tol)
-    assert thm5.min_width(n, p) == math.ceil(value)  # H = 1
-    assert thm5.min_width(n, p, heads=2) == math.ceil(value / 2)
+    out = thm5.describe(length=n, precision=p)
+    assert out["min_width_closed_form"] == math.ceil(value)  # H = 1
+    out2 = thm5.describe(length=n, precision=p, heads=2)
+    assert out2["min_width_closed_form"] == math.ceil(value / 2)
 
 
-def test_thm5_example_and_alias():
-    thm5 = get("separations.thm5")
-    assert thm5.min_width(400, 16) == 6  # mH >= 5.40
-    assert get("separations.thm10") is thm5
-    assert not thm5.allows(400, 5, 16) and thm5.allows(400, 6, 16)
-
-
-def test_thm5_exact_tie_at_power_of_two():
+def test_thm5_closed_form_exact_tie_at_power_of_two():
     # m = 3, p = 1, H = 1, N = 64: 3 m H (p + log2 N) = 9 * 7 = 63 = N - 1 exactly
-    thm5 = get("separations.thm5")
-    assert thm5.allows(64, 3, 1)
-    assert thm5.max_length(3, 1) == 64
-    assert thm5.min_width(64, 1) == 3 and thm5.min_width(66, 1) == 4
+    assert get("separations.thm5").describe(length=64, precision=1)["min_width_closed_form"] == 3
+    assert get("separations.thm5").describe(length=66, precision=1)["min_width_closed_form"] == 4
 
 
-@pytest.mark.parametrize(("theorem", "raw"), [("separations.thm5", thm5_raw),
-                                              ("separations.thm12", thm12_raw)])  # fmt: skip
-def test_log_bounds_inverses_consistent_on_grid(theorem, raw):
+# The single-output Thm 4 protocol, written out independently: ceil(log2 V) + H (4p + ceil(log2 N)
+# + 2 m p) bits with the value sums at their widest; Thm 5 needs N - 1 bits, Thm 12 N / 2.
+def single_output_raw(n, m, p, h, alphabet):
+    return math.ceil(math.log2(alphabet)) + h * (4 * p + math.ceil(math.log2(n)) + 2 * m * p)
+
+
+@pytest.mark.parametrize(
+    ("theorem", "alphabet", "needed"),
+    [("separations.thm5", 4, lambda n: n - 1), ("separations.thm12", 2, lambda n: n // 2)],
+)
+def test_protocol_widths_against_brute_force(theorem, alphabet, needed):
     b = get(theorem)
-    for m in (1, 2, 5, 17, 64, 1000):
-        for p in (1, 8, 32):
+    for m in (1, 2, 5, 17):
+        for p in (1, 4, 16):
             for h in (1, 3):
-                top = b.max_length(m, p, h)
-                assert top % 2 == 0  # Dyck-(2,2) and INEQ live on even lengths
-                assert raw(top, m, p, h) and not raw(top + 2, m, p, h)
-                assert b.allows(top, m, p, h) and not b.allows(top + 2, m, p, h)
-                assert b.min_width(top, p, h) <= m < b.min_width(top + 2, p, h)
-    for n in (2, 10, 400, 8192, 10**6):
-        for p in (1, 16, 64):
-            for h in (1, 4):
-                w = b.min_width(n, p, h)
-                assert raw(n, w, p, h) and (w == 1 or not raw(n, w - 1, p, h))
-                assert b.max_length(w, p, h) >= n
+                ok = [n for n in range(2, 6000, 2)
+                      if single_output_raw(n, m, p, h, alphabet) >= needed(n)]  # fmt: skip
+                assert b.max_length(m, p, h) == max(ok)
+                assert all(b.allows(n, m, p, h) == (n in ok) for n in range(2, 600, 2))
+    for n in (2, 10, 64, 400, 8192):
+        for p in (1, 16):
+            w = b.min_width(n, p)
+            assert single_output_raw(n, w, p, 1, alphabet) >= needed(n)
+            assert w == 1 or single_output_raw(n, w - 1, p, 1, alphabet) < needed(n)
+
+
+def test_thm5_example_rests_on_the_run_protocol():
+    thm5 = get("separations.thm5")
+    out = thm5.describe(length=400, precision=16)
+    # 2 + (64 + 9 + 32 m) >= 399 first at m = 11; the paper's closed form gives 6
+    assert out["min_width"] == 11 and out["min_width_closed_form"] == 6
+    assert "single-output" in out["width_rests_on"]
+    assert get("separations.thm10") is thm5
+    assert not thm5.allows(400, 10, 16) and thm5.allows(400, 11, 16)
 
 
 def test_thm12_is_marked_derived_and_uses_six():
@@ -186,7 +186,9 @@ def test_registry_is_complete_and_documented():
             assert b.max_length(8, 8) is None and b.min_width(8, 8) is None
         # describe is JSON-ready for every bound, evaluated at generic parameters
         params = dict(width=8, precision=8, length=64, gamma=0.25, states=9, size=4, sparsity=2)
-        json.dumps(b.describe(**params))
+        out = b.describe(**{k: v for k, v in params.items() if k in b.params})
+        json.dumps(out)
+        assert out["evaluated"], b.id
 
 
 def test_describe_thm3_cli_example():

@@ -8,18 +8,18 @@ import json
 import numpy as np
 import pytest
 
-from ccomplexity import lower_bounds, problems, protocol
+from ccomplexity import certificates, lower_bounds, problems, verifier
 
 
 @pytest.fixture(scope="module")
 def dyck_cert() -> dict:
     prob = problems.dyck(2, 2, 8, "odd-even")
     found = lower_bounds.dyck_fooling_set(prob)
-    return protocol.fooling_set_certificate(prob, found.rows, found.cols, found.value)
+    return certificates.fooling_set_certificate(prob, found.rows, found.cols, found.value)
 
 
 def test_valid_certificate_survives_json(dyck_cert):
-    verdict = protocol.verify(json.loads(json.dumps(dyck_cert)))
+    verdict = verifier.verify(json.loads(json.dumps(dyck_cert)))
     assert verdict.valid and verdict.claimed_bits == 7 and verdict.kind == "fooling_set"
 
 
@@ -43,7 +43,7 @@ def test_valid_certificate_survives_json(dyck_cert):
 def test_tampering_is_rejected(dyck_cert, mutate, reason):
     cert = copy.deepcopy(dyck_cert)
     mutate(cert)
-    verdict = protocol.verify(cert)
+    verdict = verifier.verify(cert)
     assert not verdict.valid
     assert reason in verdict.reason
 
@@ -53,7 +53,7 @@ def test_dropping_a_pair_and_fixing_the_claim_is_still_valid(dyck_cert):
     cert = copy.deepcopy(dyck_cert)
     cert["witness"]["pairs"] = cert["witness"]["pairs"][:64]
     cert["claim"].update(size=64, bits=6)
-    assert protocol.verify(cert).valid
+    assert verifier.verify(cert).valid
 
 
 def test_non_fooling_pairs_are_caught():
@@ -61,29 +61,29 @@ def test_non_fooling_pairs_are_caught():
     prob = problems.disjointness(2)
     rows = np.array([3, 3])  # x = 11
     cols = np.array([1, 2])  # y = 01, 10: both intersect x, and share the row
-    cert = protocol.fooling_set_certificate(prob, rows, cols, 1)
-    verdict = protocol.verify(cert)
+    cert = certificates.fooling_set_certificate(prob, rows, cols, 1)
+    verdict = verifier.verify(cert)
     assert not verdict.valid and "fooling property" in verdict.reason
 
 
 def test_one_way_and_rank_certificates():
     prob = problems.index(6)
     res = lower_bounds.one_way_bits(prob)
-    cert = protocol.one_way_certificate(prob, res.rows, res.cols)
-    assert protocol.verify(cert).valid
+    cert = certificates.one_way_certificate(prob, res.rows, res.cols)
+    assert verifier.verify(cert).valid
     cert["witness"]["alice_inputs"][1] = cert["witness"]["alice_inputs"][0]
-    assert "distinct" in protocol.verify(cert).reason
+    assert "distinct" in verifier.verify(cert).reason
 
     prob = problems.equality(3)
     rank = lower_bounds.rank_mod_p(prob.matrix())
-    cert = protocol.rank_certificate(prob, rank.rows, rank.cols, rank.prime)
-    assert protocol.verify(cert).valid
+    cert = certificates.rank_certificate(prob, rank.rows, rank.cols, rank.prime)
+    assert verifier.verify(cert).valid
     bad = copy.deepcopy(cert)
     bad["claim"]["prime"] = 2_147_483_646
-    assert "prime" in protocol.verify(bad).reason
+    assert "prime" in verifier.verify(bad).reason
     bad = copy.deepcopy(cert)
     bad["witness"]["bob_inputs"][0] = bad["witness"]["bob_inputs"][1]
-    assert "singular" in protocol.verify(bad).reason
+    assert "singular" in verifier.verify(bad).reason
 
 
 def test_symbolic_verifier_matches_brute_force():
@@ -95,22 +95,22 @@ def test_symbolic_verifier_matches_brute_force():
     for n, k, length in [(2, 2, 8), (2, 3, 8), (1, 2, 10), (3, 1, 6)]:
         words = np.array(list(product(range(2 * n), repeat=length)))
         members = words[is_dyck(words, n, k)]
-        stacks = protocol._stacks(n, k)
-        assert protocol._count_members(stacks, n, length) == len(members)
+        stacks = verifier._stacks(n, k)
+        assert verifier._count_members(stacks, n, length) == len(members)
         x_unique = len({tuple(w[0::2]) for w in members}) == len(members)
         y_unique = len({tuple(w[1::2]) for w in members}) == len(members)
-        assert protocol._half_determines_other(stacks, n, length, True) == x_unique
-        assert protocol._half_determines_other(stacks, n, length, False) == y_unique
+        assert verifier._half_determines_other(stacks, n, length, True) == x_unique
+        assert verifier._half_determines_other(stacks, n, length, False) == y_unique
 
 
 def test_write_certificate_is_atomic(tmp_path, dyck_cert):
-    path = protocol.write_certificate(dyck_cert, tmp_path / "c.json")
-    assert protocol.verify_file(path).valid
+    path = certificates.write_certificate(dyck_cert, tmp_path / "c.json")
+    assert verifier.verify_file(path).valid
     assert [p.name for p in tmp_path.iterdir()] == ["c.json"]
 
 
 def test_non_json_file_is_invalid_not_a_crash(tmp_path):
     path = tmp_path / "c.json"
     path.write_text("{not json")
-    verdict = protocol.verify_file(path)
+    verdict = verifier.verify_file(path)
     assert not verdict.valid and "JSON" in verdict.reason

@@ -14,6 +14,7 @@ from ccomplexity import lower_bounds as lb
 from ccomplexity import problems as P
 from ccomplexity.errors import InputError
 from ccomplexity.languages.dyck import is_dyck
+from ccomplexity.lower_bounds.matrix import dyck_count
 
 # ------------------------------------------------------------------------------ helpers
 
@@ -223,7 +224,7 @@ def test_symbolic_1000_is_2_to_999():
 )
 def test_symbolic_agrees_with_exhaustive(types, depth):
     for length in range(2, 15, 2):
-        if lb._dyck_count(types, depth, length) > 1 << 14:
+        if dyck_count(types, depth, length) > 1 << 14:
             break
         prob = P.dyck(types, depth, length, "odd-even")
         found = lb.dyck_fooling_set(prob)

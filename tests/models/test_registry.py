@@ -11,7 +11,7 @@ import torch
 
 from ccomplexity.errors import InputError
 from ccomplexity.precision import FixedPoint
-from models import REGISTRY, build, describe_models
+from models import FAMILIES, REGISTRY, build, describe_models, model_class
 from models.base import RecurrentModel, SequenceModel
 
 NAMES = ["transformer", "lstm", "gru", "mamba", "dss", "linear-transformer", "retnet"]
@@ -65,10 +65,20 @@ def test_describe_models():
         assert d["description"] and "\n" not in d["description"]
 
 
-def test_model_modules_are_imported_lazily():
-    code = "import models, sys; print(sorted(m for m in sys.modules if m.startswith('models.')))"
+def test_registry_is_torch_free_and_modules_are_imported_lazily():
+    code = (
+        "import models, sys; models.family('lstm'); "
+        "print(sorted(m for m in sys.modules if m.startswith(('models.', 'torch'))))"
+    )
     root = Path(__file__).parents[2]
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
     )
-    assert out.stdout.strip() == "['models.base']"
+    assert out.stdout.strip() == "[]"
+
+
+def test_families_cover_the_registry():
+    assert set(FAMILIES) == set(REGISTRY)
+    for name in REGISTRY:
+        expected = "recurrent" if issubclass(model_class(name), RecurrentModel) else "attention"
+        assert FAMILIES[name] == expected

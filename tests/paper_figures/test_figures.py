@@ -10,7 +10,7 @@ import pytest
 
 from ccomplexity.errors import InputError
 from paper_figures import FIGURES, make_figure
-from simulations.report import write_report
+from paper_figures.report import write_report
 from simulations.store import Store
 
 # (task, arch, width, layers, lengths, state_numel per unit width)

@@ -95,6 +95,39 @@ def test_bound_thm3(ccx_json):
     assert out["max_length"] == 8192
 
 
+def test_bound_evaluates_every_kind_of_statement(ccx_json):
+    out = ccx_json(
+        "bound", "--theorem", "separations.lemma2", "--length", "1000", "--gamma", "0.25"
+    )
+    assert out["min_width"] == out["value"] == 973
+    out = ccx_json(
+        "bound", "--theorem", "separations.thm4", "--width", "64", "--precision", "32",
+        "--length", "400",
+    )  # fmt: skip
+    assert round(out["bits_closed_form"]) == 7804 and int(out["bits_itemised"]) == 10385
+    assert out["bits_single_output"] < out["bits_closed_form"]
+    out = ccx_json("bound", "--theorem", "separations.thm5", "--length", "400", "--precision", "16")
+    assert out["min_width"] == 11 and out["min_width_closed_form"] == 6
+    assert "single-output" in out["width_rests_on"]
+    assert ccx_json("bound", "--theorem", "separations.lemma4", "--param", "states=8")["value"] == 3
+    assert ccx_json("bound", "--theorem", "separations.fact4", "--size", "1024")["value"] == 10
+    assert ccx_json("bound", "--theorem", "separations.thm1", "--length", "20")["min_width"] == 473
+    listed = ccx_json("bound", "--list")["theorems"]
+    assert {"id", "params", "needs"} <= set(listed[0])
+    assert all(row["params"] for row in listed)
+
+
+def test_claims_table(ccx_json, ccx):
+    rows = ccx_json("claims")["claims"]
+    assert {"task", "family", "bound_id", "reads"} <= set(rows[0])
+    drawn = {"separations.thm3", "separations.thm5", "separations.thm11", "separations.thm8"}
+    assert drawn <= {r["bound_id"] for r in rows}
+    dyck = ccx_json("claims", "--task", "dyck")["claims"]
+    assert {r["task"] for r in dyck} == {"dyck"}
+    code, out, err = ccx("claims", "--task", "nosuch")
+    assert code == 2 and "no claim on task" in err and not out
+
+
 @pytest.mark.parametrize(
     "args",
     [
@@ -182,6 +215,13 @@ def test_counts_beyond_decimal_conversion_limit(ccx_json, ccx, tmp_path: Path):
         (
             ["bound", "--theorem", "separations.nosuch", "--width", "1", "--precision", "1"],
             "unknown",
+        ),
+        (["bound", "--theorem", "separations.thm3", "--colour", "1"], "takes no parameter"),
+        (["bound", "--theorem", "separations.thm3"], "give --length"),
+        (["bound", "--theorem", "separations.thm3", "--width", "-1", "--precision", "1"], ">= 1"),
+        (
+            ["bound", "--theorem", "separations.lemma2", "--length", "10", "--gamma", "1e-300"],
+            "at least 1e-6",
         ),
         (["cc", "exact", "--problem", "equality", "--half", "6"], "limit"),
         (

@@ -9,7 +9,7 @@ import pytest
 from ccomplexity import bounds
 from ccomplexity.errors import InputError
 from simulations.store import Store
-from simulations.thresholds import RECURRENT, bound_for, threshold_length, thresholds
+from simulations.thresholds import claim_for, threshold_length, thresholds
 
 _ids = itertools.count()
 
@@ -86,12 +86,13 @@ def test_bounds_next_to_thresholds(tmp_path):
     assert lstm["bound_length"] == 128 * 16 == bounds.get("separations.thm3").max_length(128, 16)
     assert lstm["bound_params"] == {"m": 128, "p": 16, "H": 1, "m_is": "state_numel"}
 
-    # heads 4 and 8 at width 64: per-head width 16 and 8, m H = 64 either way; Thm 5 at m = 16,
-    # H = 4 (the first to reach the largest max_length)
+    # heads 4 and 8 at width 64: per-head width 16 and 8, m H = 64 either way, but the protocol
+    # Thm 5 rests on sends 4p + ceil(log2 N) bits more per head: the loosest bound is at H = 8
     tf1 = rows["dyck", "transformer", 1]
     thm5 = bounds.get("separations.thm5")
     assert tf1["bound_id"] == "separations.thm5"
-    assert tf1["bound_length"] == thm5.max_length(16, 16, 4) == thm5.max_length(8, 16, 8)
+    assert tf1["bound_length"] == thm5.max_length(8, 16, 8) > thm5.max_length(16, 16, 4)
+    assert tf1["bound_params"]["H"] == 8
     assert tf1["bound_params"]["m_is"] == "width / heads"
     assert tf1["runs"] == 2
 
@@ -102,18 +103,26 @@ def test_bounds_next_to_thresholds(tmp_path):
     assert rows["mqar", "lstm", 1]["bound_length"] is None
 
 
-def test_bound_mapping():
-    assert bound_for("index-lookup", "retnet", 6) == "separations.thm3"
-    assert bound_for("eq-ncp", "dss", 2) == "separations.thm11"
-    assert bound_for("dyck", "transformer", 1) == "separations.thm5"
-    assert bound_for("dyck", "lstm", 1) is None
-    assert bound_for("index-lookup", "transformer", 1) is None
-    assert bound_for("eq-random", "transformer", 1) is None
+def _bound_of(task, arch, layers):
+    claim = claim_for(task, arch, layers)
+    return claim.bound_id if claim is not None else None
 
 
-def test_recurrent_set_matches_the_model_classes():
+def test_bound_mapping_comes_from_the_claims():
+    assert _bound_of("index-lookup", "retnet", 6) == "separations.thm3"
+    assert _bound_of("eq-ncp", "dss", 2) == "separations.thm11"
+    assert _bound_of("dyck", "transformer", 1) == "separations.thm5"
+    assert _bound_of("eq-random", "transformer", 1) == "separations.thm12"
+    assert _bound_of("dyck", "lstm", 1) is None  # the DFA-RNN claim is an upper bound
+    assert _bound_of("index-lookup", "transformer", 1) is None
+    assert _bound_of("eq-random", "transformer", 2) is None
+
+
+def test_families_match_the_model_classes():
     models = pytest.importorskip("models")
-    assert {name for name in models.REGISTRY if models.model_class(name).recurrent} == RECURRENT
+    for name in models.REGISTRY:
+        recurrent = models.model_class(name).recurrent
+        assert models.family(name) == ("recurrent" if recurrent else "attention"), name
 
 
 def test_bad_arguments(tmp_path):

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from ccomplexity.protocol import write_certificate
+from ccomplexity.certificates import write_certificate
 from simulations.protocols import harness
 from simulations.protocols.attention import run_attention_protocol
 from simulations.protocols.certificate import verify_protocol_certificate

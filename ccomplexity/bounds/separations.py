@@ -1,287 +1,28 @@
-"""Registry of every statement with a bound in Bhattamishra et al., "Separations in the
-Representational Capabilities of Transformers and Recurrent Architectures" (spec Sec. 2).
+"""Bounds of Bhattamishra et al., "Separations in the Representational Capabilities of
+Transformers and Recurrent Architectures" (spec ``separations-transformers-rnns``, Sec. 2).
 
-Each :class:`Bound` carries the statement in words, its citation and formula, and evaluates it:
-``value(**params)`` is the formula's right-hand side (required width, required bits, code width),
-and for lower bounds on models ``max_length(m, p, H)`` / ``min_width(N, p, H)`` invert it:
-the largest length N not ruled out for width m, precision p bits and H heads, and the smallest
-width m not ruled out at length N.  Inversions are exact: linear bounds compare integers
-(Thm 3: m >= N/p is violated iff N > m p, so max_length = m p), and bounds with log2 N are
-searched over N (they are monotone) with an exact comparison of a (p + log2 N) against N - c.
-
-Conventions: logs are base 2; widths, precisions, heads and lengths are integers >= 1; tasks
-that split the input into halves (EQ/INEQ, Dyck with the odd/even split) need even N, and
-their ``max_length`` is the largest even N not ruled out.
+Every statement with a bound (Thm 1-8, 10-13, Prop 9, Lemmas 1, 2, 4, 5, Cor 8.1, 13.1, Facts 1-4),
+and the accounting of Theorem 4's protocol: the paper's closed form 3 m (p + log N) H, its four
+steps itemised, and the bits of the two protocols ``ccx protocol attention`` runs (two-way, and
+the cheaper single-output variant on which the widths of Thm 5 and Thm 12 rest).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from decimal import Decimal, localcontext
+from dataclasses import dataclass
 from fractions import Fraction
-from numbers import Real
 
+from ccomplexity.bounds.base import (
+    Bound,
+    as_number,
+    first_true,
+    log_allows,
+    over_p_log,
+)
 from ccomplexity.codes import paper_k
-from ccomplexity.errors import InputError, check_int
-
-KINDS = ("lower", "upper", "fact")
-
-Allows = Callable[[int, int, int, int], bool]
-"""(length N, width m, precision p, heads H) -> True when the bound does not rule the model out."""
-
-
-def _gamma(value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, Real) or not 0 < value < 1:
-        raise InputError(f"gamma must be a real number in (0, 1), got {value!r}")
-    return float(value)
-
-
-def _num(x: Fraction) -> int | float:
-    """An exact rational as an int when integral, else the nearest float (JSON-ready)."""
-    return int(x) if x.denominator == 1 else float(x)
-
-
-def _log2(n: int) -> int | float:
-    """log2 n, exactly as an int for powers of two."""
-    return n.bit_length() - 1 if n & (n - 1) == 0 else math.log2(n)
-
-
-def _a_log2_at_least(a: int, n: int, r: int) -> bool:
-    """Exactly decide a * log2(n) >= r for integers a >= 1, n >= 1, r.
-
-    Powers of two are integer comparisons.  Otherwise n = 2^t o with o > 1 odd, so n^a is never
-    a power of two and a log2 n != r: the float test is trusted outside a wide margin, and the
-    rare near-ties are settled with Decimal logarithms carried to well past the gap.
-    """
-    if r <= 0:
-        return True
-    t = (n & -n).bit_length() - 1
-    if n >> t == 1:
-        return a * t >= r
-    x = a * math.log2(n) - r
-    if abs(x) > 1e-9 * max(1, abs(r)):
-        return x > 0
-    with localcontext() as ctx:
-        ctx.prec = 60 + len(str(abs(r))) + len(str(a))
-        return Decimal(a) * Decimal(n).ln() / Decimal(2).ln() > r
-
-
-def _log_allows(a: int, p: int, n: int, c: int) -> bool:
-    """Exactly decide a (p + log2 n) >= n - c, i.e. a log2 n >= n - c - a p."""
-    return _a_log2_at_least(a, n, n - c - a * p)
-
-
-def _last_true(pred: Callable[[int], bool]) -> int:
-    """Largest j >= 1 with pred(j), for pred true at 1 and monotone (true, then false forever)."""
-    lo, hi = 1, 2
-    while pred(hi):  # doubling: O(log answer) evaluations
-        lo, hi = hi, 2 * hi
-    while hi - lo > 1:  # invariant: pred(lo) true, pred(hi) false
-        mid = (lo + hi) // 2
-        if pred(mid):
-            lo = mid
-        else:
-            hi = mid
-    return lo
-
-
-def _first_true(pred: Callable[[int], bool]) -> int:
-    """Smallest m >= 1 with pred(m), for pred monotone (false, then true forever)."""
-    if pred(1):
-        return 1
-    lo, hi = 1, 2
-    while not pred(hi):
-        lo, hi = hi, 2 * hi
-    while hi - lo > 1:  # invariant: pred(lo) false, pred(hi) true
-        mid = (lo + hi) // 2
-        if pred(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
-
-
-_PARAM_CHECKS: dict[str, Callable[[object], object]] = {
-    "length": lambda v: check_int(v, "length"),
-    "width": lambda v: check_int(v, "width"),
-    "precision": lambda v: check_int(v, "precision"),
-    "heads": lambda v: check_int(v, "heads"),
-    "model_dim": lambda v: check_int(v, "model_dim"),
-    "states": lambda v: check_int(v, "states"),
-    "size": lambda v: check_int(v, "size"),
-    "alphabet": lambda v: check_int(v, "alphabet"),
-    "input_dim": lambda v: check_int(v, "input_dim"),
-    "sparsity": lambda v: check_int(v, "sparsity"),
-    "gamma": _gamma,
-}
-
-
-@dataclass(frozen=True)
-class Bound:
-    """One statement of the paper with a bound, and its evaluation.
-
-    ``value_params`` are the required keywords of :meth:`value`, ``optional_params`` optional
-    ones; ``quantity`` says what :meth:`value` returns.  ``length_name`` says what the length
-    argument of :meth:`min_width` counts (N tokens for most; DFA states n for Lemma 4).
-    ``derived`` marks an explicit form that the paper states only asymptotically.
-    """
-
-    id: str
-    name: str
-    statement: str
-    citation: str
-    formula: str
-    kind: str
-    architecture: str
-    task: str
-    quantity: str
-    value_params: tuple[str, ...]
-    _value: Callable[..., int | float] = field(repr=False, compare=False)
-    optional_params: tuple[str, ...] = ()
-    _allows: Allows | None = field(default=None, repr=False, compare=False)
-    bounds_length: bool = False
-    uses_heads: bool = False
-    even_length: bool = False
-    min_length: int = 1
-    length_name: str = "N"
-    derived: bool = False
-    aliases: tuple[str, ...] = ()
-    notes: str = ""
-
-    def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            raise InputError(
-                f"{self.id}: kind must be one of {', '.join(KINDS)}, got {self.kind!r}"
-            )
-        if not (self.statement and self.citation and self.formula):
-            raise InputError(f"{self.id}: statement, citation and formula are required")
-        for name in self.value_params + self.optional_params:
-            if name not in _PARAM_CHECKS:
-                raise InputError(f"{self.id}: unknown value parameter {name!r}")
-        if self.bounds_length and self._allows is None:
-            raise InputError(f"{self.id}: bounds_length needs an inequality")
-
-    # -- validation -------------------------------------------------------------------------
-    def _length(self, length: object) -> int:
-        n = check_int(length, f"{self.id}: length {self.length_name}", self.min_length)
-        if self.even_length and n % 2:
-            raise InputError(
-                f"{self.id}: length N must be even (the input splits in halves), got {n}"
-            )
-        return n
-
-    def _model(self, width: object, precision: object, heads: object) -> tuple[int, int, int]:
-        m, p, h = (
-            check_int(width, "width"),
-            check_int(precision, "precision"),
-            check_int(heads, "heads"),
-        )
-        if h != 1 and not self.uses_heads:
-            raise InputError(f"{self.id} is about {self.architecture}; heads must be 1, got {h}")
-        return m, p, h
-
-    # -- evaluation -------------------------------------------------------------------------
-    def allows(self, length: int, width: int, precision: int, heads: int = 1) -> bool | None:
-        """Whether the raw inequality holds at (N, m, p, H), i.e. the model is not ruled out.
-
-        None for statements that do not constrain a model (upper bounds, facts, protocols).
-        """
-        if self._allows is None:
-            return None
-        m, p, h = self._model(width, precision, heads)
-        return self._allows(self._length(length), m, p, h)
-
-    def max_length(self, width: int, precision: int, heads: int = 1) -> int | None:
-        """Largest length N not ruled out for width m, precision p bits and H heads.
-
-        Exact: the inequality is monotone in N, so doubling then bisection on the exact test
-        finds the last N that satisfies it (the last even N for even-length tasks).  None when
-        the statement does not bound length.
-        """
-        if not self.bounds_length:
-            return None
-        m, p, h = self._model(width, precision, heads)
-        allows = self._allows
-        assert allows is not None
-        step = 2 if self.even_length else 1
-        return step * _last_true(lambda j: allows(step * j, m, p, h))
-
-    def min_width(self, length: int, precision: int, heads: int = 1) -> int | None:
-        """Smallest width m >= 1 not ruled out at length N (Lemma 4: n DFA states), or None."""
-        if self._allows is None:
-            return None
-        n = self._length(length)
-        _, p, h = self._model(1, precision, heads)
-        allows = self._allows
-        return _first_true(lambda m: allows(n, m, p, h))
-
-    def value(self, **params: object) -> int | float:
-        """The formula's value (see ``quantity``) at the given keyword parameters."""
-        unknown = sorted(set(params) - set(self.value_params) - set(self.optional_params))
-        if unknown:
-            expected = ", ".join(self.value_params + self.optional_params) or "none"
-            raise InputError(f"{self.id}.value: unknown parameter {unknown[0]!r}; takes {expected}")
-        missing = [k for k in self.value_params if k not in params]
-        if missing:
-            raise InputError(
-                f"{self.id}.value needs {', '.join(self.value_params)}; missing {missing[0]}"
-            )
-        checked = {k: _PARAM_CHECKS[k](v) for k, v in params.items()}
-        if "length" in checked:
-            checked["length"] = self._length(checked["length"])
-        return self._value(**checked)
-
-    def describe(
-        self,
-        *,
-        width: int | None = None,
-        precision: int | None = None,
-        heads: int = 1,
-        length: int | None = None,
-        **params: object,
-    ) -> dict[str, object]:
-        """JSON-ready description, evaluated where the given parameters allow.
-
-        ``value`` appears when every parameter it needs is given, ``max_length`` when width
-        and precision are, ``min_width`` when length and precision are.
-        """
-        unknown = sorted(set(params) - set(_PARAM_CHECKS))
-        if self.length_name != "N" and params.get("states") is not None:
-            length = params["states"]  # Lemma 4: min_width is over DFA states n, not a length
-        if unknown:
-            raise InputError(f"unknown parameter {unknown[0]!r}; known: {', '.join(_PARAM_CHECKS)}")
-        given = {"width": width, "precision": precision, "length": length, **params}
-        given = {k: v for k, v in given.items() if v is not None}
-        if self.uses_heads or heads != 1:
-            given["heads"] = heads
-        out: dict[str, object] = {
-            "id": self.id,
-            "name": self.name,
-            "kind": self.kind,
-            "architecture": self.architecture,
-            "task": self.task,
-            "statement": self.statement,
-            "citation": self.citation,
-            "formula": self.formula,
-            "quantity": self.quantity,
-            "derived": self.derived,
-            "aliases": list(self.aliases),
-            "length_name": self.length_name,
-            "parameters": dict(given),
-        }
-        if self.notes:
-            out["notes"] = self.notes
-        accepted = set(self.value_params) | set(self.optional_params)
-        if all(k in given for k in self.value_params):
-            out["value"] = self.value(**{k: v for k, v in given.items() if k in accepted})
-        if self.bounds_length and width is not None and precision is not None:
-            out["max_length"] = self.max_length(width, precision, heads)
-        if self._allows is not None and length is not None and precision is not None:
-            out["min_width"] = self.min_width(length, precision, heads)
-        return out
-
+from ccomplexity.errors import check_int
+from ccomplexity.integers import ceil_log2, log2_exact
 
 # -- Theorem 4 protocol accounting --------------------------------------------------------------
 
@@ -294,7 +35,7 @@ def thm4_closed_form(m: int, p: int, n: int, h: int = 1) -> float:
         check_int(n, "length N"),
         check_int(h, "heads H"),
     )
-    return 3 * m * (p + _log2(n)) * h
+    return 3 * m * (p + log2_exact(n)) * h
 
 
 @dataclass(frozen=True)
@@ -343,7 +84,7 @@ def thm4_itemised(m: int, d: int, p: int, n: int, h: int = 1) -> Thm4Bits:
     p, n, h = check_int(p, "precision p"), check_int(n, "length N"), check_int(h, "heads H")
     query = float(d * p)
     maximum = float(2 * p * h)
-    normaliser = float(2 * (p + _log2(n)) * h)
+    normaliser = float(2 * (p + log2_exact(n)) * h)
     values = float(4 * m * p * h)
     return Thm4Bits(
         width=m,
@@ -360,18 +101,138 @@ def thm4_itemised(m: int, d: int, p: int, n: int, h: int = 1) -> Thm4Bits:
     )
 
 
+def thm4_run_bits(
+    m: int,
+    h: int,
+    p: int,
+    n: int,
+    *,
+    frac: int | None = None,
+    alphabet: int = 8,
+    single_output: bool = False,
+) -> dict[str, int]:
+    """Bits the Theorem 4 protocols of ``ccx protocol attention`` send, per step and in total.
+
+    Both run on the p-bit grid with ``frac`` fractional bits (default p // 2) and reproduce the
+    one-layer model's output exactly (``simulations.protocols.attention``). The holder of the
+    query position N sends its token, ceil(log2 |alphabet|) bits; per head, both local maxima of
+    the logits cross (2p); an exact partial softmax sum in [0, N] takes p + ceil(log2 N) bits and
+    an exact partial value sum p + frac bits per coordinate (m per head).
+
+    * two-way (``single_output=False``, both parties output): both partial softmax sums and both
+      value sums cross: ceil(log2 V) + 2Hp + 2H(p + ceil(log2 N)) + 2Hm(p + frac).
+    * single-output: only the holder of N outputs; the other party sends its softmax sum, receives
+      the total Z on the grid (p bits; it rounds each weight with Z as the model does) and sends
+      its value sums: ceil(log2 V) + 2Hp + H(p + ceil(log2 N)) + Hp + Hm(p + frac).
+    """
+    m, h, p, n = (check_int(m, "width m"), check_int(h, "heads H"), check_int(p, "precision p"),
+                  check_int(n, "length N"))  # fmt: skip
+    frac = p // 2 if frac is None else check_int(frac, "frac", 0)
+    ways = 1 if single_output else 2
+    steps = {
+        "query_token": ceil_log2(check_int(alphabet, "alphabet")),
+        "max_logit": 2 * h * p,
+        "partial_softmax_sums": ways * h * (p + ceil_log2(n)),
+    }
+    if single_output:
+        steps["softmax_sum"] = h * p
+    steps["partial_value_sums"] = ways * h * m * (p + frac)
+    steps["total"] = sum(steps.values())
+    return steps
+
+
+def single_output_bits(m: int, h: int, p: int, n: int, alphabet: int) -> int:
+    """The single-output protocol's bits with every value sum at its widest (frac <= p): what a
+    lower bound may rest on whatever grid the model uses."""
+    return thm4_run_bits(m, h, p, n, frac=p, alphabet=alphabet, single_output=True)["total"]
+
+
+def single_output_max_length(
+    needed: Callable[[int], int], alphabet: int, even: bool
+) -> Callable[[int, int, int], int]:
+    """Exact largest N with single_output_bits(m, H, p, N) >= needed(N), N even if ``even``.
+
+    The bits grow by H each time ceil(log2 N) does, so the predicate is not monotone in N; but
+    on each (2^(k-1), 2^k] the bits are constant while needed(N) grows, and once 2^(k-1) beats
+    the bits (exponential against linear in k) no later interval has a solution.
+    """
+
+    def max_length(m: int, p: int, h: int) -> int:
+        best, k = 0, 1
+        while True:
+            lo, hi = (1 if k == 1 else 2 ** (k - 1) + 1), 2**k
+            bits = single_output_bits(m, h, p, hi, alphabet)
+            if needed(lo) > bits:  # the whole interval and every later one are ruled out
+                return best
+            top = last_true_in(lambda x, bits=bits: needed(x) <= bits, lo, hi)
+            if even and top % 2:
+                top -= 1  # may leave the interval: then it has no even solution
+            if top >= lo:
+                best = max(best, top)
+            k += 1
+
+    return max_length
+
+
+def last_true_in(pred: Callable[[int], bool], lo: int, hi: int) -> int:
+    """Largest x in [lo, hi] with pred(x), for pred true at lo and monotone (true, then false)."""
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if pred(mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _thm4_outputs(
+    width: int,
+    precision: int,
+    length: int,
+    heads: int = 1,
+    model_dim: int | None = None,
+    alphabet: int = 8,
+    frac: int | None = None,
+) -> dict[str, object]:
+    d = width * heads if model_dim is None else model_dim
+    itemised = thm4_itemised(width, d, precision, length, heads)
+    two_way = thm4_run_bits(width, heads, precision, length, frac=frac, alphabet=alphabet)
+    single = thm4_run_bits(
+        width, heads, precision, length, frac=frac, alphabet=alphabet, single_output=True
+    )
+    return {
+        "bits_closed_form": itemised.closed_form,
+        "bits_itemised": itemised.total,
+        "itemised": itemised.breakdown(),
+        "bits_two_way": two_way["total"],
+        "bits_single_output": single["total"],
+        "run_protocols": {"two_way": two_way, "single_output": single},
+        "run_settings": {
+            "model_dim": d,
+            "alphabet": alphabet,
+            "frac": precision // 2 if frac is None else frac,
+        },
+    }
+
+
 # -- value formulas -----------------------------------------------------------------------------
 
+DYCK_ALPHABET = 4  # ( ) [ ]: the query token of Dyck-(2,2) takes 2 bits
+SINGLE_OUTPUT_NOTE = (
+    "the single-output Theorem 4 protocol that ccx protocol attention --single-output runs: "
+    "ceil(log2 {alphabet}) + H(4p + ceil(log2 N) + 2mp) bits (value sums at frac <= p), at least "
+    "{needed}; min_width_closed_form is the paper's 3m(p + log N)H form"
+)
 _COR81_GAMMA = 0.25  # Corollary 8.1: diagonal >= 3/4, off-diagonal <= 1/4
 
 
-def _ceil_log2(s: int) -> int:
+def _ceillog2_exact(s: int) -> int:
     return (s - 1).bit_length()  # ceil(log2 s) for s >= 1, exactly
 
 
 def _thm1_value(length: int, alphabet: int | None = None) -> int:
     k = paper_k(length, _COR81_GAMMA)
-    return k if alphabet is None else _ceil_log2(alphabet) + 2 * k
+    return k if alphabet is None else _ceillog2_exact(alphabet) + 2 * k
 
 
 def _thm6_value(length: int) -> int:
@@ -391,12 +252,10 @@ def _thm13_value(length: int, sparsity: int) -> int:
 
 def _over_p_log(c: int, scale: int) -> Callable[..., float]:
     """(N - c) / (scale (p + log2 N)) as a float."""
-    return lambda length, precision: (length - c) / (scale * (precision + _log2(length)))
+    return lambda length, precision: (length - c) / (scale * (precision + log2_exact(length)))
 
 
-# -- registry -----------------------------------------------------------------------------------
-
-_BOUNDS: tuple[Bound, ...] = (
+BOUNDS: tuple[Bound, ...] = (
     Bound(
         id="separations.lemma2",
         name="Lemma 2 (near-orthogonal sign codes)",
@@ -408,6 +267,7 @@ _BOUNDS: tuple[Bound, ...] = (
         citation="App. B.3, Lemma 2",
         formula="k = ceil(8 ln(2N) / gamma^2)",
         kind="upper",
+        value_is_width=True,
         architecture="codes",
         task="near-orthogonal vectors",
         quantity="code width k",
@@ -425,6 +285,7 @@ _BOUNDS: tuple[Bound, ...] = (
         citation="App. B.3, Corollary 8.1",
         formula="k = ceil(128 ln(2N))",
         kind="upper",
+        value_is_width=True,
         architecture="codes",
         task="near-orthogonal vectors",
         quantity="code width k",
@@ -441,6 +302,7 @@ _BOUNDS: tuple[Bound, ...] = (
         citation="Sec. 3, Theorem 1; App. C.2",
         formula="k = ceil(128 ln(2N)) (Cor 8.1); width = ceil(log2 |Sigma|) + 2k",
         kind="upper",
+        value_is_width=True,
         architecture="transformer-1layer",
         task="IdxL",
         quantity="code width k, or the embedding width ceil(log2|Sigma|) + 2k given alphabet",
@@ -478,7 +340,7 @@ _BOUNDS: tuple[Bound, ...] = (
         task="IdxL",
         quantity="required width m",
         value_params=("length", "precision"),
-        _value=lambda length, precision: _num(Fraction(length, precision)),
+        _value=lambda length, precision: as_number(Fraction(length, precision)),
         _allows=lambda n, m, p, h: m * p >= n,
         bounds_length=True,
         notes="N counts the symbols before the index token.",
@@ -498,12 +360,13 @@ _BOUNDS: tuple[Bound, ...] = (
         kind="upper",
         architecture="transformer-1layer",
         task="any f computed by TF^1_{m,p,H}, any partition",
-        quantity="bits sent (closed form; see thm4_itemised for the itemised count)",
+        quantity="bits sent, closed form (outputs: the itemised count and the run protocols)",
         value_params=("width", "precision", "length"),
-        optional_params=("heads",),
-        _value=lambda width, precision, length, heads=1: thm4_closed_form(
+        optional_params=("heads", "model_dim", "alphabet", "frac"),
+        _value=lambda width, precision, length, heads=1, **_: thm4_closed_form(
             width, precision, length, heads
         ),
+        _outputs=_thm4_outputs,
         uses_heads=True,
         notes="The itemised steps exceed the closed form when d ~ m and log N < 2p/3.",
     ),
@@ -539,8 +402,16 @@ _BOUNDS: tuple[Bound, ...] = (
         task="Dyck-(2,2)",
         quantity="required m H",
         value_params=("length", "precision"),
-        _value=_over_p_log(1, 3),
-        _allows=lambda n, m, p, h: _log_allows(3 * m * h, p, n, 1),
+        optional_params=("heads",),
+        _value=lambda length, precision, heads=1: over_p_log(1, 3)(length, precision),
+        _allows=lambda n, m, p, h: single_output_bits(m, h, p, n, DYCK_ALPHABET) >= n - 1,
+        _max_length=single_output_max_length(lambda n: n - 1, DYCK_ALPHABET, even=True),
+        _outputs=lambda length, precision, heads=1: {
+            "min_width_closed_form": first_true(
+                lambda m: log_allows(3 * m * heads, precision, length, 1)
+            )
+        },
+        width_note=SINGLE_OUTPUT_NOTE.format(needed="N - 1 (Lemma 1)", alphabet=DYCK_ALPHABET),
         bounds_length=True,
         uses_heads=True,
         even_length=True,
@@ -558,6 +429,7 @@ _BOUNDS: tuple[Bound, ...] = (
         citation="Sec. 5.1, Theorem 6; App. F.2",
         formula="width d = 2k + 3, k = ceil(128 ln(2N)) (paper prints d = 2 + 2k)",
         kind="upper",
+        value_is_width=True,
         architecture="transformer-2layer",
         task="EQ",
         quantity="embedding width 2k + 3",
@@ -576,6 +448,7 @@ _BOUNDS: tuple[Bound, ...] = (
         citation="Sec. 5.2, Theorem 7; App. G.2",
         formula="k = ceil(8 ln(4N) / (gamma/100)^2); width d = d' + 2 + 3k",
         kind="upper",
+        value_is_width=True,
         architecture="transformer-2layer",
         task="NstNb",
         quantity="code width k, or the width d' + 2 + 3k given input_dim d'",
@@ -598,7 +471,7 @@ _BOUNDS: tuple[Bound, ...] = (
         task="NstNb",
         quantity="required width m",
         value_params=("length", "precision"),
-        _value=lambda length, precision: _num(Fraction(length, 2 * precision)),
+        _value=lambda length, precision: as_number(Fraction(length, 2 * precision)),
         _allows=lambda n, m, p, h: 2 * m * p >= n,
         bounds_length=True,
     ),
@@ -616,7 +489,7 @@ _BOUNDS: tuple[Bound, ...] = (
         task="associative recall",
         quantity="required width m",
         value_params=("length", "precision"),
-        _value=lambda length, precision: _num(Fraction(length, precision)),
+        _value=lambda length, precision: as_number(Fraction(length, precision)),
         _allows=lambda n, m, p, h: m * p >= n,
         bounds_length=True,
         notes="N counts key-value pairs; the sequence x_1 y_1 .. x_N y_N x_q has 2N + 1 tokens.",
@@ -635,8 +508,8 @@ _BOUNDS: tuple[Bound, ...] = (
         task="regular language with n-state minimal DFA",
         quantity="required state bits mp",
         value_params=("states",),
-        _value=lambda states: _log2(states),
-        _allows=lambda n, m, p, h: _ceil_log2(n) <= m * p,  # 2^(mp) >= n, in integers
+        _value=lambda states: log2_exact(states),
+        _allows=lambda n, m, p, h: _ceillog2_exact(n) <= m * p,  # 2^(mp) >= n, in integers
         length_name="n (DFA states)",
         notes="Dyck-(2,2) has 7 live states (8 with the sink), spec erratum 10.",
     ),
@@ -674,8 +547,16 @@ _BOUNDS: tuple[Bound, ...] = (
         task="INEQ",
         quantity="required m H",
         value_params=("length", "precision"),
-        _value=_over_p_log(0, 6),
-        _allows=lambda n, m, p, h: _log_allows(6 * m * h, p, n, 0),
+        optional_params=("heads",),
+        _value=lambda length, precision, heads=1: over_p_log(0, 6)(length, precision),
+        _allows=lambda n, m, p, h: single_output_bits(m, h, p, n, 2) >= n // 2,
+        _max_length=single_output_max_length(lambda n: n // 2, 2, even=True),
+        _outputs=lambda length, precision, heads=1: {
+            "min_width_closed_form": first_true(
+                lambda m: log_allows(6 * m * heads, precision, length, 0)
+            )
+        },
+        width_note=SINGLE_OUTPUT_NOTE.format(needed="N / 2 (Fact 2)", alphabet=2),
         bounds_length=True,
         uses_heads=True,
         even_length=True,
@@ -693,6 +574,7 @@ _BOUNDS: tuple[Bound, ...] = (
         citation="App. F.3, Theorem 13",
         formula="width = 1 + (k + 1) r, r = ceil(128 ln(2(N + 1))) (codes T(0..N))",
         kind="upper",
+        value_is_width=True,
         architecture="transformer-2layer",
         task="Thres_{k,N}",
         quantity="embedding width 1 + (k + 1) r",
@@ -731,7 +613,7 @@ _BOUNDS: tuple[Bound, ...] = (
         task="simulating 2-layer Transformers",
         quantity="N / (log2 N)^2, the order of g(N) (constants hidden)",
         value_params=("length",),
-        _value=lambda length: length / _log2(length) ** 2,
+        _value=lambda length: length / log2_exact(length) ** 2,
         min_length=2,
     ),
     Bound(
@@ -796,44 +678,6 @@ _BOUNDS: tuple[Bound, ...] = (
         task="any f with a fooling set",
         quantity="bits",
         value_params=("size",),
-        _value=lambda size: _log2(size),
+        _value=lambda size: log2_exact(size),
     ),
 )
-
-
-def _registry() -> tuple[dict[str, Bound], dict[str, str]]:
-    by_id: dict[str, Bound] = {}
-    alias: dict[str, str] = {}
-    for b in _BOUNDS:
-        for key in (b.id, *b.aliases):
-            if key in by_id or key in alias:
-                raise RuntimeError(f"duplicate theorem id {key!r}")  # programming error
-        by_id[b.id] = b
-        alias.update({a: b.id for a in b.aliases})
-    return by_id, alias
-
-
-_BY_ID, _ALIASES = _registry()
-
-
-def ids() -> list[str]:
-    """Every registered id, aliases included, sorted."""
-    return sorted([*_BY_ID, *_ALIASES])
-
-
-def get(theorem: str) -> Bound:
-    """The bound with this id or alias; InputError naming the known ids otherwise."""
-    key = _ALIASES.get(theorem, theorem) if isinstance(theorem, str) else None
-    if key not in _BY_ID:
-        raise InputError(f"unknown theorem {theorem!r}; known: {', '.join(ids())}")
-    return _BY_ID[key]
-
-
-def all_bounds() -> list[Bound]:
-    """Every registered bound once (aliases are not repeated), in registry order."""
-    return list(_BOUNDS)
-
-
-def describe(theorem: str, **params: object) -> dict[str, object]:
-    """JSON-ready description of bound ``theorem`` evaluated at ``params`` (see Bound.describe)."""
-    return get(theorem).describe(**params)

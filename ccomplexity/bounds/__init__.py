@@ -1,0 +1,81 @@
+"""Registry of every statement with a bound, one module per paper.
+
+:mod:`~ccomplexity.bounds.base` holds the :class:`Bound` type, its parameters and its exact
+inversions; each paper module (``separations``, ``parrots``, ``looped``, ``kg``) lists its
+statements in a tuple ``BOUNDS``. Ids have the form ``paper.statement``. Which bound constrains
+which task on which model family is not here but in :mod:`ccomplexity.claims`.
+"""
+
+from __future__ import annotations
+
+from ccomplexity.bounds import separations
+from ccomplexity.bounds.base import KINDS, PARAMS, Bound, Param, define_param
+from ccomplexity.bounds.separations import (
+    Thm4Bits,
+    thm4_closed_form,
+    thm4_itemised,
+    thm4_run_bits,
+)
+from ccomplexity.errors import InputError
+
+PAPERS = {"separations": separations}
+"""Paper id -> module; each module's ``BOUNDS`` lists its statements."""
+
+
+def _registry() -> tuple[dict[str, Bound], dict[str, str]]:
+    by_id: dict[str, Bound] = {}
+    alias: dict[str, str] = {}
+    for paper, module in PAPERS.items():
+        for b in module.BOUNDS:
+            if b.paper != paper:
+                raise RuntimeError(f"{b.id} is registered under paper {paper!r}")
+            for key in (b.id, *b.aliases):
+                if key in by_id or key in alias:
+                    raise RuntimeError(f"duplicate theorem id {key!r}")  # programming error
+            by_id[b.id] = b
+            alias.update({a: b.id for a in b.aliases})
+    return by_id, alias
+
+
+_BY_ID, _ALIASES = _registry()
+
+
+def ids() -> list[str]:
+    """Every registered id, aliases included, sorted."""
+    return sorted([*_BY_ID, *_ALIASES])
+
+
+def get(theorem: str) -> Bound:
+    """The bound with this id or alias; InputError naming the known ids otherwise."""
+    key = _ALIASES.get(theorem, theorem) if isinstance(theorem, str) else None
+    if key not in _BY_ID:
+        raise InputError(f"unknown theorem {theorem!r}; known: {', '.join(ids())}")
+    return _BY_ID[key]
+
+
+def all_bounds() -> list[Bound]:
+    """Every registered bound once (aliases are not repeated), paper by paper in registry order."""
+    return list(_BY_ID.values())
+
+
+def describe(theorem: str, **params: object) -> dict[str, object]:
+    """JSON-ready description of bound ``theorem`` evaluated at ``params`` (see Bound.describe)."""
+    return get(theorem).describe(**params)
+
+
+__all__ = [
+    "KINDS",
+    "PAPERS",
+    "PARAMS",
+    "Bound",
+    "Param",
+    "Thm4Bits",
+    "all_bounds",
+    "define_param",
+    "describe",
+    "get",
+    "ids",
+    "thm4_closed_form",
+    "thm4_itemised",
+    "thm4_run_bits",
+]

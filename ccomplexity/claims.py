@@ -1,0 +1,160 @@
+"""The claims table: which bound constrains which task on which family of models, as data.
+
+One row per link "bound B speaks about task T on models of family F", saying how B's parameters
+are read from a model (m: its whole recurrent state in numbers, its width per head, or its width;
+H: its heads or 1; p: the precision used) and naming what realises it: the hand-wired
+construction (``ccx construct --task``) of an upper bound, the reduction (``ccx protocol reduce``)
+that runs a lower bound's protocol on a model. Thresholds, the figures, the reductions and
+``bits_used`` read this table; nothing else writes the link down. Adding a claim is one row.
+
+Families are the model registry's (``models.FAMILIES``: ``recurrent``, ``attention``, ...); this
+module names them as strings so that it never imports torch (a test checks them against the
+registry). Tasks are the training tasks' names where one exists (``simulations.tasks``), else the
+paper's problem (e.g. ``nearest-neighbour``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ccomplexity import bounds
+from ccomplexity.errors import InputError
+
+ROLES = ("lower", "upper")
+M_READS = ("state_numel", "width/heads", "width")
+"""How m is read from a model: the numbers of its whole recurrent state (Thm 2's message), the
+width of one attention head (what Thm 4's protocol sends per head), or its width."""
+H_READS = ("heads", "1")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """Bound ``bound_id`` constrains (``lower``) or is realised on (``upper``) ``task`` for models
+    of ``family`` (with exactly ``layers`` layers, when given)."""
+
+    task: str
+    family: str
+    bound_id: str
+    role: str
+    m: str = "width"
+    h: str = "1"
+    layers: int | None = None
+    construction: str | None = None
+    reduction: str | None = None
+    problem: str | None = None
+    note: str = ""
+    reads: Mapping[str, str] = field(default_factory=dict)
+    """Further parameters read from a model (e.g. experts, loops), name -> model attribute."""
+
+    def __post_init__(self) -> None:
+        if self.role not in ROLES:
+            raise InputError(f"claim {self.bound_id}: role must be one of {ROLES}")
+        if self.m not in M_READS or self.h not in H_READS:
+            raise InputError(f"claim {self.bound_id}: m reads {M_READS}, H reads {H_READS}")
+        bounds.get(self.bound_id)  # unknown ids fail at import
+
+    @property
+    def bound(self) -> bounds.Bound:
+        return bounds.get(self.bound_id)
+
+    def matches(self, task: str, family: str, layers: int | None = None) -> bool:
+        """Whether this claim speaks about a model of ``family`` with ``layers`` on ``task``."""
+        if self.task != task or self.family != family:
+            return False
+        return self.layers is None or layers is None or self.layers == layers
+
+    def model_params(self, model: Mapping[str, Any], precision: int) -> dict[str, Any]:
+        """m, p, H (and where m came from) of a model described by ``model``: its ``width``,
+        ``heads`` (None when it has none) and ``state_numel`` (None when unknown)."""
+        width, heads = model["width"], model.get("heads") or 1
+        h = heads if self.h == "heads" else 1
+        if self.m == "state_numel":
+            if model.get("state_numel"):
+                return {"m": model["state_numel"], "p": precision, "H": h, "m_is": "state_numel"}
+            return {"m": width, "p": precision, "H": h, "m_is": "width (no state_numel stored)"}
+        if self.m == "width/heads":
+            if width % heads:
+                raise InputError(f"width {width} is not a multiple of heads {heads}")
+            return {"m": width // heads, "p": precision, "H": h, "m_is": "width / heads"}
+        return {"m": width, "p": precision, "H": h, "m_is": "width"}
+
+    def describe(self) -> dict[str, Any]:
+        b = self.bound
+        return {
+            "task": self.task,
+            "family": self.family,
+            "layers": self.layers,
+            "bound_id": self.bound_id,
+            "role": self.role,
+            "reads": {"m": self.m, "H": self.h, "p": "precision", **self.reads},
+            "construction": self.construction,
+            "reduction": self.reduction,
+            "problem": self.problem,
+            "statement": b.name,
+            "formula": b.formula,
+            "note": self.note,
+        }
+
+
+EQUALITY_TASKS = ("eq-random", "eq-one", "eq-ncp")
+
+CLAIMS: tuple[Claim, ...] = (
+    # -- separations: index lookup (Thm 1 against Thm 3) -------------------------------------
+    Claim("index-lookup", "recurrent", "separations.thm3", "lower", m="state_numel",
+          reduction="index", problem="separations.fact3",
+          note="Thm 2's message is the whole state; Index needs N one-way bits"),
+    Claim("index-lookup", "attention", "separations.thm1", "upper", layers=1,
+          construction="index-lookup", note="width ceil(log2 |Sigma|) + 2k with codes of width k"),
+    # -- separations: Dyck-(2,2) (Thm 5 against a small DFA-RNN) ------------------------------
+    Claim("dyck", "attention", "separations.thm5", "lower", m="width/heads", h="heads", layers=1,
+          reduction="dyck", problem="separations.lemma1",
+          note="the single-output Thm 4 protocol under the odd/even split, Lemma 1's fooling set"),
+    Claim("dyck", "recurrent", "separations.lemma4", "upper", m="state_numel",
+          construction="dyck", reduction="dyck",
+          note="the minimal DFA as a ReLU RNN: ceil(log2 8) = 3 state bits suffice"),
+    # -- separations: equality (Thm 6 against Thm 11 and Thm 12) ------------------------------
+    *(Claim(task, "recurrent", "separations.thm11", "lower", m="state_numel",
+            reduction="equality", problem="separations.fact2",
+            note="Thm 2 at the middle cut; EQ on N/2 bits needs N/2 bits")
+      for task in EQUALITY_TASKS),
+    *(Claim(task, "attention", "separations.thm12", "lower", m="width/heads", h="heads", layers=1,
+            problem="separations.fact2", note="the single-output Thm 4 protocol at the middle cut")
+      for task in EQUALITY_TASKS),
+    *(Claim(task, "attention", "separations.thm6", "upper", layers=2, construction="equality",
+            note="two layers: attend i -> i - N/2, XOR, average")
+      for task in EQUALITY_TASKS),
+    # -- separations: nearest neighbour / disjointness (Thm 8) ---------------------------------
+    Claim("nearest-neighbour", "recurrent", "separations.thm8", "lower", m="state_numel",
+          reduction="disjointness", problem="separations.fact1",
+          note="Disj on N/2 bits through MQAR; no training task (the reduction runs on tokens)"),
+)  # fmt: skip
+
+
+def claims(
+    task: str | None = None,
+    family: str | None = None,
+    bound_id: str | None = None,
+    role: str | None = None,
+) -> list[Claim]:
+    """The rows matching every given field, in table order."""
+    return [
+        c
+        for c in CLAIMS
+        if (task is None or c.task == task)
+        and (family is None or c.family == family)
+        and (bound_id is None or c.bound_id == bound_id or bound_id in c.bound.aliases)
+        and (role is None or c.role == role)
+    ]
+
+
+def lower_bound_for(task: str, family: str, layers: int | None = None) -> Claim | None:
+    """The lower-bound claim a (task, family, layers) model is drawn against, or None."""
+    found = [c for c in CLAIMS if c.role == "lower" and c.matches(task, family, layers)]
+    return found[0] if found else None
+
+
+def tasks() -> list[str]:
+    """Every task some claim speaks about, in table order."""
+    return list(dict.fromkeys(c.task for c in CLAIMS))

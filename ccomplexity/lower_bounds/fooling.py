@@ -1,0 +1,515 @@
+"""Fooling sets (Def. 1, Fact 4): verification, the constructive sets of Lemma 1 (Dyck, exhaustive
+and symbolic), equality and disjointness, and the exact maximum fooling set of a matrix."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ccomplexity.automata import dyck_dfa
+from ccomplexity.errors import InputError
+from ccomplexity.integers import ceil_log2 as _ceil_log2
+from ccomplexity.lower_bounds.matrix import (
+    CHUNK,
+    as_matrix,
+    chunked_entries,
+    dfa_count,
+    dyck_count,
+    dyck_members,
+    first_duplicate,
+    index_array,
+    live_dfa,
+    row_classes,
+    value_cell_count,
+)
+from ccomplexity.problems import Partition, TwoPartyProblem, undigits
+
+EXHAUSTIVE_LIMIT = 20
+"""Longest Dyck word for the exhaustive fooling set (2^19 members of Dyck-(2,2))."""
+EXHAUSTIVE_MEMBER_LIMIT = 1 << 20
+"""Most members the exhaustive Dyck fooling set enumerates (other (n, k) grow faster)."""
+PAIRWISE_LIMIT = 1 << 26
+"""Most unordered pairs the generic pairwise fooling check evaluates through the problem."""
+PAIRWISE_DENSE_LIMIT = 1 << 30
+"""Most unordered pairs the pairwise check looks up in a materialised matrix."""
+DENSE_VERIFY_LIMIT = 1 << 24
+"""Most matrix entries the fooling check materialises to count value-cells or look pairs up."""
+MATERIALISE_LIMIT = 1 << 24
+"""Most pairs the equality and disjointness fooling sets list explicitly."""
+MAX_FOOLING_CELL_LIMIT = 4096
+"""Most cells of the chosen value (after merging equal rows/columns) for the SAT search."""
+SYMBOLIC_LIMIT = 1 << 24
+"""Most product-automaton cells (live states^2 x 2 x (N + 1)) the symbolic check stores."""
+
+
+@dataclass(frozen=True)
+class FoolingCheck:
+    """Outcome of checking Def. 1; ``reason`` names the first violation when ``valid`` is False.
+
+    ``method`` says which exact argument decided it: "count", "pairwise", "single" or "none".
+    """
+
+    valid: bool
+    size: int
+    reason: str | None
+    method: str = "pairwise"
+
+
+@dataclass(frozen=True, eq=False)
+class FoolingSet:
+    """A candidate fooling set: pairs (rows[i], cols[i]) of ``problem`` with value ``value``.
+
+    ``check`` is the verification done at construction (None when the constructor left it to
+    :func:`verify_fooling_set`). ``bits`` = ceil(log2 |S|), the integral form of Fact 4; it is a
+    lower bound only when the set verifies.
+    """
+
+    problem: TwoPartyProblem
+    rows: np.ndarray
+    cols: np.ndarray
+    value: int
+    check: FoolingCheck | None = None
+
+    @property
+    def size(self) -> int:
+        return int(len(self.rows))
+
+    @property
+    def bits(self) -> int:
+        return _ceil_log2(self.size)
+
+    @property
+    def log2_size(self) -> float:
+        return math.log2(self.size) if self.size else float("-inf")
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready summary (the pairs themselves are left out: there may be 2^19 of them)."""
+        out: dict[str, Any] = {**self.problem.describe(), "size": self.size, "value": self.value}
+        out["bits"] = self.bits
+        if self.check is not None:
+            out["verified"] = self.check.valid
+            out["reason"] = self.check.reason
+        return out
+
+
+@dataclass(frozen=True)
+class MaxFoolingSet:
+    """A maximum fooling set of a matrix: ``cells`` = ((row, col), ...) sorted, value ``value``.
+
+    ``rows``/``cols`` list the same cells column-wise so that the result can be passed to
+    :func:`verify_fooling_set` like a :class:`FoolingSet`.
+    """
+
+    size: int
+    value: int
+    cells: tuple[tuple[int, int], ...]
+    bits: int
+
+    @property
+    def rows(self) -> np.ndarray:
+        return np.array([r for r, _ in self.cells], dtype=np.int64)
+
+    @property
+    def cols(self) -> np.ndarray:
+        return np.array([c for _, c in self.cells], dtype=np.int64)
+
+
+def verify_fooling_set(
+    problem: TwoPartyProblem,
+    rows: np.ndarray,
+    cols: np.ndarray,
+    value: int,
+    *,
+    value_count: int | None = None,
+) -> FoolingCheck:
+    """Check Def. 1 exactly for the pairs (rows[i], cols[i]) and value b = ``value``.
+
+    Necessary conditions first, each with the first violating pair as the reason:
+
+    1. f(x_i, y_i) = b for every i;
+    2. the pairs are distinct;
+    3. the rows are distinct: if x_i = x_j then f(x_i, y_j) = f(x_j, y_j) = b and
+       f(x_j, y_i) = f(x_i, y_i) = b, a violation; likewise
+    4. the columns are distinct.
+
+    Then one of two exact arguments:
+
+    - Count (fast, a proof): let K be the number of cells of M_f with value b. If 1-4 hold and
+      |S| = K, then S is every b-cell, so for i != j, f(x_i, y_j) = b would put (x_i, y_j) in S,
+      hence y_j = y_i (rows are distinct), contradicting 4. K comes from ``value_count`` (the
+      caller vouches that it is exact), from closed forms / a height DP for the problems of
+      :mod:`ccomplexity.problems`, or from the materialised matrix when that is small.
+    - Pairwise: every unordered pair i < j, vectorised in chunks; f(x_j, y_i) is evaluated only
+      where f(x_i, y_j) = b. At most ``PAIRWISE_LIMIT`` pairs through the problem's function,
+      ``PAIRWISE_DENSE_LIMIT`` when looked up in a materialised matrix.
+    """
+    r = index_array(rows, problem.n_rows, "rows")
+    c = index_array(cols, problem.n_cols, "cols")
+    if r.shape != c.shape:
+        raise InputError(f"rows and cols must have the same length, got {len(r)} and {len(c)}")
+    s = int(r.size)
+    if s == 0:
+        return FoolingCheck(False, 0, "the set is empty; Fact 4 needs at least one pair", "none")
+    vals = chunked_entries(problem, r, c)
+    bad = np.flatnonzero(vals != value)
+    if bad.size:
+        i = int(bad[0])
+        why = f"pair {i} (row {r[i]}, col {c[i]}) has f = {vals[i]}, not the value {value}"
+        return FoolingCheck(False, s, why, "none")
+    dup = first_duplicate(np.stack([r, c], axis=1))
+    if dup:
+        i, j = dup
+        why = f"pairs {i} and {j} are the same cell (row {r[i]}, col {c[i]})"
+        return FoolingCheck(False, s, why, "none")
+    for keys, side, letter in ((r, "row", "x"), (c, "col", "y")):
+        dup = first_duplicate(keys)
+        if dup:
+            i, j = dup
+            why = (
+                f"pairs {i} and {j} share {side} {keys[i]} ({letter} does not determine the "
+                f"other half), so f(x_{i}, y_{j}) = f(x_{j}, y_{i}) = {value}"
+            )
+            return FoolingCheck(False, s, why, "none")
+    if s == 1:
+        return FoolingCheck(True, 1, None, "single")
+
+    cells = problem.n_rows * problem.n_cols
+    pairs = s * (s - 1) // 2
+    dense = None
+    if cells <= DENSE_VERIFY_LIMIT and cells <= 2 * pairs:
+        dense = problem.matrix()  # cheaper than the pairs themselves; gives K exactly too
+    count = value_count
+    if count is None:
+        count = int((dense == value).sum()) if dense is not None else None
+    if count is None:
+        count = value_cell_count(problem, value)
+    if count is not None:
+        if s > count:
+            raise InputError(
+                f"the number of {value}-cells was given as {count}, below the {s} distinct "
+                f"{value}-cells in the set; value_count must be exact"
+            )
+        if s == count:
+            return FoolingCheck(True, s, None, "count")
+
+    limit = PAIRWISE_DENSE_LIMIT if dense is not None else PAIRWISE_LIMIT
+    if pairs > limit:
+        raise InputError(
+            f"pairwise fooling-set verification is limited to {limit} pairs, got {pairs} "
+            f"(|S| = {s}); pass value_count or use the symbolic certificate"
+        )
+    hit = _pairwise_violation(problem, dense, r, c, value)
+    if hit is None:
+        return FoolingCheck(True, s, None, "pairwise")
+    i, j = hit
+    why = (
+        f"pairs {i} and {j} (rows {r[i]}, {r[j]}; cols {c[i]}, {c[j]}) violate Def. 1: "
+        f"f(x_{i}, y_{j}) = f(x_{j}, y_{i}) = {value}"
+    )
+    return FoolingCheck(False, s, why, "pairwise")
+
+
+def _pairwise_violation(
+    problem: TwoPartyProblem, dense: np.ndarray | None, r: np.ndarray, c: np.ndarray, value: int
+) -> tuple[int, int] | None:
+    """Lexicographically first (i, j), i < j, with f(x_i, y_j) = f(x_j, y_i) = value."""
+
+    def f(rr: np.ndarray, cc: np.ndarray) -> np.ndarray:
+        return dense[rr, cc] if dense is not None else chunked_entries(problem, rr, cc)
+
+    s = len(r)
+    per_i = np.arange(s - 1, -1, -1, dtype=np.int64)  # pairs (i, j > i) for each i
+    ends = np.cumsum(per_i)
+    i0 = 0
+    while i0 < s - 1:
+        # Take rows i0..i1-1 so that the block holds about CHUNK pairs (at least one row).
+        base = ends[i0 - 1] if i0 else 0
+        i1 = int(np.searchsorted(ends, base + CHUNK, side="right"))
+        i1 = min(max(i1, i0 + 1), s - 1)
+        counts = per_i[i0:i1]
+        ii = np.repeat(np.arange(i0, i1, dtype=np.int64), counts)
+        starts = np.cumsum(counts) - counts
+        jj = np.arange(len(ii), dtype=np.int64) - np.repeat(starts, counts) + ii + 1
+        first = np.flatnonzero(f(r[ii], c[jj]) == value)
+        if first.size:
+            both = first[f(r[jj[first]], c[ii[first]]) == value]
+            if both.size:  # block order is (i, j) lexicographic, so the first hit is the first
+                return int(ii[both[0]]), int(jj[both[0]])
+        i0 = i1
+    return None
+
+
+def _check_dyck_problem(problem: TwoPartyProblem) -> tuple[int, int, int]:
+    if problem.name != "dyck" or problem.partition is None:
+        raise InputError(f"dyck_fooling_set needs a dyck problem, got {problem.name}")
+    p = problem.params
+    return int(p["types"]), int(p["depth"]), int(p["length"])
+
+
+def dyck_fooling_set(problem: TwoPartyProblem) -> FoolingSet:
+    """Lemma 1 (App. E): S = all Dyck-(n,k) words of length N, value 1, verified exhaustively.
+
+    The words are enumerated (vectorised, through the DFA) and split by the problem's partition
+    (odd-even in Lemma 1; under other partitions the check simply fails). Verification
+    (:func:`verify_fooling_set`) is exactly the argument below, in O(|S| log |S|):
+
+    - membership: f = 1 on every pair, by the stack oracle ``is_dyck`` (not the DFA);
+    - x -> y: the rows are pairwise distinct (np.unique), i.e. Alice's half fixes Bob's;
+    - y -> x: the columns are pairwise distinct (errata item 12: the paper omits this);
+    - completeness: |S| equals the member count from a height DP (not the DFA).
+
+    Then S is the set of all 1-cells, and for i != j, f(x_i, y_j) = 1 would make (x_i, y_j) a
+    member, so y_j = y_i by x -> y, contradicting y -> x: S is a fooling set of size 2^(N-1) for
+    Dyck-(2,2), and D >= N - 1.
+
+    Limited to length ``EXHAUSTIVE_LIMIT`` (2^19 members) and ``EXHAUSTIVE_MEMBER_LIMIT``
+    members; beyond that use :func:`dyck_fooling_symbolic`.
+    """
+    types, depth, length = _check_dyck_problem(problem)
+    if length > EXHAUSTIVE_LIMIT:
+        raise InputError(
+            f"exhaustive Dyck fooling sets are limited to length {EXHAUSTIVE_LIMIT} "
+            f"(got {length}); use the symbolic certificate (dyck_fooling_symbolic)"
+        )
+    count = dyck_count(types, depth, length)
+    if count > EXHAUSTIVE_MEMBER_LIMIT:
+        raise InputError(
+            f"Dyck-({types},{depth}) has {count} words of length {length}; the exhaustive limit "
+            f"is {EXHAUSTIVE_MEMBER_LIMIT} members; use the symbolic certificate"
+        )
+    words = dyck_members(types, depth, length)
+    base = 2 * types
+    rows = undigits(words[:, list(problem.partition.alice)], base)
+    cols = undigits(words[:, list(problem.partition.bob)], base)
+    check = verify_fooling_set(problem, rows, cols, 1, value_count=count)
+    rows.setflags(write=False)
+    cols.setflags(write=False)
+    return FoolingSet(problem, rows, cols, 1, check)
+
+
+def _half_determines_other(
+    table: np.ndarray, start: int, accepting: np.ndarray, equal: np.ndarray
+) -> tuple[bool, list[list[int]] | None]:
+    """Do accepted words of length N that agree on positions ``equal`` agree everywhere?
+
+    Forward reachability over (q1, q2, differed) in the product of the live DFA with itself:
+    at an ``equal`` position both copies read the same symbol, elsewhere any two symbols, and
+    the flag records a difference. The answer is no iff some (accepting, accepting, 1) is
+    reachable after N steps; then two such words are read back from the stored layers.
+    """
+    length = len(equal)
+    n_live, n_sym = table.shape
+    if start < 0:
+        return True, None
+    sym = np.arange(n_sym)
+    a_any, b_any = np.repeat(sym, n_sym), np.tile(sym, n_sym)
+    pairs = {True: (sym, sym, np.zeros(n_sym, dtype=bool)), False: (a_any, b_any, a_any != b_any)}
+    layers = [np.zeros((n_live, n_live, 2), dtype=bool)]
+    layers[0][start, start, 0] = True
+    for pos in range(length):
+        a, b, d = pairs[bool(equal[pos])]
+        i, j, f = np.nonzero(layers[-1])
+        ni, nj = table[i][:, a], table[j][:, b]
+        nf = f[:, None].astype(bool) | d[None, :]
+        ok = (ni >= 0) & (nj >= 0)
+        nxt = np.zeros_like(layers[0])
+        nxt[ni[ok], nj[ok], nf[ok].astype(np.int64)] = True
+        layers.append(nxt)
+    hits = np.argwhere(layers[-1][:, :, 1] & accepting[:, None] & accepting[None, :])
+    if hits.size == 0:
+        return True, None
+    ci, cj, cf = int(hits[0][0]), int(hits[0][1]), 1
+    w1: list[int] = []
+    w2: list[int] = []
+    for pos in range(length - 1, -1, -1):  # every reachable state has a reachable predecessor
+        a, b, d = pairs[bool(equal[pos])]
+        i, j, f = np.nonzero(layers[pos])
+        ni, nj = table[i][:, a], table[j][:, b]
+        nf = f[:, None].astype(bool) | d[None, :]
+        k, p = np.argwhere((ni == ci) & (nj == cj) & (nf == bool(cf)))[0]
+        w1.append(int(a[p]))
+        w2.append(int(b[p]))
+        ci, cj, cf = int(i[k]), int(j[k]), int(f[k])
+    return False, [w1[::-1], w2[::-1]]
+
+
+def dyck_fooling_symbolic(
+    types: int, depth: int, length: int, partition: str = "odd-even"
+) -> dict[str, Any]:
+    """Lemma 1 without enumeration: S = all Dyck-(n,k) words of length N, through the DFA.
+
+    (a) ``count`` = |S| by DP over DFA states with Python ints (exact, e.g. 2^999 at N = 1000),
+    cross-checked against an independent DP over stack heights; (b) ``x_determines_y``: no two
+    members agree on Alice's positions and differ elsewhere (product automaton over
+    (q1, q2, differed), see :func:`_half_determines_other`); (c) ``y_determines_x`` likewise with
+    the roles swapped. If all hold and count >= 1, S is a fooling set with value 1 (same argument
+    as :func:`dyck_fooling_set`), so D >= ``bits`` = ceil(log2 count) (Fact 4). When (b) or (c)
+    fails, ``x_counterexample`` / ``y_counterexample`` give two members sharing that half, which
+    is itself a violation of Def. 1. Time O(N * states^2 * symbols^2).
+    """
+    if types is None or types < 1:
+        raise InputError(f"--types must be a positive integer, got {types}")
+    if depth is None or depth < 0:
+        raise InputError(f"--depth must be a non-negative integer, got {depth}")
+    if length is None or length < 1:
+        raise InputError(f"--length must be a positive integer, got {length}")
+    dfa = dyck_dfa(types, depth)
+    table, start, accepting = live_dfa(dfa)
+    cells = table.shape[0] ** 2 * 2 * (length + 1)
+    if cells > SYMBOLIC_LIMIT:
+        raise InputError(
+            f"the symbolic Dyck check is limited to {SYMBOLIC_LIMIT} product cells "
+            f"(live states^2 x 2 x (N+1) = {cells}); use fewer types, a smaller depth or length"
+        )
+    alice = np.zeros(length, dtype=bool)
+    if partition == "odd-even":  # directly: Lemma 1's case, and linear in N
+        if length % 2:
+            raise InputError(f"partition odd-even needs an even length, got {length}")
+        alice[0::2] = True
+    else:
+        alice[list(Partition.parse(partition, length).alice)] = True
+    count = dfa_count(dfa, length)
+    if count != dyck_count(types, depth, length):  # two independent derivations must agree
+        raise RuntimeError(f"Dyck-({types},{depth}) counts disagree at length {length}")
+    x_ok, x_cex = _half_determines_other(table, start, accepting, alice)
+    y_ok, y_cex = _half_determines_other(table, start, accepting, ~alice)
+    return {
+        "types": types,
+        "depth": depth,
+        "length": length,
+        "partition": partition,
+        "value": 1,
+        "count": count,
+        "x_determines_y": x_ok,
+        "y_determines_x": y_ok,
+        "size": count,
+        "bits": _ceil_log2(count),
+        "log2_size": math.log2(count) if count else None,
+        "verified": bool(x_ok and y_ok and count >= 1),
+        "x_counterexample": x_cex,
+        "y_counterexample": y_cex,
+    }
+
+
+def equality_fooling_set(problem: TwoPartyProblem) -> FoolingSet:
+    """Fact 2: the diagonal {(x, x)} of EQ on [A]^H, value 1, size A^H (any balanced partition).
+
+    For x1 != x2, f(x1, x2) = 0, so Def. 1 holds; D(EQ) >= ceil(H log2 A). Not verified here:
+    :func:`verify_fooling_set` proves it by the count argument (EQ has exactly A^H one-cells).
+    """
+    if problem.name != "equality":
+        raise InputError(f"equality_fooling_set needs the equality problem, got {problem.name}")
+    n = problem.n_rows
+    if n > MATERIALISE_LIMIT:
+        raise InputError(
+            f"the explicit equality fooling set is limited to {MATERIALISE_LIMIT} pairs (A^H = "
+            f"{n}); use the closed form D >= H log2 A of Fact 2"
+        )
+    diag = np.arange(n, dtype=np.int64)
+    diag.setflags(write=False)
+    return FoolingSet(problem, diag, diag, 1)
+
+
+def disjointness_fooling_set(problem: TwoPartyProblem) -> FoolingSet:
+    """Fact 1: complementary pairs {(x, not x)} of DISJ on {0,1}^H, value 0 (disjoint), size 2^H.
+
+    x and not x are disjoint; for x1 != x2 some i has x1_i = 1, x2_i = 0 (or vice versa), so
+    x1 and not x2 intersect: f(x1, not x2) = 1. Hence D(DISJ) >= H. The index of not x is
+    2^H - 1 - x (digits are binary, most significant first).
+    """
+    if problem.name != "disjointness":
+        raise InputError(
+            f"disjointness_fooling_set needs the disjointness problem, got {problem.name}"
+        )
+    n = problem.n_rows
+    if n > MATERIALISE_LIMIT:
+        raise InputError(
+            f"the explicit disjointness fooling set is limited to {MATERIALISE_LIMIT} pairs "
+            f"(2^H = {n}); use the closed form D >= H of Fact 1"
+        )
+    rows = np.arange(n, dtype=np.int64)
+    cols = (n - 1) - rows
+    rows.setflags(write=False)
+    cols.setflags(write=False)
+    return FoolingSet(problem, rows, cols, 0)
+
+
+def max_fooling_set(
+    matrix: TwoPartyProblem | np.ndarray, value: int | None = None
+) -> MaxFoolingSet:
+    """The exact maximum fooling set of a matrix (Def. 1), by MaxSAT (pysat RC2).
+
+    Identical rows (columns) are merged first: cells in two identical rows always conflict, and
+    any row of a class can stand in for another, so the maximum is unchanged. Then, per value b:
+    one variable per b-cell; a hard clause (not a or not b) for every conflicting pair of cells
+    (M[r1, c2] = M[r2, c1] = b, which includes two cells sharing a row or a column); a soft unit
+    clause per cell; RC2's optimum is the maximum. Shortcuts, also exact: a fooling set uses each
+    row and column at most once, so its size is at most U = min(#rows, #columns containing b);
+    a greedy set of size U needs no SAT, and no SAT is run for a value whose U cannot beat the
+    best set found so far (greedy sets of every value are found first).
+
+    With ``value`` None every value present is tried; the largest set wins (on a tie, the
+    smaller value among the sets found). Refuses more than ``MAX_FOOLING_CELL_LIMIT`` cells of a
+    value it has to solve for (MaxSAT is NP-hard: dense conflicts can still be slow below that).
+    """
+    m = as_matrix(matrix, "max_fooling_set")
+    rep_r, _ = row_classes(m)
+    rep_c, _ = row_classes(m.T)
+    sub = m[np.ix_(rep_r, rep_c)]
+    values = [int(value)] if value is not None else [int(v) for v in np.unique(sub)]
+    found = {}
+    for v in values:
+        upper = int(min((sub == v).any(axis=1).sum(), (sub == v).any(axis=0).sum()))
+        found[v] = (_FoolingCells(sub, v), upper)
+    for v in values:
+        cells, upper = found[v]
+        best = max(len(c.chosen) for c, _ in found.values())
+        if len(cells.chosen) < upper and upper > best:
+            cells.solve()
+    v = max(values, key=lambda v: (len(found[v][0].chosen), -v))
+    cells = found[v][0]
+    out = sorted((int(rep_r[r]), int(rep_c[c])) for r, c in cells.cells[cells.chosen])
+    return MaxFoolingSet(len(out), v, tuple(out), _ceil_log2(len(out)))
+
+
+class _FoolingCells:
+    """The b-cells of a (merged) matrix, their conflicts, and the best fooling set found."""
+
+    def __init__(self, sub: np.ndarray, value: int) -> None:
+        self.value = value
+        self.cells = np.argwhere(sub == value)
+        cr, cc = self.cells[:, 0], self.cells[:, 1]
+        self.k = len(self.cells)
+        if self.k > MAX_FOOLING_CELL_LIMIT:
+            raise InputError(
+                f"the exact maximum fooling set is limited to {MAX_FOOLING_CELL_LIMIT} cells of "
+                f"value {value} (after merging equal rows/columns), got {self.k}; "
+                "use a constructive set"
+            )
+        hit = sub[np.ix_(cr, cc)] == value  # hit[i, j]: f(x_i, y_j) = value
+        self.clash = hit & hit.T  # the diagonal is True: a cell "conflicts" with itself
+        self.chosen: list[int] = []
+        blocked = np.zeros(self.k, dtype=bool)
+        while not blocked.all():  # greedy: the first cell compatible with all chosen so far
+            i = int(np.argmin(blocked))
+            self.chosen.append(i)
+            blocked |= self.clash[i]
+
+    def solve(self) -> None:
+        from pysat.examples.rc2 import RC2
+        from pysat.formula import WCNF
+
+        wcnf = WCNF()
+        for i, j in zip(*np.nonzero(np.triu(self.clash, 1)), strict=True):
+            wcnf.append([-(int(i) + 1), -(int(j) + 1)])
+        for i in range(self.k):
+            wcnf.append([i + 1], weight=1)
+        with RC2(wcnf, adapt=True) as rc2:  # adapt: rows/columns give at-most-one groups
+            model = rc2.compute()
+        chosen = sorted(lit - 1 for lit in model if 0 < lit <= self.k)
+        if (self.clash[np.ix_(chosen, chosen)] & ~np.eye(len(chosen), dtype=bool)).any():
+            raise RuntimeError("MaxSAT returned a set that is not a fooling set")
+        self.chosen = chosen

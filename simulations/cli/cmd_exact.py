@@ -1,0 +1,598 @@
+"""Commands of the exact core: languages, automata, lower bounds, bounds, codes, certificates."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Annotated, Any
+
+import typer
+
+from ccomplexity.errors import InputError
+from simulations.cli import (
+    Certificate,
+    JsonFlag,
+    Length,
+    app,
+    emit,
+    write_certificate_to,
+)
+
+dyck_app = typer.Typer(no_args_is_help=True, help="Bounded Dyck languages Dyck-(n,k).")
+dfa_app = typer.Typer(no_args_is_help=True, help="Minimal DFAs and their state counts.")
+cc_app = typer.Typer(no_args_is_help=True, help="Exact communication complexity of a problem.")
+app.add_typer(dyck_app, name="dyck")
+app.add_typer(dfa_app, name="dfa")
+app.add_typer(cc_app, name="cc")
+
+Types = Annotated[int, typer.Option("--types", help="Number of bracket types n.")]
+Depth = Annotated[int, typer.Option("--depth", help="Maximum depth k.")]
+
+# Problem options shared by `fooling` and `cc`.
+ProblemName = Annotated[
+    str, typer.Option("--problem", help="dyck, equality, disjointness or index.")
+]
+OptTypes = Annotated[int | None, typer.Option("--types", help="dyck: bracket types n.")]
+OptDepth = Annotated[int | None, typer.Option("--depth", help="dyck: maximum depth k.")]
+OptLength = Annotated[int | None, typer.Option("--length", help="dyck, index: length N.")]
+OptHalf = Annotated[int | None, typer.Option("--half", help="equality, disjointness: H.")]
+OptAlphabet = Annotated[int | None, typer.Option("--alphabet", help="equality: alphabet A.")]
+OptPartition = Annotated[
+    str | None,
+    typer.Option("--partition", help="prefix:K, odd-even or alice:i,j,... (1-based positions)."),
+]
+
+
+def _problem(
+    name: str,
+    types: int | None,
+    depth: int | None,
+    length: int | None,
+    half: int | None,
+    alphabet: int | None,
+    partition: str | None,
+):
+    from ccomplexity import problems
+
+    return problems.make(
+        name,
+        types=types,
+        depth=depth,
+        length=length,
+        half=half,
+        alphabet=alphabet,
+        partition=partition,
+    )
+
+
+# --------------------------------------------------------------------------------- dyck
+
+
+@dyck_app.command("count")
+def dyck_count(types: Types, depth: Depth, length: Length, as_json: JsonFlag = False) -> None:
+    """Exact number of Dyck-(n,k) words of length N (dynamic programming, any N)."""
+    from ccomplexity.languages.dyck import count_dyck
+
+    _check_dyck(types, depth, length)
+    count = count_dyck(types, depth, length)
+    result = {"types": types, "depth": depth, "length": length, "count": count}
+    result["log2_count"] = count.bit_length() - 1 if count and count & (count - 1) == 0 else None
+    emit(result, as_json, f"Dyck-({types},{depth}) words of length {length}")
+
+
+@dyck_app.command("enumerate")
+def dyck_enumerate(types: Types, depth: Depth, length: Length, as_json: JsonFlag = False) -> None:
+    """Every Dyck-(n,k) word of length N, in lexicographic order (small N only)."""
+    from ccomplexity.languages.dyck import dyck_alphabet, enumerate_dyck
+
+    _check_dyck(types, depth, length)
+    names = dyck_alphabet(types)
+    words = ["".join(names[s] for s in w) for w in enumerate_dyck(types, depth, length).tolist()]
+    if as_json:
+        print(json.dumps({"types": types, "depth": depth, "length": length, "words": words}))
+    else:
+        print("\n".join(words))
+
+
+@dyck_app.command("sample")
+def dyck_sample(
+    types: Types,
+    depth: Depth,
+    length: Length,
+    batch: Annotated[int, typer.Option("--batch", help="Number of words.")] = 5,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    generator: Annotated[
+        str,
+        typer.Option(
+            "--generator",
+            help="uniform (over members), h1-positive, h1-negative (App. H.1, Dyck-(2,2)).",
+        ),
+    ] = "uniform",
+    reading: Annotated[
+        str, typer.Option("--reading", help="App. H.1 step rule: three-way or half.")
+    ] = "three-way",
+    as_json: JsonFlag = False,
+) -> None:
+    """Sample words: uniform over members of length N, or the paper's App. H.1 generators."""
+    import numpy as np
+
+    from ccomplexity.languages import dyck
+
+    _check_dyck(types, depth, length)
+    if batch < 1:
+        raise InputError(f"--batch must be a positive integer, got {batch}")
+    if reading not in ("three-way", "half"):
+        raise InputError(f"--reading must be three-way or half, got {reading!r}")
+    rng = np.random.default_rng(seed)
+    if generator == "uniform":
+        words = dyck.sample_dyck(types, depth, length, batch, rng)
+    elif generator in ("h1-positive", "h1-negative"):
+        if (types, depth) != (2, 2):
+            raise InputError("the App. H.1 generators are defined for Dyck-(2,2) only")
+        make = dyck.positive_h1 if generator == "h1-positive" else dyck.negative_h1
+        words = make(length, batch, rng, reading=reading)
+    else:
+        raise InputError(f"unknown --generator {generator!r}: uniform, h1-positive, h1-negative")
+    names = dyck.dyck_alphabet(types)
+    text = ["".join(names[s] for s in w) for w in np.asarray(words).tolist()]
+    members = dyck.is_dyck(np.asarray(words), types, depth).tolist()
+    if as_json:
+        print(json.dumps({"generator": generator, "seed": seed, "words": text, "member": members}))
+    else:
+        print(
+            "\n".join(
+                f"{w}  {'member' if m else 'non-member'}"
+                for w, m in zip(text, members, strict=True)
+            )
+        )
+
+
+def _check_dyck(types: int, depth: int, length: int) -> None:
+    if types < 1:
+        raise InputError(f"--types must be a positive integer, got {types}")
+    if depth < 0:
+        raise InputError(f"--depth must be a non-negative integer, got {depth}")
+    if length < 0:
+        raise InputError(f"--length must be a non-negative integer, got {length}")
+
+
+# --------------------------------------------------------------------------------- dfa
+
+
+def _dfa_result(dfa, language: str, show: bool) -> dict[str, Any]:
+    from ccomplexity.automata import minimize, state_counts
+
+    minimal = minimize(dfa)
+    result: dict[str, Any] = {"language": language, **state_counts(minimal)}
+    result["alphabet"] = list(minimal.alphabet)
+    if show:
+        result["start"] = minimal.start
+        result["accepting"] = [int(q) for q in minimal.accepting.nonzero()[0]]
+        result["transitions"] = minimal.transitions.tolist()
+    return result
+
+
+Show = Annotated[bool, typer.Option("--show", help="Include the transition table.")]
+
+
+@dfa_app.command("dyck")
+def dfa_dyck(types: Types, depth: Depth, show: Show = False, as_json: JsonFlag = False) -> None:
+    """Minimal complete DFA of Dyck-(n,k): states with the sink, and live states."""
+    from ccomplexity.automata import dyck_dfa
+
+    _check_dyck(types, depth, 0)
+    result = _dfa_result(dyck_dfa(types, depth), f"Dyck-({types},{depth})", show)
+    emit(result, as_json, f"Minimal DFA of Dyck-({types},{depth})")
+
+
+@dfa_app.command("equality")
+def dfa_equality(
+    half: Annotated[int, typer.Option("--half", help="H: the language is {ww : |w| = H}.")],
+    alphabet: Annotated[int, typer.Option("--alphabet", help="Alphabet size A.")] = 2,
+    show: Show = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Minimal complete DFA of the equality language {ww : |w| = H} over A symbols."""
+    from ccomplexity.automata import equality_dfa
+
+    if half < 1:
+        raise InputError(f"--half must be a positive integer, got {half}")
+    if alphabet < 1:
+        raise InputError(f"--alphabet must be a positive integer, got {alphabet}")
+    result = _dfa_result(equality_dfa(half, alphabet), f"{{ww : |w| = {half}}}", show)
+    result.update(half=half, alphabet_size=alphabet)
+    emit(result, as_json, "Minimal DFA of the equality language")
+
+
+# --------------------------------------------------------------------------------- fooling
+
+
+@app.command("fooling")
+def fooling(
+    problem: ProblemName,
+    types: OptTypes = None,
+    depth: OptDepth = None,
+    length: OptLength = None,
+    half: OptHalf = None,
+    alphabet: OptAlphabet = None,
+    partition: OptPartition = None,
+    exact: Annotated[
+        bool, typer.Option("--exact", help="Exact maximum fooling set by SAT (small matrices).")
+    ] = False,
+    method: Annotated[
+        str,
+        typer.Option("--method", help="dyck: auto, exhaustive (N <= 20) or symbolic."),
+    ] = "auto",
+    certificate: Certificate = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """A verified fooling set and its lower bound log2|S| (Def 1, Fact 4)."""
+    from ccomplexity import certificates, lower_bounds
+    from ccomplexity.integers import ceil_log2
+
+    start = time.perf_counter()
+    if method not in ("auto", "exhaustive", "symbolic"):
+        raise InputError(f"--method must be auto, exhaustive or symbolic, got {method!r}")
+    if problem == "dyck" and partition is None:
+        partition = "odd-even"
+    prob = _problem(problem, types, depth, length, half, alphabet, partition)
+    result: dict[str, Any] = prob.describe()
+    cert = None
+    symbolic = (
+        problem == "dyck"
+        and not exact
+        and (method == "symbolic" or (method == "auto" and length > lower_bounds.EXHAUSTIVE_LIMIT))
+    )
+    if method != "auto" and (problem != "dyck" or exact):
+        raise InputError("--method applies to the constructive Dyck fooling set only")
+    if symbolic:
+        if prob.partition.spec != "odd-even":
+            raise InputError("the symbolic certificate covers the odd-even partition only")
+        sym = lower_bounds.dyck_fooling_symbolic(types, depth, length)
+        result.update(method="symbolic", **sym)
+        if certificate is not None and sym["verified"]:
+            cert = certificates.symbolic_dyck_certificate(types, depth, length, sym["count"])
+    else:
+        if exact:
+            found = lower_bounds.max_fooling_set(prob.matrix())
+            result["method"] = "exact-sat"
+        elif problem == "dyck":
+            if prob.partition.spec != "odd-even":
+                raise InputError(
+                    "the constructive Dyck fooling set is for odd-even; use --exact for others"
+                )
+            found = lower_bounds.dyck_fooling_set(prob)
+            result["method"] = "exhaustive"
+        elif problem == "equality":
+            found = lower_bounds.equality_fooling_set(prob)
+            result["method"] = "diagonal"
+        elif problem == "disjointness":
+            found = lower_bounds.disjointness_fooling_set(prob)
+            result["method"] = "complementary-pairs"
+        else:
+            raise InputError(f"no constructive fooling set for {problem}; use --exact")
+        check = lower_bounds.verify_fooling_set(prob, found.rows, found.cols, found.value)
+        result.update(size=check.size, value=int(found.value), verified=check.valid)
+        result["bits"] = ceil_log2(check.size)
+        if not check.valid:
+            result["reason"] = check.reason
+        if certificate is not None and check.valid:
+            cert = certificates.fooling_set_certificate(prob, found.rows, found.cols, found.value)
+    if certificate is not None and cert is None:
+        raise InputError("no certificate written: the fooling set did not verify")
+    result["seconds"] = round(time.perf_counter() - start, 3)
+    write_certificate_to(cert, certificate, result)
+    emit(result, as_json, "Fooling set")
+
+
+# --------------------------------------------------------------------------------- cc
+
+
+@cc_app.command("oneway")
+def cc_oneway(
+    problem: ProblemName,
+    types: OptTypes = None,
+    depth: OptDepth = None,
+    length: OptLength = None,
+    half: OptHalf = None,
+    alphabet: OptAlphabet = None,
+    cut: Annotated[
+        int | None, typer.Option("--cut", help="Alice holds positions 1..K (prefix:K).")
+    ] = None,
+    partition: OptPartition = None,
+    certificate: Certificate = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Exact deterministic one-way complexity Alice -> Bob: ceil(log2 #distinct rows)."""
+    from ccomplexity import certificates, lower_bounds
+
+    start = time.perf_counter()
+    if cut is not None:
+        if partition is not None:
+            raise InputError("give either --cut or --partition, not both")
+        partition = f"prefix:{cut}"
+    prob = _problem(problem, types, depth, length, half, alphabet, partition)
+    result: dict[str, Any] = prob.describe()
+    symbolic = problem == "dyck" and prob.partition.spec.startswith("prefix:")
+    if symbolic:
+        k = len(prob.partition.alice)
+        res = lower_bounds.one_way_bits_dyck(types, depth, length, k)
+        result["method"] = "symbolic-dfa"
+    else:
+        res = lower_bounds.one_way_bits(prob)
+        result["method"] = "dense"
+    result.update(distinct_rows=res.distinct_rows, bits=res.bits)
+    if certificate is not None:
+        if res.rows is None:
+            raise InputError("the symbolic method has no explicit witness; use a prefix length")
+        cert = certificates.one_way_certificate(prob, res.rows, res.cols)
+    result["seconds"] = round(time.perf_counter() - start, 3)
+    if certificate is not None:
+        write_certificate_to(cert, certificate, result)
+    emit(result, as_json, "One-way complexity")
+
+
+@cc_app.command("rank")
+def cc_rank(
+    problem: ProblemName,
+    types: OptTypes = None,
+    depth: OptDepth = None,
+    length: OptLength = None,
+    half: OptHalf = None,
+    alphabet: OptAlphabet = None,
+    partition: OptPartition = None,
+    prime: Annotated[int, typer.Option("--prime", help="Field GF(q).")] = 2_147_483_647,
+    certificate: Certificate = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Exact rank of the communication matrix over GF(q); D(f) >= ceil(log2 rank)."""
+    from ccomplexity import certificates, lower_bounds
+    from ccomplexity.integers import ceil_log2
+
+    start = time.perf_counter()
+    prob = _problem(problem, types, depth, length, half, alphabet, partition)
+    res = lower_bounds.rank_mod_p(prob.matrix(), prime)
+    result: dict[str, Any] = prob.describe()
+    result.update(rank=res.rank, prime=prime, bits=ceil_log2(max(res.rank, 1)))
+    result["seconds"] = round(time.perf_counter() - start, 3)
+    if certificate is not None:
+        if res.rank == 0:
+            raise InputError("rank 0: there is nothing to certify")
+        write_certificate_to(
+            certificates.rank_certificate(prob, res.rows, res.cols, prime), certificate, result
+        )
+    emit(result, as_json, "Log-rank bound")
+
+
+@cc_app.command("exact")
+def cc_exact(
+    problem: ProblemName,
+    types: OptTypes = None,
+    depth: OptDepth = None,
+    length: OptLength = None,
+    half: OptHalf = None,
+    alphabet: OptAlphabet = None,
+    partition: OptPartition = None,
+    tree: Annotated[
+        bool, typer.Option("--tree", help="Include the optimal protocol tree.")
+    ] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Exact deterministic two-way complexity by search over protocol trees (tiny matrices)."""
+    from ccomplexity import lower_bounds
+
+    start = time.perf_counter()
+    prob = _problem(problem, types, depth, length, half, alphabet, partition)
+    res = lower_bounds.exact_bits(prob.matrix())
+    result: dict[str, Any] = prob.describe()
+    result["bits"] = res.bits
+    if tree:
+        result["tree"] = res.tree
+    result["seconds"] = round(time.perf_counter() - start, 3)
+    emit(result, as_json, "Deterministic communication complexity")
+
+
+# --------------------------------------------------------------------------------- bounds
+
+
+def parse_params(args: list[str]) -> dict[str, object]:
+    """``--name VALUE`` and ``--param NAME=VALUE`` pairs as {name: int | float | str}.
+
+    Names take ``-`` or ``_``; values that read as integers become ints, as decimals floats,
+    anything else stays a string (e.g. a group name). Each bound validates its own parameters.
+    """
+    out: dict[str, object] = {}
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if not arg.startswith("--") or len(arg) < 3:
+            raise InputError(f"unexpected argument {arg!r}; parameters are --NAME VALUE")
+        if arg == "--param":
+            if i + 1 >= len(args) or "=" not in args[i + 1]:
+                raise InputError("--param needs NAME=VALUE")
+            name, _, text = args[i + 1].partition("=")
+        elif "=" in arg:
+            name, _, text = arg[2:].partition("=")
+        else:
+            if i + 1 >= len(args):
+                raise InputError(f"{arg} needs a value")
+            name, text = arg[2:], args[i + 1]
+        i += 2 if "=" not in arg else 1
+        name = name.replace("-", "_")
+        if name in out:
+            raise InputError(f"parameter --{name} given twice")
+        out[name] = _number(text)
+    return out
+
+
+def _number(text: str) -> object:
+    if len(text) > 80:
+        raise InputError(f"parameter value {text[:20]}... is longer than 80 characters")
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        return text
+    if value != value or value in (float("inf"), float("-inf")):
+        raise InputError(f"parameter value {text!r} is not a finite number")
+    return value
+
+
+@app.command(
+    "bound",
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+)
+def bound(
+    ctx: typer.Context,
+    theorem: Annotated[
+        str | None, typer.Option("--theorem", help="Theorem id, e.g. separations.thm3.")
+    ] = None,
+    list_all: Annotated[
+        bool, typer.Option("--list", help="List every theorem with its parameters.")
+    ] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Evaluate a theorem at its parameters, given as --NAME VALUE (or --param NAME=VALUE).
+
+    E.g. --width 128 --precision 64 (largest length not ruled out), --length 400 --precision 16
+    (smallest width), --length 1000 --gamma 0.25 (a code width), --states 8, --size 1024.
+    `ccx bound --list` shows each theorem's parameters.
+    """
+    from ccomplexity import bounds
+
+    params = parse_params(list(ctx.args))
+    if list_all or theorem is None:
+        if params:
+            raise InputError("--list takes no parameters")
+        rows = [
+            {"id": b.id, "kind": b.kind, "params": list(b.params), "needs": b.needs(),
+             "formula": b.formula}
+            for b in bounds.all_bounds()
+        ]  # fmt: skip
+        if as_json:
+            print(json.dumps({"theorems": rows}))
+        else:
+            for r in rows:
+                print(f"{r['id']:<28} {r['kind']:<6} {r['needs']:<44} {r['formula']}")
+        return
+    b = bounds.get(theorem)
+    result = b.describe(**params)
+    if not result.pop("evaluated"):
+        raise InputError(f"{b.id}: give {b.needs()}")
+    result = {"theorem": result.pop("id"), **result}
+    emit(result, as_json, b.id)
+
+
+@app.command("claims")
+def claims_cmd(
+    task: Annotated[str | None, typer.Option("--task", help="Only the claims on this task.")] = (
+        None
+    ),
+    family: Annotated[
+        str | None, typer.Option("--family", help="Only this model family (recurrent, ...).")
+    ] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """The claims table: which bound constrains which task on which model family, and how its
+    parameters are read from a model."""
+    from ccomplexity import claims
+
+    if task is not None and task not in claims.tasks():
+        raise InputError(f"no claim on task {task!r}; tasks: {', '.join(claims.tasks())}")
+    rows = [c.describe() for c in claims.claims(task=task, family=family)]
+    if as_json:
+        print(json.dumps({"claims": rows}))
+        return
+    header = ("task", "family", "layers", "role", "bound", "m", "H", "construction")
+    lines = [header] + [
+        (r["task"], r["family"], str(r["layers"] or "any"), r["role"], r["bound_id"],
+         r["reads"]["m"], r["reads"]["H"], r["construction"] or "-")
+        for r in rows
+    ]  # fmt: skip
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
+    for line in lines:
+        print("  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip())
+
+
+# --------------------------------------------------------------------------------- codes
+
+
+@app.command("codes")
+def codes(
+    length: Annotated[int, typer.Option("--length", help="Number of vectors N.")],
+    gamma: Annotated[float, typer.Option("--gamma", help="Margin: |<T_i,T_j>| <= gamma.")] = 0.25,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    as_json: JsonFlag = False,
+) -> None:
+    """Smallest width k of seeded nearly orthogonal ±1/sqrt(k) codes, versus Lemma 2's k."""
+    from ccomplexity import codes as codes_mod
+
+    if length < 2:
+        raise InputError(f"--length must be at least 2, got {length}")
+    if not 0 < gamma < 1:
+        raise InputError(f"--gamma must lie in (0, 1), got {gamma}")
+    start = time.perf_counter()
+    found = codes_mod.smallest_k(length, gamma, seed)
+    result = {
+        "length": length,
+        "gamma": gamma,
+        "k": found.k,
+        "paper_k": found.paper_k,
+        "one_hot_width": length,
+        "seed": found.seed,
+        "families_tried": found.families_tried,
+        "max_off_diagonal": found.check.max_off_diagonal,
+        "valid": found.check.valid,
+    }
+    result["seconds"] = round(time.perf_counter() - start, 3)
+    emit(result, as_json, "Nearly orthogonal codes")
+
+
+# --------------------------------------------------------------------------------- verify
+
+
+@app.command("verify")
+def verify(
+    path: Annotated[str, typer.Argument(help="Certificate JSON file.")],
+    as_json: JsonFlag = False,
+) -> None:
+    """Re-check a certificate by recomputing the function on its witness. Exit 0 valid, 1 not."""
+    from ccomplexity import verifier
+    from ccomplexity.certificates import PROTOCOL_KINDS
+
+    try:
+        cert = verifier.read_certificate(path)
+    except verifier.InvalidCertificate as err:
+        verdict = verifier.Verdict(False, None, None, str(err))
+    else:
+        if isinstance(cert, dict) and cert.get("kind") in PROTOCOL_KINDS:
+            # Replaying a protocol needs the model, hence torch: imported only on this branch.
+            from simulations.protocols.certificate import verify_protocol_certificate
+
+            verdict = verify_protocol_certificate(cert)
+        else:
+            verdict = verifier.verify(cert)
+    if as_json:
+        print(json.dumps(verifier.describe_verdict(verdict)))
+    elif verdict.valid and verdict.kind in PROTOCOL_KINDS:
+        print(f"valid {verdict.kind} certificate: {verdict.claimed_bits} bits sent, replayed")
+    elif verdict.valid:
+        print(f"valid {verdict.kind} certificate: at least {verdict.claimed_bits} bits")
+    else:
+        print(f"invalid certificate: {verdict.reason}")
+    if not verdict.valid:
+        raise typer.Exit(1)
+
+
+# --------------------------------------------------------------------------------- tour
+
+
+@app.command("tour")
+def tour() -> None:
+    """A short tour of what the exact core computes (the demo)."""
+    from simulations.tour import run_tour
+
+    run_tour()

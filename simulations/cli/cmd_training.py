@@ -1,0 +1,160 @@
+"""Commands on training: single runs, sweeps, thresholds, figures and the report."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from ccomplexity.errors import InputError
+from simulations.cli import (
+    JsonFlag,
+    Layers,
+    Length,
+    Seed,
+    Width,
+    app,
+    emit,
+)
+
+# --------------------------------------------------------------------------------- training
+
+
+@app.command("train")
+def train_cmd(
+    task: Annotated[str, typer.Option("--task", help="index-lookup, dyck, eq-random, ...")],
+    arch: Annotated[str, typer.Option("--arch", help="A model of `ccx models`.")],
+    width: Width,
+    length: Length,
+    layers: Layers = 1,
+    steps: Annotated[int, typer.Option("--steps", help="Most training steps.")] = 1000,
+    lr: Annotated[float, typer.Option("--lr", help="Adam learning rate.")] = 1e-3,
+    seed: Seed = 0,
+    batch: Annotated[int, typer.Option("--batch", help="Fresh examples per step.")] = 64,
+    heads: Annotated[int, typer.Option("--heads", help="Heads (attention models).")] = 4,
+    target: Annotated[float, typer.Option("--target", help="Early-stop accuracy.")] = 0.99,
+    checkpoint_dir: Annotated[
+        str, typer.Option("--checkpoint-dir", help="Where the checkpoint is written.")
+    ] = "results/checkpoints",
+    device: Annotated[str, typer.Option("--device", help="auto, cpu or cuda.")] = "auto",
+    as_json: JsonFlag = False,
+) -> None:
+    """Train one model on one task at length N; evaluate at exactly N; save a checkpoint."""
+    from pathlib import Path
+
+    from simulations.training import TrainConfig, train
+
+    config = TrainConfig(
+        task=task, arch=arch, width=width, layers=layers, length=length, steps=steps, lr=lr,
+        seed=seed, batch=batch, heads=heads, target=target,
+    )  # fmt: skip
+    Path(checkpoint_dir).mkdir(parents=True, exist_ok=True)
+    result = train(config, checkpoint_dir=checkpoint_dir, progress=not as_json, device=device)
+    emit(result, as_json, f"{arch} on {task}, N = {length}")
+
+
+@app.command("sweep")
+def sweep_cmd(
+    spec: Annotated[str | None, typer.Argument(help="Sweep spec (TOML).")] = None,
+    profile: Annotated[
+        str | None, typer.Option("--profile", help="A shipped profile: smoke, quick, paper.")
+    ] = None,
+    store: Annotated[str, typer.Option("--store", help="SQLite results store.")] = (
+        "results/ccx.db"
+    ),
+    workers: Annotated[int | None, typer.Option("--workers", help="Processes.")] = None,
+    backend: Annotated[str, typer.Option("--backend", help="local or ray.")] = "local",
+    checkpoint_dir: Annotated[
+        str | None,
+        typer.Option(
+            "--checkpoint-dir", help="Where the runs' models go (default: <store>_checkpoints/)."
+        ),
+    ] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Run a grid of trainings into the store; a killed sweep resumes where it stopped."""
+    from simulations.sweeps import run_sweep
+
+    if (spec is None) == (profile is None):
+        raise InputError("give a spec file or --profile NAME (one of them)")
+    result = run_sweep(
+        spec or profile, store, workers=workers, backend=backend, checkpoint_dir=checkpoint_dir
+    )
+    emit(result, as_json, "Sweep")
+    if result["failed"]:
+        raise typer.Exit(1)
+
+
+@app.command("threshold")
+def threshold_cmd(
+    store: Annotated[str, typer.Option("--store", help="SQLite results store.")] = (
+        "results/ccx.db"
+    ),
+    target: Annotated[float, typer.Option("--target", help="Accuracy to reach.")] = 0.99,
+    precision: Annotated[int, typer.Option("--precision", help="p for the bounds.")] = 32,
+    as_json: JsonFlag = False,
+) -> None:
+    """Empirical length thresholds per (task, arch, size), next to the proved bound."""
+    from pathlib import Path
+
+    from simulations.thresholds import thresholds
+
+    if not Path(store).is_file():
+        raise InputError(f"store {store} does not exist; run `ccx sweep` first")
+    rows = thresholds(store, target=target, precision=precision)
+    if as_json:
+        print(json.dumps({"thresholds": rows}))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"Thresholds (target {target}, bounds at p = {precision})")
+    for column in ("task", "arch", "width", "layers", "threshold N", "bound N", "bound"):
+        table.add_column(column)
+    for r in rows:
+        table.add_row(
+            r["task"], r["arch"], str(r["width"]), str(r["layers"]), str(r["threshold_length"]),
+            str(r["bound_length"]), str(r["bound_id"]),
+        )  # fmt: skip
+    Console().print(table)
+
+
+# --------------------------------------------------------------------------------- figures
+
+FigureOut = Annotated[str, typer.Option("--out", help="Output folder.")]
+FigureStore = Annotated[
+    str | None, typer.Option("--store", help="Plot this results store; runs nothing.")
+]
+FigureProfile = Annotated[
+    str | None,
+    typer.Option("--profile", help="Run or resume this profile into results/<profile>.db."),
+]
+
+
+@app.command("figure")
+def figure_cmd(
+    name: Annotated[str, typer.Argument(help="thresholds, bounds, fig2, fig3, fig4 or protocols.")],
+    out: FigureOut = "results/figures",
+    store: FigureStore = None,
+    profile: FigureProfile = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Draw one figure: PNG, PDF and the CSV of the numbers it plots."""
+    from paper_figures import make_figure
+
+    emit(make_figure(name, out, store=store, profile=profile), as_json, f"Figure {name}")
+
+
+@app.command("report")
+def report_cmd(
+    out: FigureOut = "results/report",
+    store: FigureStore = None,
+    profile: FigureProfile = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Every figure and one HTML page (OUT/index.html) with their captions."""
+    from paper_figures.report import write_report
+
+    index = write_report(out, store=store, profile=profile)
+    emit({"report": str(index)}, as_json, "Report")
