@@ -1,12 +1,4 @@
-"""Seeded torch data generators for the experiments of Sec. 6 and App. H (spec section 4).
-
-Every task turns a ``torch.Generator`` into a batch ``(tokens, targets, mask)``:
-
-* ``tokens``  (batch, T) long: the model input;
-* ``targets`` (batch, T) long: the class each position should output (0 where it does not count);
-* ``mask``    (batch, T) bool: the positions that count for the loss and for accuracy.
-
-A sequence is correct when every counted position is right (sequence-level accuracy, App. H).
+"""The tasks of the separations paper's experiments (Sec. 6 and App. H; spec section 4).
 
 ``train=False`` gives instances of exactly length N (evaluation, App. H). ``train=True`` draws
 each example's length from the training distribution of App. H.1 / H.2 up to N. Examples of
@@ -37,8 +29,6 @@ them against the exact oracles of ``ccomplexity.languages``.
 
 from __future__ import annotations
 
-import abc
-import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,73 +36,7 @@ import torch
 from torch import Tensor
 
 from ccomplexity.errors import InputError, check_int
-
-TASKS: tuple[str, ...] = ("index-lookup", "dyck", "eq-random", "eq-one", "eq-ncp", "mqar")
-
-Batch = tuple[Tensor, Tensor, Tensor]
-
-
-def _uniform_int(lo: Tensor | int, hi: Tensor | int, size: int, g: torch.Generator) -> Tensor:
-    """Integers uniform in [lo, hi] (inclusive, broadcast per row), shape (size,)."""
-    u = torch.rand(size, generator=g, dtype=torch.float64)
-    span = torch.as_tensor(hi) - torch.as_tensor(lo) + 1
-    return (torch.as_tensor(lo) + (u * span).floor().long()).clamp(max=torch.as_tensor(hi))
-
-
-@dataclass(frozen=True)
-class Task(abc.ABC):
-    """A task at a fixed maximal length: vocabulary, classes and a seeded sampler.
-
-    ``max_length`` is the largest N that :meth:`sample` accepts, ``max_tokens`` the longest token
-    sequence it produces (what a Transformer needs as ``max_length``) and ``pad`` the padding
-    token of training batches (None where all training sequences have one length).
-    """
-
-    name: str
-    vocab_size: int
-    n_out: int
-    max_length: int
-    max_tokens: int
-    pad: int | None
-
-    def check_length(self, length: int) -> int:
-        """``length`` as an int, or InputError if this task cannot produce it."""
-        n = check_int(length, f"{self.name} length", 1)
-        if n > self.max_length:
-            raise InputError(
-                f"{self.name}: length {n} exceeds the task's max_length {self.max_length}"
-            )
-        return n
-
-    def sample(
-        self, batch: int, length: int, generator: torch.Generator, train: bool = True
-    ) -> Batch:
-        """``batch`` fresh examples: (tokens, targets, mask), each (batch, T), on the CPU.
-
-        ``train=True``: lengths from the App. H.1 / H.2 training distribution up to ``length``;
-        ``train=False``: exactly ``length``. Deterministic given the generator's state.
-        """
-        size = check_int(batch, "batch", 1)
-        n = self.check_length(length)
-        if not isinstance(generator, torch.Generator) or generator.device.type != "cpu":
-            raise InputError("generator must be a CPU torch.Generator")
-        tokens, targets, mask = self._sample(size, n, generator, bool(train))
-        return tokens, targets, mask
-
-    @abc.abstractmethod
-    def _sample(self, batch: int, length: int, g: torch.Generator, train: bool) -> Batch:
-        """The task's own sampler, called with validated arguments."""
-
-
-def _at_positions(batch: int, width: int, where: Tensor, values: Tensor) -> tuple[Tensor, Tensor]:
-    """targets/mask with one counted position per row: ``where`` (batch,) gets ``values``."""
-    rows = torch.arange(batch)
-    targets = torch.zeros(batch, width, dtype=torch.long)
-    mask = torch.zeros(batch, width, dtype=torch.bool)
-    targets[rows, where] = values
-    mask[rows, where] = True
-    return targets, mask
-
+from simulations.tasks.base import Batch, Task, at_positions, options, uniform_int
 
 # --- Index Lookup (App. H.1) --------------------------------------------------------------------
 
@@ -128,16 +52,16 @@ class IndexLookupTask(Task):
     def _sample(self, batch: int, length: int, g: torch.Generator, train: bool) -> Batch:
         s = torch.randint(0, self.symbols, (batch, length), generator=g)
         k = (
-            _uniform_int(min(self.min_length, length), length, batch, g)
+            uniform_int(min(self.min_length, length), length, batch, g)
             if train
             else torch.full((batch,), length)
         )
-        p = _uniform_int(1, k, batch, g)  # 1-based, uniform in [1, k]
+        p = uniform_int(1, k, batch, g)  # 1-based, uniform in [1, k]
         col = torch.arange(length + 1)
         tokens = torch.where(col < k[:, None], torch.nn.functional.pad(s, (0, 1)), self.pad)
         rows = torch.arange(batch)
         tokens[rows, k] = self.symbols + p - 1
-        targets, mask = _at_positions(batch, length + 1, k, s[rows, p - 1])
+        targets, mask = at_positions(batch, length + 1, k, s[rows, p - 1])
         return tokens, targets, mask
 
 
@@ -237,7 +161,7 @@ class DyckTask(Task):
         negative = torch.nonzero(~labels).flatten()
         words[negative] = h1_corrupt(words[negative], g)
         last = torch.full((batch,), length - 1)
-        targets, mask = _at_positions(batch, length, last, labels.long())
+        targets, mask = at_positions(batch, length, last, labels.long())
         return words, targets, mask
 
 
@@ -280,7 +204,7 @@ class EqualityTask(Task):
         half = length // 2
         if train:
             lo, hi = self.train_lengths(length)
-            h = _uniform_int(lo // 2, hi // 2, batch, g)  # half-length, so k = 2h is even
+            h = uniform_int(lo // 2, hi // 2, batch, g)  # half-length, so k = 2h is even
         else:
             h = torch.full((batch,), half)
         w = torch.randint(0, self.alphabet, (batch, half), generator=g)
@@ -291,7 +215,7 @@ class EqualityTask(Task):
             if self.name == "eq-random":
                 other = torch.randint(0, self.alphabet, (batch, half), generator=g)
             else:  # eq-one: change exactly one position j < h
-                j = _uniform_int(0, h - 1, batch, g)
+                j = uniform_int(0, h - 1, batch, g)
                 shift = torch.randint(1, self.alphabet, (batch,), generator=g)
                 other = w.clone()
                 rows = torch.arange(batch)
@@ -309,7 +233,7 @@ class EqualityTask(Task):
             targets = torch.where(mask, nxt, 0)
             return tokens, targets, mask
         equal = ((w == w2) | (torch.arange(half)[None, :] >= hh)).all(dim=1)
-        targets, mask = _at_positions(batch, length + 1, 2 * h, equal.long())
+        targets, mask = at_positions(batch, length + 1, 2 * h, equal.long())
         return tokens, targets, mask
 
 
@@ -327,7 +251,7 @@ class MQARTask(Task):
     n_labels: int = 16
 
     def _sample(self, batch: int, length: int, g: torch.Generator, train: bool) -> Batch:
-        n = _uniform_int(1, length, batch, g) if train else torch.full((batch,), length)
+        n = uniform_int(1, length, batch, g) if train else torch.full((batch,), length)
         keys = torch.rand(batch, self.n_symbols, generator=g).argsort(dim=1)[:, :length]
         values = torch.randint(0, self.n_labels, (batch, length), generator=g)
         col = torch.arange(length)[None, :]
@@ -353,55 +277,49 @@ class MQARTask(Task):
         return tokens, targets, is_query
 
 
-# --- registry -----------------------------------------------------------------------------------
+# --- builders -----------------------------------------------------------------------------------
 
 
-def _options(name: str, given: dict[str, Any], allowed: dict[str, Any]) -> dict[str, Any]:
-    unknown = sorted(set(given) - set(allowed))
-    if unknown:
-        known = ", ".join(sorted(allowed)) or "none"
-        raise InputError(f"task {name!r} has no option(s) {', '.join(unknown)}; known: {known}")
-    return {**allowed, **given}
+def _index_lookup(name: str, n: int, given: dict[str, Any]) -> Task:
+    o = options(name, given, {"symbols": 64, "min_length": 10})
+    s = check_int(o["symbols"], "symbols", 1)
+    check_int(o["min_length"], "min_length", 1)
+    return IndexLookupTask(name, s + n + 1, s, n, n + 1, s + n, s, o["min_length"])
 
 
-def get_task(name: str, max_length: int, **options: Any) -> Task:
-    """The task ``name`` for lengths up to ``max_length``; InputError for unknown names/options.
-
-    Options: index-lookup ``symbols`` (64), ``min_length`` (10); dyck ``reading``
-    ("three-way" or "half", see :data:`ccomplexity.languages.dyck.H1Reading`); eq-one and eq-ncp
-    ``alphabet`` (1024); mqar ``n_symbols`` (max(64, max_length)), ``n_labels`` (16).
-    """
-    if name not in TASKS:
-        raise InputError(f"unknown task {name!r}; known: {', '.join(TASKS)}")
-    n = check_int(max_length, "max_length", 1)
-    task: Task
-    if name == "index-lookup":
-        o = _options(name, options, {"symbols": 64, "min_length": 10})
-        s = check_int(o["symbols"], "symbols", 1)
-        check_int(o["min_length"], "min_length", 1)
-        task = IndexLookupTask(name, s + n + 1, s, n, n + 1, s + n, s, o["min_length"])
-    elif name == "dyck":
-        o = _options(name, options, {"reading": "three-way"})
-        if o["reading"] not in ("three-way", "half"):
-            raise InputError(f"dyck reading must be 'three-way' or 'half', got {o['reading']!r}")
-        task = DyckTask(name, 4, 2, n, n, None, o["reading"])
-    elif name == "mqar":
-        o = _options(name, options, {"n_symbols": max(64, n), "n_labels": 16})
-        k = check_int(o["n_symbols"], "n_symbols", 1)
-        v = check_int(o["n_labels"], "n_labels", 1)
-        if n > k:
-            raise InputError(f"mqar needs distinct keys: max_length {n} exceeds n_symbols {k}")
-        task = MQARTask(name, k + v + 1, v, n, 3 * n, k + v, k, v)
-    else:
-        default = {} if name == "eq-random" else {"alphabet": 1024}
-        o = _options(name, options, default)
-        a = check_int(o.get("alphabet", 2), "alphabet", 2)
-        n_out = a if name == "eq-ncp" else 2
-        task = EqualityTask(name, a + 2, n_out, n, n + 1, a + 1, a)
-    task.check_length(n)
-    return task
+def _dyck(name: str, n: int, given: dict[str, Any]) -> Task:
+    o = options(name, given, {"reading": "three-way"})
+    if o["reading"] not in ("three-way", "half"):
+        raise InputError(f"dyck reading must be 'three-way' or 'half', got {o['reading']!r}")
+    return DyckTask(name, 4, 2, n, n, None, o["reading"])
 
 
-def describe_task(task: Task) -> dict[str, Any]:
-    """The task's fields as plain values (for reports)."""
-    return dataclasses.asdict(task)
+def _mqar(name: str, n: int, given: dict[str, Any]) -> Task:
+    o = options(name, given, {"n_symbols": max(64, n), "n_labels": 16})
+    k = check_int(o["n_symbols"], "n_symbols", 1)
+    v = check_int(o["n_labels"], "n_labels", 1)
+    if n > k:
+        raise InputError(f"mqar needs distinct keys: max_length {n} exceeds n_symbols {k}")
+    return MQARTask(name, k + v + 1, v, n, 3 * n, k + v, k, v)
+
+
+def _equality(name: str, n: int, given: dict[str, Any]) -> Task:
+    default = {} if name == "eq-random" else {"alphabet": 1024}
+    o = options(name, given, default)
+    a = check_int(o.get("alphabet", 2), "alphabet", 2)
+    n_out = a if name == "eq-ncp" else 2
+    return EqualityTask(name, a + 2, n_out, n, n + 1, a + 1, a)
+
+
+BUILDERS = {
+    "index-lookup": _index_lookup,
+    "dyck": _dyck,
+    "eq-random": _equality,
+    "eq-one": _equality,
+    "eq-ncp": _equality,
+    "mqar": _mqar,
+}
+"""Task name -> builder(name, max_length, options); options: index-lookup ``symbols`` (64),
+``min_length`` (10); dyck ``reading`` ("three-way" or "half", see
+:data:`ccomplexity.languages.dyck.H1Reading`); eq-one and eq-ncp ``alphabet`` (1024); mqar
+``n_symbols`` (max(64, max_length)), ``n_labels`` (16)."""

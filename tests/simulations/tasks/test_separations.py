@@ -8,7 +8,8 @@ import torch
 
 from ccomplexity.errors import InputError
 from ccomplexity.languages import dyck, retrieval, strings
-from simulations.tasks import TASKS, Task, get_task, h1_corrupt, h1_positives, is_dyck22
+from simulations.tasks import TASKS, Task, get_task
+from simulations.tasks.separations import h1_corrupt, h1_positives, is_dyck22
 
 SAMPLES = 2000
 
