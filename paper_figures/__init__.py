@@ -31,6 +31,11 @@ NEEDS_STORE = frozenset({"thresholds", "fig2", "fig3", "fig4", "protocols"})
 RESULTS_DIR = Path("results")
 
 
+def paper_of(name: str) -> str:
+    """The paper a figure belongs to: its module's ``PAPER`` (default ``separations``)."""
+    return getattr(FIGURES[name], "PAPER", "separations")
+
+
 def profile_store(profile: str) -> Path:
     """The default store of a sweep profile: ``results/<profile>.db``."""
     return RESULTS_DIR / f"{profile}.db"
@@ -82,4 +87,4 @@ def make_figure(
     return FIGURES[name].make(store_path, Path(out_dir), profile)
 
 
-__all__ = ["FIGURES", "NEEDS_STORE", "make_figure", "prepare_store", "profile_store"]
+__all__ = ["FIGURES", "NEEDS_STORE", "make_figure", "paper_of", "prepare_store", "profile_store"]

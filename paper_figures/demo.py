@@ -1,6 +1,8 @@
-"""``make demo``: the quick sweep, protocols on its trained models, certified lower bounds, report.
+"""``make demo``: each paper's share, then every figure in one report.
 
-Steps: (1) run the ``quick`` profile into ``results/quick.db`` (runs already stored are skipped,
+A paper's share (:data:`SHARES`) runs its bounds, constructions and protocols and a short
+training slice, and returns its results store; the report draws each paper's figures from its
+own store. The separations paper's share: (1) run the ``quick`` profile into ``results/quick.db`` (runs already stored are skipped,
 so an interrupted demo resumes; the trained models go to ``results/quick_checkpoints/``);
 (2) run the simulation protocols on trained checkpoints of that store (:func:`protocol_runs`):
 Thm 2's one-way protocol on the LSTM trained on Dyck-(2,2) at the largest N, Thm 4's protocol
@@ -159,27 +161,43 @@ def _ccx(*args: str) -> None:
         raise InputError(f"`ccx {' '.join(args)}` exited with status {code}")
 
 
+def separations_share() -> dict[str, str]:
+    """The separations paper's share: the quick sweep, protocols on its checkpoints, and the
+    certified lower bounds. Returns {paper: store} for the report."""
+    from paper_figures import profile_store
+
+    store = profile_store(PROFILE)
+    print(f"  sweep {PROFILE!r} into {store} (resumes if interrupted)", flush=True)
+    _ccx("sweep", "--profile", PROFILE, "--store", str(store))
+    print(f"  protocols on trained checkpoints, p = {PROTOCOL_PRECISION}", flush=True)
+    protocol_runs(store, RESULTS / "protocols")
+    print("  certify the headline lower bounds", flush=True)
+    folder = RESULTS / "certificates"
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, args in CERTIFICATES.items():
+        path = str(folder / f"{name}.json")
+        _ccx("fooling", *args, "--certificate", path)
+        _ccx("verify", path)
+    return {"separations": str(store)}
+
+
+SHARES: dict[str, Callable[[], dict[str, str]]] = {"separations": separations_share}
+"""Paper -> its share of the demo (bounds, constructions, protocols, a short training slice),
+returning {paper: results store} for the report's figures. A paper adds one entry."""
+
+
 def main() -> int:
     """Run the demo; return the exit status (0 on success, 2 on a one-line error)."""
-    from paper_figures import profile_store
     from paper_figures.report import write_report
 
     start = time.perf_counter()
+    stores: dict[str, str] = {}
     try:
-        store = profile_store(PROFILE)
-        print(f"[1/4] sweep {PROFILE!r} into {store} (resumes if interrupted)", flush=True)
-        _ccx("sweep", "--profile", PROFILE, "--store", str(store))
-        print(f"[2/4] protocols on trained checkpoints, p = {PROTOCOL_PRECISION}", flush=True)
-        protocol_runs(store, RESULTS / "protocols")
-        print("[3/4] certify the headline lower bounds", flush=True)
-        folder = RESULTS / "certificates"
-        folder.mkdir(parents=True, exist_ok=True)
-        for name, args in CERTIFICATES.items():
-            path = str(folder / f"{name}.json")
-            _ccx("fooling", *args, "--certificate", path)
-            _ccx("verify", path)
-        print("[4/4] figures and report", flush=True)
-        index = write_report(RESULTS / "report", store=store, profile=PROFILE)
+        for i, (paper, share) in enumerate(SHARES.items(), 1):
+            print(f"[{i}/{len(SHARES) + 1}] {paper}", flush=True)
+            stores.update(share())
+        print(f"[{len(SHARES) + 1}/{len(SHARES) + 1}] figures and report", flush=True)
+        index = write_report(RESULTS / "report", stores=stores)
     except InputError as err:
         print(f"demo: error: {err}", file=sys.stderr)
         return 2

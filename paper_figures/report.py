@@ -42,21 +42,31 @@ def _figure_html(result: dict[str, Any]) -> str:
 
 
 def write_report(
-    out_dir: str | Path, store: str | Path | None = None, profile: str | None = None
+    out_dir: str | Path,
+    store: str | Path | None = None,
+    profile: str | None = None,
+    stores: dict[str, str] | None = None,
 ) -> Path:
     """Draw every figure into ``out_dir`` and write ``out_dir/index.html``; return its path.
 
     ``store``: plot that results store (nothing is run).  Only ``profile``: run or resume that
     profile's sweep into ``results/<profile>.db`` first, then plot it.  Neither: the figures
-    that need no store are drawn in full, the others say what is missing.
+    that need no store are drawn in full, the others say what is missing.  ``stores`` maps a
+    paper to its own store (the demo: each paper's figures from its own training slice); a
+    figure of a paper not in it uses ``store``.
     """
-    from paper_figures import FIGURES, make_figure, prepare_store
+    from paper_figures import FIGURES, make_figure, paper_of, prepare_store
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     store_path = prepare_store(store, profile)
-    results = [make_figure(name, out, store=store_path, profile=profile) for name in FIGURES]
+    own = stores or {}
+    results = [
+        make_figure(name, out, store=own.get(paper_of(name), store_path), profile=profile)
+        for name in FIGURES
+    ]
     now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    stores_label = ", ".join(f"{p}: {s}" for p, s in own.items()) or str(store_path or "none")
     contents = "".join(
         f'<li><a href="#{html.escape(r["name"])}">{html.escape(r["name"])}</a></li>'
         for r in results
@@ -70,7 +80,7 @@ def write_report(
             "<h1>ccomplexity: paper figures</h1>",
             '<table class="meta">',
             f"<tr><td>Profile</td><td>{html.escape(profile or 'none')}</td></tr>",
-            f"<tr><td>Results store</td><td>{html.escape(str(store_path or 'none'))}</td></tr>",
+            f"<tr><td>Results store</td><td>{html.escape(stores_label)}</td></tr>",
             f"<tr><td>Written</td><td>{now}</td></tr>",
             "</table>",
             f"<ul>{contents}</ul>",
