@@ -97,6 +97,18 @@ for _name, _help in (
     ("alphabet", "alphabet size |Sigma|"),
     ("input_dim", "input vector dimension d'"),
     ("sparsity", "number of relevant bits k"),
+    # shared by the papers beyond the separations one (names are global: reuse, do not redefine)
+    ("vertices", "graph vertices |V|"),
+    ("experts", "experts K of a mixture-of-experts layer"),
+    ("examples", "examples n to memorise"),
+    ("dim", "input dimension"),
+    ("hops", "hops (p of p-hop, q of a path query)"),
+    ("layers", "layers L"),
+    ("loops", "loops L of a looped block"),
+    ("entities", "entities E of a knowledge graph"),
+    ("relations", "relations R of a knowledge graph"),
+    ("permutations", "permutations m"),
+    ("operands", "operands n of n-ary addition"),
 ):
     define_param(_name, positive_int(_name), _help)
 define_param("frac", positive_int("frac", 0), "fractional bits of the p-bit grid")
