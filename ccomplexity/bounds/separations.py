@@ -5,6 +5,9 @@ Every statement with a bound (Thm 1-8, 10-13, Prop 9, Lemmas 1, 2, 4, 5, Cor 8.1
 and the accounting of Theorem 4's protocol: the paper's closed form 3 m (p + log N) H, its four
 steps itemised, and the bits of the two protocols ``ccx protocol attention`` runs (two-way, and
 the cheaper single-output variant on which the widths of Thm 5 and Thm 12 rest).
+
+The module is longer than most by design: one module per paper, and the paper has 22 statements,
+each a data entry with its statement, citation, formula and errata.
 """
 
 from __future__ import annotations
