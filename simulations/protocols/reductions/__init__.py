@@ -44,9 +44,11 @@ from typing import Any
 import torch
 
 from ccomplexity.errors import InputError
-from simulations.protocols.reductions.base import SAMPLE_LIMIT, Request, check_length
+from simulations.protocols.reductions.base import LENGTH_LIMIT, SAMPLE_LIMIT, Request, check_length
 from simulations.protocols.reductions.dyck import dyck
 from simulations.protocols.reductions.recurrent import disjointness, equality, index
+
+__all__ = ["LENGTH_LIMIT", "REDUCTIONS", "run_reduction"]
 
 
 def run_reduction(
