@@ -94,6 +94,10 @@ def construct(
 
 # --------------------------------------------------------------------------------- protocol
 
+OptLength = Annotated[
+    int | None, typer.Option("--length", help="Input length N (a checkpoint's by default).")
+]
+
 protocol_app = typer.Typer(no_args_is_help=True, help="Alice/Bob protocols run on real models.")
 app.add_typer(protocol_app, name="protocol")
 
@@ -198,9 +202,7 @@ def protocol_reduce(
         str | None, typer.Option("--arch", help="A model of `ccx models`, or dfa-rnn.")
     ] = None,
     width: OptWidth = None,
-    length: Annotated[
-        int | None, typer.Option("--length", help="Input length N (a checkpoint's by default).")
-    ] = None,
+    length: OptLength = None,
     samples: Samples = 1000,
     seed: Seed = 0,
     checkpoint: Checkpoint = None,
@@ -223,9 +225,7 @@ def protocol_bits_used(
         str | None, typer.Option("--arch", help="A recurrent model of `ccx models`.")
     ] = None,
     width: OptWidth = None,
-    length: Annotated[
-        int | None, typer.Option("--length", help="Input length N (a checkpoint's by default).")
-    ] = None,
+    length: OptLength = None,
     task: Annotated[
         str | None,
         typer.Option("--task", help="dyck or index (a checkpoint's: dyck or index-lookup)."),

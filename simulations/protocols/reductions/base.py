@@ -180,6 +180,32 @@ def score(
     return {"solved_fraction": float(right.mean()), "errors": int(wrong.size), "failures": failures}
 
 
+def one_way_report(
+    fit: Fitted,
+    transcripts: list[Transcript],
+    size: int,
+    agreement: float,
+    scored: dict[str, Any],
+    keys: list[str],
+    forced: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """What a reduction through Thm 2 reports: the model and its message, the claim's problem
+    at ``size`` bits, the agreement with the model, the scores, and how many of Alice's distinct
+    inputs (``keys``) got distinct messages."""
+    messages = messages_of(transcripts)
+    claim = fit.claim
+    return {
+        **protocol_fields(fit, transcripts),
+        "lower_bound_bits": fit.problem_bits(size),
+        "lower_bound": f"{claim.problem} on {size} bits ({claim.bound_id}, one-way)",
+        "protocol_agreement": agreement,
+        **scored,
+        "distinct_messages": len(set(messages)),
+        "alice_inputs": len(set(keys)),
+        "forced_failure": forced,
+    }
+
+
 def protocol_fields(fit: Fitted, transcripts: list[Transcript]) -> dict[str, Any]:
     assert isinstance(fit.model, RecurrentModel)
     return {

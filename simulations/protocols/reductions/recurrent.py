@@ -18,8 +18,8 @@ from simulations.protocols.reductions.base import (
     collision,
     fit_model,
     messages_of,
+    one_way_report,
     pick,
-    protocol_fields,
     run_rnn,
     score,
     unpack,
@@ -61,14 +61,9 @@ def index(req: Request) -> dict:
         "problem": f"Index_{n}: Alice a in {{0,1}}^{n}, Bob i in 1..{n}, answer a_i",
         "instances": len(chosen),
         "exhaustive": exhaustive,
-        **protocol_fields(fit, transcripts),
-        "lower_bound_bits": fit.problem_bits(n),
-        "lower_bound": f"{fit.claim.problem} on {n} bits (one-way)",
-        "protocol_agreement": agreement,
-        **score(logits, target, describe),
-        "distinct_messages": len(set(messages)),
-        "alice_inputs": len(set(keys)),
-        "forced_failure": forced,
+        **one_way_report(
+            fit, transcripts, n, agreement, score(logits, target, describe), keys, forced
+        ),
     }
 
 
@@ -124,14 +119,9 @@ def equality(req: Request) -> dict:
         "problem": f"EQ_{half}: Alice a, Bob b in {{0,1}}^{half}; model outputs {output}",
         "instances": len(a),
         "exhaustive": exhaustive,
-        **protocol_fields(fit, transcripts),
-        "lower_bound_bits": fit.problem_bits(half),
-        "lower_bound": f"{fit.claim.problem} on N/2 bits ({fit.claim.bound_id}: mp >= N/2)",
-        "protocol_agreement": agreement,
-        **score(logits, target, describe),
-        "distinct_messages": len(set(messages)),
-        "alice_inputs": len(set(keys)),
-        "forced_failure": forced,
+        **one_way_report(
+            fit, transcripts, half, agreement, score(logits, target, describe), keys, forced
+        ),
     }
 
 
@@ -202,13 +192,14 @@ def disjointness(req: Request) -> dict:
         "problem": f"DISJ_{half}: Alice a, Bob b in {{0,1}}^{half}; 1 iff they intersect",
         "instances": len(a),
         "exhaustive": exhaustive,
-        **protocol_fields(fit, transcripts),
-        "lower_bound_bits": fit.problem_bits(half),
-        "lower_bound": f"{fit.claim.problem} on N/2 bits ({fit.claim.bound_id}: mp >= N/2)",
-        "protocol_agreement": float((direct == bob.recovered).all(1).mean()),
-        **score(outputs["bob"], target, describe),
+        **one_way_report(
+            fit,
+            transcripts,
+            half,
+            float((direct == bob.recovered).all(1).mean()),
+            score(outputs["bob"], target, describe),
+            keys,
+            forced,
+        ),  # fmt: skip
         "recall_fraction": float((bob.recovered == a).all(1).mean()),
-        "distinct_messages": len(set(messages)),
-        "alice_inputs": len(set(keys)),
-        "forced_failure": forced,
     }
