@@ -278,6 +278,8 @@ def setup(
 ) -> harness.Setup:
     """Each party gets the tokens of its own positions only (and, one-way, the public query
     token, which every input must carry at N)."""
+    if variant not in VARIANTS:
+        raise InputError(f"unknown protocol variant {variant!r}; choose one of {VARIANTS}")
     length = inputs.shape[1]
     last = length - 1
     alice_tokens = inputs[:, list(partition.alice)].clone()
@@ -299,13 +301,11 @@ def setup(
     if variant == TWO_WAY:
         steps = tuple(pair for step in (MAX, SUMS, VALUES) for pair in ((o, p, step), (p, o, step)))
         schedule, outputs = ((o, p, QUERY), *steps), ("alice", "bob")
-    elif variant == SINGLE_OUTPUT:
+    else:  # single-output: only the holder of N outputs
         schedule = (
             (o, p, QUERY), (o, p, MAX), (p, o, MAX), (p, o, SUMS), (o, p, TOTAL), (p, o, VALUES)
         )  # fmt: skip
         outputs = (o,)
-    else:
-        raise InputError(f"unknown protocol variant {variant!r}; choose one of {VARIANTS}")
     return harness.Setup({"alice": alice, "bob": bob}, schedule, outputs)
 
 
