@@ -171,15 +171,12 @@ def protocol_attention(
     as_json: JsonFlag = False,
 ) -> None:
     """Thm 4: a one-layer transformer split over any partition, bits counted per step."""
-    from simulations.protocols import attention
-
     need_model(checkpoint, width=width, heads=heads)
     if one_way and single_output:
         raise InputError("--one-way and --single-output are different protocols: give one")
-    variant = (
-        attention.ONE_WAY if one_way else attention.SINGLE_OUTPUT if single_output
-        else attention.TWO_WAY
-    )  # fmt: skip
+    variant = "one-way" if one_way else "single-output" if single_output else "two-way"
+    from simulations.protocols import attention
+
     result = attention.run_attention_protocol(
         width, heads, length, partition, precision, samples, seed, layers=layers,
         variant=variant, vocab_size=vocab_size, frac=frac, layer_norm=layer_norm,
