@@ -137,6 +137,7 @@ def claims(
     family: str | None = None,
     bound_id: str | None = None,
     role: str | None = None,
+    reduction: str | None = None,
 ) -> list[Claim]:
     """The rows matching every given field, in table order."""
     return [
@@ -146,7 +147,36 @@ def claims(
         and (family is None or c.family == family)
         and (bound_id is None or c.bound_id == bound_id or bound_id in c.bound.aliases)
         and (role is None or c.role == role)
+        and (reduction is None or c.reduction == reduction)
     ]
+
+
+def reduction_claim(
+    reduction: str, family: str, task: str | None = None, layers: int | None = None
+) -> Claim:
+    """The row reduction ``reduction`` rests on for a model of ``family`` (trained on ``task``
+    with ``layers`` layers, when known): its bound and the communication problem it runs.
+    InputError names what the table offers when no row fits."""
+    rows = claims(reduction=reduction, family=family)
+    if not rows:
+        offered = sorted({c.family for c in claims(reduction=reduction)})
+        raise InputError(
+            f"no claim rests on reduction {reduction!r} for {family} models; the table has it "
+            f"for {', '.join(offered) or 'no family'}"
+        )
+    if task is not None and not (rows := [c for c in rows if c.task == task]):
+        tasks = sorted({c.task for c in claims(reduction=reduction, family=family)})
+        raise InputError(
+            f"reduction {reduction!r} on {family} models speaks about {', '.join(tasks)}, "
+            f"not a model trained on {task}"
+        )
+    fitting = [c for c in rows if c.matches(c.task, family, layers)]
+    if not fitting:
+        raise InputError(
+            f"reduction {reduction!r} on {family} models needs {rows[0].layers} layer(s), "
+            f"got {layers}"
+        )
+    return fitting[0]
 
 
 def lower_bound_for(task: str, family: str, layers: int | None = None) -> Claim | None:

@@ -2,18 +2,20 @@
 
 A paper's share (:data:`SHARES`) runs its bounds, constructions and protocols and a short
 training slice, and returns its results store; the report draws each paper's figures from its
-own store. The separations paper's share: (1) run the ``quick`` profile into ``results/quick.db`` (runs already stored are skipped,
-so an interrupted demo resumes; the trained models go to ``results/quick_checkpoints/``);
-(2) run the simulation protocols on trained checkpoints of that store (:func:`protocol_runs`):
-Thm 2's one-way protocol on the LSTM trained on Dyck-(2,2) at the largest N, Thm 4's protocol
-with the odd/even split on the one-layer transformer trained on Dyck-(2,2) at the largest N
-(else on index lookup, over its first N tokens, an even number), and the bits that LSTM
-actually uses at the cut; each writes its JSON result under ``results/protocols/`` and prints
-one line; (3) write and independently re-check certificates of the lower bounds behind Thm 5
-(Dyck-(2,2), Lemma 1, N = 1000, symbolic), Thm 11 (equality, Fact 2) and Thm 8
-(disjointness) with ``ccx fooling --certificate`` and ``ccx verify``; (4) draw every figure
-and ``results/report/index.html``.  About 12 minutes on 2 cores, almost all of it the sweep.
-Run as ``python -m paper_figures.demo``.
+own store. The separations paper's share: (1) run the ``quick`` profile into
+``results/quick.db`` (runs already stored are skipped, so an interrupted demo resumes; the
+trained models go to ``results/quick_checkpoints/``); (2) run the simulation protocols on
+trained checkpoints of that store (:func:`protocol_runs`): Thm 2's one-way protocol on the LSTM
+trained on Dyck-(2,2) at the largest N, and the bits that LSTM actually uses at the cut; Thm 4's
+two-way and single-output protocols with the odd/even split on the one-layer transformer
+trained on Dyck-(2,2) at the largest N (else on index lookup, over its first N tokens, an even
+number); the Dyck reduction (Lemma 1's fooling set through the single-output protocol; Thm 2 at
+the middle cut) on both Dyck models at the largest N it takes; each writes its JSON result under
+``results/protocols/`` and prints one line; (3) write and independently re-check certificates
+of the lower bounds behind Thm 5 (Dyck-(2,2), Lemma 1, N = 1000, symbolic), Thm 11 (equality,
+Fact 2) and Thm 8 (disjointness) with ``ccx fooling --certificate`` and ``ccx verify``; (4)
+draw every figure and ``results/report/index.html``.  About 12 minutes on 2 cores, almost all
+of it the sweep. Run as ``python -m paper_figures.demo``.
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ PROTOCOL_SAMPLES = 100
 """Uniformly random token sequences per protocol run."""
 BITS_USED_SAMPLES = 500
 """Test inputs of the training task for ``bits_used``."""
+REDUCTION_SAMPLES = 200
+"""Fooling-set members (and as many crossed pairs), or words, per Dyck reduction run."""
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
@@ -57,16 +61,17 @@ def _write_json(path: Path, data: dict[str, Any]) -> None:
 
 
 def _pick(
-    store: Path, arch: str, layers: int, tasks: tuple[str, ...]
+    store: Path, arch: str, layers: int, tasks: tuple[str, ...], longest: int | None = None
 ) -> tuple[dict[str, Any], str] | None:
-    """The run of ``arch`` with ``layers`` layers on one of ``tasks`` at the largest length whose
-    checkpoint is on disk (best accuracy among equals), and that checkpoint's path."""
+    """The run of ``arch`` with ``layers`` layers on one of ``tasks`` at the largest length (at
+    most ``longest``) whose checkpoint is on disk (best accuracy among equals), and that
+    checkpoint's path."""
     from simulations.store import runs
     from simulations.sweeps import checkpoint_folder
 
     found = []
     for run in runs(store, arch=arch, layers=layers, task=list(tasks)):
-        if not run["checkpoint"]:
+        if not run["checkpoint"] or (longest is not None and run["length"] > longest):
             continue
         path = Path(run["checkpoint"])
         if not path.is_file():  # stored relative to another directory: look beside the store
@@ -85,6 +90,7 @@ def protocol_runs(store: str | Path, out_dir: str | Path = RESULTS / "protocols"
     skipped, as is a run the model does not allow (an InputError); returns the files written."""
     from simulations.protocols.attention import run_attention_protocol
     from simulations.protocols.bits_used import bits_used
+    from simulations.protocols.reductions import LENGTH_LIMIT, run_reduction
     from simulations.protocols.rnn import run_rnn_protocol
 
     store, out_dir = Path(store), Path(out_dir)
@@ -101,6 +107,23 @@ def protocol_runs(store: str | Path, out_dir: str | Path = RESULTS / "protocols"
         _write_json(out_dir / f"{name}.json", result)
         written.append(out_dir / f"{name}.json")
         print("  " + line.format(**result), flush=True)
+
+    def reduce_dyck(arch: str) -> None:
+        picked = _pick(store, arch, 1, ("dyck",), longest=LENGTH_LIMIT)
+        if picked is None:
+            print(f"  no {arch} checkpoint on dyck with N <= {LENGTH_LIMIT}: no reduction")
+            return
+        run, path = picked
+        one(
+            f"reduce_dyck_{arch}_N{run['length']}",
+            f"protocol reduce --reduction dyck --checkpoint {path} --precision {p} "
+            f"--samples {REDUCTION_SAMPLES}",
+            lambda: run_reduction("dyck", None, None, None, p, 0, REDUCTION_SAMPLES, path),
+            f"Dyck reduction on the trained {arch} "
+            + "(N = {length}, {claim[bound_id]}): {bits_sent} bits sent against "
+            "{lower_bound_bits} needed, protocol agreement {protocol_agreement:.3f}, "
+            "solved {solved_fraction:.3f} of {instances} instances",
+        )
 
     lstm = _pick(store, "lstm", 1, ("dyck",))
     if lstm is None:
@@ -136,18 +159,28 @@ def protocol_runs(store: str | Path, out_dir: str | Path = RESULTS / "protocols"
         run, path = transformer
         task = run["task"]
         tokens = run["length"] - run["length"] % 2  # the odd/even split needs an even length
-        one(
-            f"attention_transformer_{task}_N{run['length']}",
-            f"protocol attention --checkpoint {path} --length {tokens} --partition odd-even "
-            f"--precision {p} --samples {PROTOCOL_SAMPLES}",
-            lambda: run_attention_protocol(
-                None, None, tokens, "odd-even", p, PROTOCOL_SAMPLES, 0, checkpoint=path
-            ),
-            f"Thm 4 on the one-layer transformer ({task}, "
-            + "{length} tokens, odd/even): {bits_sent} bits sent (Thm 4 closed form "
-            "{bits_paper_formula:.0f}), agreement {agreement:.3f}, "
-            "logits exact {logits_exact:.3f}",
-        )
+        for variant, flag, suffix in (
+            ("two-way", "", ""),
+            ("single-output", " --single-output", "_single_output"),
+        ):
+
+            def attend(variant: str = variant) -> dict[str, Any]:
+                return run_attention_protocol(None, None, tokens, "odd-even", p,
+                                              PROTOCOL_SAMPLES, 0, checkpoint=path,
+                                              variant=variant)  # fmt: skip
+
+            one(
+                f"attention_transformer_{task}_N{run['length']}{suffix}",
+                f"protocol attention --checkpoint {path} --length {tokens} --partition odd-even "
+                f"--precision {p} --samples {PROTOCOL_SAMPLES}{flag}",
+                attend,
+                f"Thm 4 {variant} on the one-layer transformer ({task}, "
+                + "{length} tokens, odd/even): {bits_sent} bits sent (Thm 4 closed form "
+                "{bits_paper_formula:.0f}), agreement {agreement:.3f}, "
+                "logits exact {logits_exact:.3f}",
+            )
+    for arch in ("transformer", "lstm"):
+        reduce_dyck(arch)
     return written
 
 

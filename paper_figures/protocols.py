@@ -1,8 +1,8 @@
 """Figure ``protocols``: bits the model protocols send, measured, and bits trained models use.
 
 (a) Bits sent, measured: Theorem 2's one-way protocol on an LSTM (Alice sends the state after
-K = N/2 tokens; :func:`simulations.protocols.rnn.run_rnn_protocol`) and Theorem 4's protocol on a
-one-layer transformer with the odd/even split
+K = N/2 tokens; :func:`simulations.protocols.rnn.run_rnn_protocol`) and Theorem 4's two
+protocols on a one-layer transformer with the odd/even split, two-way and single-output
 (:func:`simulations.protocols.attention.run_attention_protocol`), run on seeded models of two
 widths at p = :data:`PRECISION` bits over a few lengths. The formulas of ``ccomplexity.bounds``
 are drawn as lines beside the measured markers (Thm 2's m p; Thm 4's closed form and itemised
@@ -52,6 +52,7 @@ COLUMNS = (
     "kind",
     "arch",
     "task",
+    "variant",
     "width",
     "heads",
     "layers",
@@ -94,11 +95,14 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         f"{', '.join(map(str, MEASURED_LENGTHS))}: an LSTM of width d in "
         f"{{{', '.join(map(str, WIDTHS))}}} sends its whole state (m = 2d numbers: h and c) "
         f"after K = N/2 tokens (Thm 2); a one-layer transformer of the same widths with "
-        f"H = {HEADS} heads (m = d/H per head) is split odd/even (Thm 4); {exact}. Lines: "
+        f"H = {HEADS} heads (m = d/H per head) is split odd/even (Thm 4), both parties "
+        f"outputting (two-way, squares) or only the holder of N (single-output, diamonds: the "
+        f"protocol the widths of Thm 5 and Thm 12 rest on); {exact}. Lines: "
         f"Thm 2's m p (the LSTM markers lie on it), Thm 4's closed form 3m(p + log2 N)H and "
         f"its itemised count dp + H(2p + 2(p + log2 N) + 4mp). The implementation sends "
-        f"ceil(log2 V) + 2Hp + 2H(p + ceil(log2 N)) + 2H m (p + p/2) bits (V = 8 symbols), "
-        f"{_versus_formulas(rows)}. "
+        f"ceil(log2 V) + 2Hp + 2H(p + ceil(log2 N)) + 2H m (p + p/2) bits two-way and "
+        f"ceil(log2 V) + 2Hp + H(p + ceil(log2 N)) + Hp + H m (p + p/2) single-output (V = 8 "
+        f"symbols; ccomplexity.bounds.thm4_run_bits); {_versus_formulas(rows)}. "
         f"Black: bits any protocol needs (index lookup one way: N; Dyck-(2,2) odd/even: "
         f"N - 1); past the N where a protocol line falls below one, that model cannot solve "
         f"the problem. (b) {used}"
@@ -117,6 +121,8 @@ def _panel_sent(ax: Axes, rows: list[dict[str, Any]]) -> tuple[float, float]:
 
     p = PRECISION
     lstm, tf = style.colour("lstm"), style.colour("transformer")
+    measured = (("lstm", None, lstm, "o"), ("transformer", "two-way", tf, "s"),
+                ("transformer", "single-output", tf, "D"))  # fmt: skip
     thm2 = bounds.get("separations.thm2")
     handles: list[Any] = []
     worst = [1.0, 1.0]
@@ -135,19 +141,10 @@ def _panel_sent(ax: Axes, rows: list[dict[str, Any]]) -> tuple[float, float]:
         )
         handles.append(h)
         rows.extend(
-            {
-                "panel": "a",
-                "series": h.get_label(),
-                "kind": "formula",
-                "arch": "lstm",
-                "width": d,
-                "length": n,
-                "p": p,
-                "bits": rnn_bits,
-                "state_numel": m_rnn,
-            }
+            {"panel": "a", "series": h.get_label(), "kind": "formula", "arch": "lstm",
+             "width": d, "length": n, "p": p, "bits": rnn_bits, "state_numel": m_rnn}
             for n in LINE_LENGTHS
-        )
+        )  # fmt: skip
         closed = [bounds.thm4_closed_form(m_tf, p, n, HEADS) for n in LINE_LENGTHS]
         item = [bounds.thm4_itemised(m_tf, d, p, n, HEADS).total for n in LINE_LENGTHS]
         for series, ys, style_ in (
@@ -165,49 +162,31 @@ def _panel_sent(ax: Axes, rows: list[dict[str, Any]]) -> tuple[float, float]:
             )
             handles.append(h)
             rows.extend(
-                {
-                    "panel": "a",
-                    "series": series,
-                    "kind": "formula",
-                    "arch": "transformer",
-                    "width": d,
-                    "heads": HEADS,
-                    "length": n,
-                    "p": p,
-                    "bits": b,
-                }
+                {"panel": "a", "series": series, "kind": "formula", "arch": "transformer",
+                 "width": d, "heads": HEADS, "length": n, "p": p, "bits": b}
                 for n, b in zip(LINE_LENGTHS, ys, strict=True)
-            )
+            )  # fmt: skip
 
-        for arch, colour, mark in (("lstm", lstm, "o"), ("transformer", tf, "s")):
+        for arch, variant, colour, mark in measured:
             xs, ys = [], []
             for n in MEASURED_LENGTHS:
                 if arch == "lstm":
                     r = run_rnn_protocol("lstm", d, n, n // 2, p, SAMPLES, SEED)
                     extra = {"cut": n // 2, "state_numel": r["state_numel"]}
                 else:
-                    r = run_attention_protocol(d, HEADS, n, "odd-even", p, SAMPLES, SEED)
-                    extra = {"heads": HEADS}
+                    r = run_attention_protocol(
+                        d, HEADS, n, "odd-even", p, SAMPLES, SEED, variant=variant
+                    )
+                    extra = {"heads": HEADS, "variant": variant}
                 worst = [min(worst[0], r["agreement"]), min(worst[1], r["logits_exact"])]
                 xs.append(n)
                 ys.append(r["bits_sent"])
                 rows.append(
-                    {
-                        "panel": "a",
-                        "series": f"measured {arch} d = {d}",
-                        "kind": "measured",
-                        "arch": arch,
-                        "width": d,
-                        "layers": 1,
-                        "length": n,
-                        "p": p,
-                        "bits": r["bits_sent"],
-                        "samples": SAMPLES,
-                        "agreement": r["agreement"],
-                        "logits_exact": r["logits_exact"],
-                        **extra,
-                    }
-                )
+                    {"panel": "a", "series": f"measured {arch} {variant or ''} d = {d}",
+                     "kind": "measured", "arch": arch, "width": d, "layers": 1, "length": n,
+                     "p": p, "bits": r["bits_sent"], "samples": SAMPLES,
+                     "agreement": r["agreement"], "logits_exact": r["logits_exact"], **extra}
+                )  # fmt: skip
             (h,) = ax.plot(
                 xs,
                 ys,
@@ -217,7 +196,7 @@ def _panel_sent(ax: Axes, rows: list[dict[str, Any]]) -> tuple[float, float]:
                 mfc=colour if d == WIDTHS[0] else "white",
                 mec=colour,
                 mew=1.6,
-                label=f"measured: {arch} d = {d}",
+                label=f"measured: {arch}{f' {variant}' if variant else ''} d = {d}",
             )
             handles.append(h)
     needs = (
@@ -253,23 +232,25 @@ def _panel_sent(ax: Axes, rows: list[dict[str, Any]]) -> tuple[float, float]:
 
 
 def _versus_formulas(rows: list[dict[str, Any]]) -> str:
-    """How the measured transformer bits compare with Thm 4's two formulas, per width."""
+    """How the measured transformer bits compare with Thm 4's two formulas, per protocol and
+    width."""
     formula = {
         (r["series"].split(",")[0], r["width"], r["length"]): r["bits"]
         for r in rows
         if r["panel"] == "a" and r["kind"] == "formula" and r.get("arch") == "transformer"
     }
     parts = []
-    for d in WIDTHS:
-        measured = [
-            r for r in rows if r["kind"] == "measured" and r["arch"] == "transformer"
-            and r["width"] == d
-        ]  # fmt: skip
-        closed = [r["bits"] > formula[("Thm 4 closed form", d, r["length"])] for r in measured]
-        item = [r["bits"] < formula[("Thm 4 itemised", d, r["length"])] for r in measured]
-        where = "above" if all(closed) else "below" if not any(closed) else "on both sides of"
-        under = "below" if all(item) else "not always below"
-        parts.append(f"{where} the closed form and {under} the itemised count at d = {d}")
+    for variant in ("two-way", "single-output"):
+        for d in WIDTHS:
+            measured = [r for r in rows if r["kind"] == "measured"
+                        and r.get("variant") == variant and r["width"] == d]  # fmt: skip
+            closed = [r["bits"] > formula[("Thm 4 closed form", d, r["length"])] for r in measured]
+            item = [r["bits"] < formula[("Thm 4 itemised", d, r["length"])] for r in measured]
+            where = "above" if all(closed) else "below" if not any(closed) else "on both sides of"
+            under = "below" if all(item) else "not always below"
+            parts.append(
+                f"{variant} at d = {d}: {where} the closed form and {under} the itemised count"
+            )
     return "; ".join(parts)
 
 

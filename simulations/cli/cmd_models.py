@@ -20,7 +20,6 @@ from simulations.cli import (
     Samples,
     Seed,
     Vocab,
-    Width,
     app,
     emit,
     need_model,
@@ -95,6 +94,10 @@ def construct(
 
 # --------------------------------------------------------------------------------- protocol
 
+OptLength = Annotated[
+    int | None, typer.Option("--length", help="Input length N (a checkpoint's by default).")
+]
+
 protocol_app = typer.Typer(no_args_is_help=True, help="Alice/Bob protocols run on real models.")
 app.add_typer(protocol_app, name="protocol")
 
@@ -148,8 +151,18 @@ def protocol_attention(
     seed: Seed = 0,
     layers: Layers = 1,
     one_way: Annotated[
-        bool, typer.Option("--one-way", help="Alice only sends; the query must be Bob's.")
+        bool,
+        typer.Option("--one-way", help="Alice only sends; the query is Bob's and public."),
     ] = False,
+    single_output: Annotated[
+        bool,
+        typer.Option(
+            "--single-output", help="Only the holder of N outputs (the count Thm 5 rests on)."
+        ),
+    ] = False,
+    query_token: Annotated[
+        int, typer.Option("--query-token", help="--one-way: the public token at N.")
+    ] = 0,
     layer_norm: Annotated[bool, typer.Option("--layer-norm/--no-layer-norm")] = True,
     vocab_size: Vocab = 8,
     frac: Frac = None,
@@ -158,13 +171,16 @@ def protocol_attention(
     as_json: JsonFlag = False,
 ) -> None:
     """Thm 4: a one-layer transformer split over any partition, bits counted per step."""
-    from simulations.protocols.attention import run_attention_protocol
-
     need_model(checkpoint, width=width, heads=heads)
-    result = run_attention_protocol(
+    if one_way and single_output:
+        raise InputError("--one-way and --single-output are different protocols: give one")
+    variant = "one-way" if one_way else "single-output" if single_output else "two-way"
+    from simulations.protocols import attention
+
+    result = attention.run_attention_protocol(
         width, heads, length, partition, precision, samples, seed, layers=layers,
-        one_way=one_way, vocab_size=vocab_size, frac=frac, layer_norm=layer_norm,
-        certificate=certificate is not None, checkpoint=checkpoint,
+        variant=variant, vocab_size=vocab_size, frac=frac, layer_norm=layer_norm,
+        certificate=certificate is not None, checkpoint=checkpoint, query_token=query_token,
     )  # fmt: skip
     _protocol_result(result, certificate, "Attention protocol", as_json)
 
@@ -178,18 +194,24 @@ def protocol_reduce(
             help="index (Thm 3), equality (Thm 11), dyck (Thm 5), disjointness (Thm 8).",
         ),
     ],  # fmt: skip
-    arch: Annotated[str, typer.Option("--arch", help="A model of `ccx models`, or dfa-rnn.")],
-    width: Width,
-    length: Length,
     precision: Precision,
+    arch: Annotated[
+        str | None, typer.Option("--arch", help="A model of `ccx models`, or dfa-rnn.")
+    ] = None,
+    width: OptWidth = None,
+    length: OptLength = None,
     samples: Samples = 1000,
     seed: Seed = 0,
+    checkpoint: Checkpoint = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Run the protocol behind a lower bound on a model; show where a small model fails."""
     from simulations.protocols.reductions import run_reduction
 
-    result = run_reduction(reduction, arch, width, length, precision, seed, samples)
+    need_model(checkpoint, arch=arch, width=width, length=length)
+    result = run_reduction(
+        reduction, arch, width, length, precision, seed, samples, checkpoint=checkpoint
+    )
     emit(result, as_json, f"Reduction from {reduction}")
 
 
@@ -200,9 +222,7 @@ def protocol_bits_used(
         str | None, typer.Option("--arch", help="A recurrent model of `ccx models`.")
     ] = None,
     width: OptWidth = None,
-    length: Annotated[
-        int | None, typer.Option("--length", help="Input length N (a checkpoint's by default).")
-    ] = None,
+    length: OptLength = None,
     task: Annotated[
         str | None,
         typer.Option("--task", help="dyck or index (a checkpoint's: dyck or index-lookup)."),

@@ -1,9 +1,13 @@
-"""Theorem 4 of the separations paper (Sec. 4, App. D) run on the zoo's one-layer Transformer,
-and the one-way variant of the mixture-of-parrots paper (Lemma A.3, Thm 3.1).
+"""Theorem 4 of the separations paper (Sec. 4, App. D) run on the zoo's one-layer Transformer:
+the two-way and single-output protocols, and the one-way variant of the mixture-of-parrots
+paper (Lemma A.3, Thm 3.1).
 
-**Two-way (Thm 4), any partition, any number of heads H.** The output is the model's logits at
-position N. Whoever holds N sends its token (the position N is public: both know the partition);
-then each party, for its own positions S and per head,
+The output is the model's logits at position N, computed from the per-head value sums U there.
+Whoever holds N (the holder O; the other party is P) knows its token; the position N itself is
+public (both know the partition).
+
+**Two-way (Thm 4), any partition, any number of heads H; both parties output.** O sends its
+token; then each party, for its own positions S and per head,
 
 1. computes the logits A_N,i (i in S) and sends its largest, p bits; both get M = max;
 2. computes Z_S = sum_S exp(A_N,i - M) (each term on the grid, in [0, 1]) and sends it exactly:
@@ -13,17 +17,27 @@ then each party, for its own positions S and per head,
    at most 1, so p + frac bits of two's complement per coordinate;
 4. both finish: U = U_A + U_B, then W_O, residual, MLP and readout (``Transformer.finish``).
 
-Every sum is exact (models/base.py), so this equals ``forward(tokens)[:, -1]`` bit for bit. Bits:
-``ceil(log2 V) + 2Hp + 2H(p + ceil(log2 N)) + 2 H dh (p + frac)``, dh = width / H the paper's m.
+Bits: ``ceil(log2 V) + 2Hp + 2H(p + ceil(log2 N)) + 2 H dh (p + frac)``, dh = width / H the
+paper's m.
 
-**One-way (Lemma A.3).** The query position N is Bob's and its token is public, as the fixed
-query of Lemma A.3 (Alice cannot form a logit without it). Alice sends, per head, her largest
-logit M_A (p bits), Z'_A = sum_A exp(A_N,i - M_A) exactly (p + ceil(log2 N) bits) and her own
-softmax mean Q(sum_A exp(A_N,i - M_A) v_i / Z'_A), dh grid values (dh p bits): H((dh + 2) p +
-ceil(log2 N)) bits against the paper's H (m + 1) p. Bob rescales her part by exp(M_A - M) and
-finishes. This is *not* bit-exact: the model rounds each weight exp(A_N,i - M) / Z, with the
-global M and Z, onto the grid, and no fixed-size summary of Alice's side determines that sum
-of floors for every (M, Z) Bob may hold. Its agreement is measured, never assumed.
+**Single-output: only O outputs** (what a lower bound needs: one party must know the answer).
+O sends its token; per head both maxima cross (2p); P sends Z_P exactly (p + ceil(log2 N)); O
+sends the total Z = Q(Z_O + Z_P) on the grid (p bits), with which P rounds each of its weights
+exactly as the model does; P sends U_P exactly (dh (p + frac)); O finishes. Bits:
+``ceil(log2 V) + 2Hp + H(p + ceil(log2 N)) + Hp + H dh (p + frac)``. Both counts are
+``ccomplexity.bounds.thm4_run_bits``; the widths of Thm 5 and Thm 12 rest on the single-output
+one. Every sum is exact (models/base.py), so both equal ``forward(tokens)[:, -1]`` bit for bit.
+
+**One-way (Lemma A.3).** The query position N is Bob's and its token is a fixed, public value,
+as Lemma A.3 requires (every position outside Alice's and Bob's, the query included, is fixed
+regardless of their inputs): both parties know it without communication, nothing is sent for
+it, and every input carries it at N. Alice sends, per head, her largest logit M_A (p bits),
+Z'_A = sum_A exp(A_N,i - M_A) exactly (p + ceil(log2 N) bits) and her own softmax mean
+Q(sum_A exp(A_N,i - M_A) v_i / Z'_A), dh grid values (dh p bits): H((dh + 2) p + ceil(log2 N))
+bits against the paper's H (m + 1) p. Bob rescales her part by exp(M_A - M) and finishes. This
+is *not* bit-exact: the model rounds each weight exp(A_N,i - M) / Z, with the global M and Z,
+onto the grid, and no fixed-size summary of Alice's side determines that sum of floors for every
+(M, Z) Bob may hold. Its agreement is measured, never assumed.
 
 Numbers are on the model's p-bit grid (floor rounding, ``frac`` fractional bits, default p // 2);
 the softmax sum Z <= N must fit on the grid, N 2^frac <= 2^(p-1) - 1.
@@ -51,21 +65,23 @@ from ccomplexity.protocol import (
 from models.transformer import Transformer
 from simulations.protocols import harness
 
-QUERY, MAX, SUMS, VALUES, MEAN = (
+QUERY, MAX, SUMS, TOTAL, VALUES, MEAN = (
     "query_token",
     "max_logit",
     "partial_softmax_sums",
+    "softmax_sum",
     "partial_value_sums",
     "partial_value_mean",
 )
-ONE_WAY_STEPS = (MAX, SUMS, MEAN)
+TWO_WAY, SINGLE_OUTPUT, ONE_WAY = "two-way", "single-output", "one-way"
+VARIANTS = (TWO_WAY, SINGLE_OUTPUT, ONE_WAY)
 
 
 @dataclass(frozen=True)
 class Widths:
     """Bits of each number sent, known to both parties in advance."""
 
-    token: int  # ceil(log2 V); grid values (maxima, means) take p bits via FixedPoint.to_bits
+    token: int  # ceil(log2 V); grid values (maxima, Z, means) take p bits via FixedPoint.to_bits
     sums: int  # an exact partial softmax sum Z_S in [0, N]: p + ceil(log2 N)
     values: int  # an exact partial value sum's 2^-2frac multiple: p + frac
 
@@ -124,8 +140,9 @@ class _Side(harness.Party):
         return self.model.finish(self.x_last[:, 0], u[:, :, 0])
 
 
-class TwoWayParty(_Side, harness.OutputParty):
-    """A party of Theorem 4: holds the tokens at ``positions`` (0-based) only."""
+class Thm4Party(_Side, harness.OutputParty):
+    """A party of Theorem 4 (two-way or single-output; the schedule says which): holds the
+    tokens at ``positions`` (0-based) only."""
 
     def __init__(
         self, model: Transformer, length: int, positions: tuple[int, ...], tokens: torch.Tensor
@@ -133,6 +150,11 @@ class TwoWayParty(_Side, harness.OutputParty):
         super().__init__(model, length, positions, tokens)
         if self.last in positions:
             self.set_query(tokens[:, positions.index(self.last)])
+
+    def attend(self, z: torch.Tensor) -> None:
+        """With the full softmax sum Z (B, H, 1, 1): this side's exact value sums."""
+        self.z = z
+        self.u_own = self.model.value_sums(self.numerators, z, self.v)  # exact, (B, H, 1, dh)
 
     def send(self, step: str) -> list[str]:
         if step == QUERY:
@@ -142,6 +164,8 @@ class TwoWayParty(_Side, harness.OutputParty):
             return self.grid_bits(self.local_max)
         if step == SUMS:
             return self.sums_bits(self.z_own)
+        if step == TOTAL:
+            return self.grid_bits(self.z)
         if step == VALUES:
             raw = harness.grid_raw(self.u_own.reshape(len(self.u_own), -1), 2 * self.fmt.frac)
             return [encode_ints(row, self.widths.values) for row in raw.tolist()]
@@ -157,8 +181,9 @@ class TwoWayParty(_Side, harness.OutputParty):
             self.numerators = e  # (B, H, 1, n), in [0, 1]
             self.z_own = e.sum(-1, keepdim=True)  # exact
         elif step == SUMS:
-            z = self.model.q(self.z_own + self.read_sums(messages))
-            self.u_own = self.model.value_sums(self.numerators, z, self.v)  # exact, (B, H, 1, dh)
+            self.attend(self.model.q(self.z_own + self.read_sums(messages)))
+        elif step == TOTAL:
+            self.attend(self.read_grid(messages, (self.heads, 1, 1)))
         elif step == VALUES:
             count = self.heads * self.head_dim
             raw = [decode_ints(bits, self.widths.values, count) for bits in messages]
@@ -180,10 +205,10 @@ class OneWayAlice(_Side):
         length: int,
         positions: tuple[int, ...],
         tokens: torch.Tensor,
-        query: torch.Tensor,
+        query_token: int,
     ) -> None:
         super().__init__(model, length, positions, tokens)
-        self.set_query(query)
+        self.set_query(torch.full((len(tokens),), query_token, dtype=torch.long))
         e = model.softmax_numerators(self.logits, self.local_max)  # relative to her own max
         self.z_own = e.sum(-1, keepdim=True)  # >= 1: her largest logit contributes exp(0)
         self.mean = model.q((e @ self.v) / self.z_own)  # her softmax mean, (B, H, 1, dh)
@@ -245,31 +270,56 @@ def resolve_partition(spec: str, length: int, seed: int) -> Partition:
 
 
 def setup(
-    model: Transformer, partition: Partition, inputs: torch.Tensor, one_way: bool
+    model: Transformer,
+    partition: Partition,
+    inputs: torch.Tensor,
+    variant: str = TWO_WAY,
+    query_token: int | None = None,
 ) -> harness.Setup:
-    """Each party gets the tokens of its own positions only (and, one-way, the public query)."""
+    """Each party gets the tokens of its own positions only (and, one-way, the public query
+    token, which every input must carry at N)."""
+    if variant not in VARIANTS:
+        raise InputError(f"unknown protocol variant {variant!r}; choose one of {VARIANTS}")
     length = inputs.shape[1]
     last = length - 1
     alice_tokens = inputs[:, list(partition.alice)].clone()
     bob_tokens = inputs[:, list(partition.bob)].clone()
-    if one_way:
-        if last not in partition.bob:
+    if variant == ONE_WAY:
+        check_one_way(partition, length, query_token)
+        if not bool((inputs[:, last] == query_token).all()):
             raise InputError(
-                f"one-way attention protocol: the query position N = {length} must be Bob's; "
-                f"partition {partition.spec} gives it to Alice"
+                f"one-way attention protocol: every input must carry the public query token "
+                f"{query_token} at N = {length}"
             )
-        query = inputs[:, last].clone()
-        alice = OneWayAlice(model, length, partition.alice, alice_tokens, query)
+        alice = OneWayAlice(model, length, partition.alice, alice_tokens, query_token)
         bob = OneWayBob(model, length, partition.bob, bob_tokens)
-        schedule = tuple(("alice", "bob", step) for step in ONE_WAY_STEPS)
+        schedule = tuple(("alice", "bob", step) for step in (MAX, SUMS, MEAN))
         return harness.Setup({"alice": alice, "bob": bob}, schedule, ("bob",))
-    alice = TwoWayParty(model, length, partition.alice, alice_tokens)
-    bob = TwoWayParty(model, length, partition.bob, bob_tokens)
-    q, o = ("alice", "bob") if last in partition.alice else ("bob", "alice")
-    schedule = ((q, o, QUERY),) + tuple(
-        pair for step in (MAX, SUMS, VALUES) for pair in ((q, o, step), (o, q, step))
-    )
-    return harness.Setup({"alice": alice, "bob": bob}, schedule, ("alice", "bob"))
+    alice = Thm4Party(model, length, partition.alice, alice_tokens)
+    bob = Thm4Party(model, length, partition.bob, bob_tokens)
+    o, p = ("alice", "bob") if last in partition.alice else ("bob", "alice")
+    if variant == TWO_WAY:
+        steps = tuple(pair for step in (MAX, SUMS, VALUES) for pair in ((o, p, step), (p, o, step)))
+        schedule, outputs = ((o, p, QUERY), *steps), ("alice", "bob")
+    else:  # single-output: only the holder of N outputs
+        schedule = (
+            (o, p, QUERY), (o, p, MAX), (p, o, MAX), (p, o, SUMS), (o, p, TOTAL), (p, o, VALUES)
+        )  # fmt: skip
+        outputs = (o,)
+    return harness.Setup({"alice": alice, "bob": bob}, schedule, outputs)
+
+
+def check_one_way(partition: Partition, length: int, query_token: int | None) -> None:
+    if length - 1 not in partition.bob:
+        raise InputError(
+            f"one-way attention protocol: the query position N = {length} must be Bob's; "
+            f"partition {partition.spec} gives it to Alice"
+        )
+    if isinstance(query_token, bool) or not isinstance(query_token, int) or query_token < 0:
+        raise InputError(
+            f"one-way attention protocol: the public query token must be a token, got "
+            f"{query_token!r}"
+        )
 
 
 def check(layers: int, length: int, fmt: FixedPoint) -> None:
@@ -282,6 +332,23 @@ def check(layers: int, length: int, fmt: FixedPoint) -> None:
             f"the softmax sum Z <= N = {length} must fit on the grid: need N * 2^frac <= "
             f"2^(p-1) - 1 = {fmt.max_raw}; lower frac (got {fmt.frac}) or raise precision"
         )
+
+
+FORMULAS = {
+    TWO_WAY: "ceil(log2 V) + 2 H p + 2 H (p + ceil(log2 N)) + 2 H dh (p + frac)",
+    SINGLE_OUTPUT: "ceil(log2 V) + 2 H p + H (p + ceil(log2 N)) + H p + H dh (p + frac)",
+    ONE_WAY: "H p + H (p + ceil(log2 N)) + H dh p (the query token is public)",
+}
+COUNTS = {
+    "bits_sent": "bits on the channel in the longest run (every run sends the same)",
+    "bits_by_step": "bits_sent per protocol step",
+    "bits_run_count": "ccomplexity.bounds.thm4_run_bits at this run's frac and vocabulary "
+    "(None one-way); Thm 5 and Thm 12 rest on its single-output count at frac = p",
+    "bits_paper_formula": "the paper's closed form: Thm 4's 3 m (p + log2 N) H, or Lemma A.3's "
+    "H (m + 1) p one-way; m = dh = width / H",
+    "bits_paper_itemised": "the paper's steps itemised (Thm 4, spec erratum 1; Lemma A.3)",
+}
+"""What each bit count of a run's result is."""
 
 
 def paper_bits(
@@ -299,63 +366,97 @@ def paper_bits(
     return float(bounds.thm4_closed_form(head_dim, precision, length, heads)), itemised
 
 
+def transformer_source(
+    width: int | None,
+    heads: int | None,
+    length: int,
+    seed: int,
+    layers: int = 1,
+    vocab_size: int = 8,
+    layer_norm: bool = True,
+    checkpoint: str | None = None,
+    n_out: int | None = None,
+) -> harness.Source:
+    """A transformer with positions up to ``length``: seeded (``max_length`` = N), or the
+    trained one of ``checkpoint`` (width and heads given beside it must be its own)."""
+    if checkpoint is None:
+        config = {"vocab_size": vocab_size, "n_out": n_out, "width": width, "heads": heads,
+                  "layers": layers, "max_length": length, "layer_norm": layer_norm}  # fmt: skip
+        return harness.model_source("transformer", config, seed)
+    source = harness.model_source(None, None, seed, checkpoint)
+    if source.name != "transformer":
+        raise InputError(f"checkpoint {checkpoint} holds a {source.name}, not a transformer")
+    source.agree(width=width, heads=heads)
+    if source.model.config.max_length < length:
+        raise InputError(
+            f"checkpoint {checkpoint} has positions up to {source.model.config.max_length} "
+            f"only, not N = {length}"
+        )
+    return source
+
+
 def run_attention_protocol(
-    width: int,
-    heads: int,
+    width: int | None,
+    heads: int | None,
     length: int,
     partition: str,
     precision: int,
     samples: int,
     seed: int,
     layers: int = 1,
-    one_way: bool = False,
+    variant: str = TWO_WAY,
     vocab_size: int = 8,
     frac: int | None = None,
     layer_norm: bool = True,
     certificate: bool = False,
     checkpoint: str | None = None,
+    query_token: int = 0,
 ) -> dict[str, Any]:
-    """Run Theorem 4's protocol (or the one-way variant) on ``samples`` random inputs.
+    """Run Theorem 4's protocol (``variant`` two-way or single-output) or the one-way variant on
+    ``samples`` random inputs.
 
     The model is a one-layer ``transformer`` (max_length = N) initialised after
     ``torch.manual_seed(seed)``, on the p-bit grid (``frac`` default p // 2, floor rounding).
     With ``checkpoint`` the trained transformer saved there is used instead (its width, heads,
     layers and vocabulary are read from it).
-    Inputs are uniform tokens from ``numpy.random.default_rng(seed)``; ``partition`` is
-    prefix:K, odd-even, alice:i,j,... or random (see :func:`resolve_partition`).
+    Inputs are uniform tokens from ``numpy.random.default_rng(seed)``; one-way, each carries the
+    public ``query_token`` at N. ``partition`` is prefix:K, odd-even, alice:i,j,... or random
+    (see :func:`resolve_partition`).
     """
+    if variant not in VARIANTS:
+        raise InputError(f"unknown protocol variant {variant!r}; choose one of {VARIANTS}")
     fmt = harness.fixed_point(precision, frac)
-    if checkpoint is None:
-        config = {
-            "vocab_size": vocab_size,
-            "width": width,
-            "heads": heads,
-            "layers": layers,
-            "max_length": length,
-            "layer_norm": layer_norm,
-        }
-        model, sha = harness.build_seeded("transformer", config, seed)
-        info = {"name": "transformer", "config": model.config.to_dict(), "init_seed": seed}
-    else:
-        model, info = harness.from_checkpoint(checkpoint)
-        if model.name != "transformer":
-            raise InputError(f"checkpoint {checkpoint} holds a {model.name}, not a transformer")
-        cfg = model.config
-        if cfg.max_length < length:
-            raise InputError(f"checkpoint {checkpoint} has positions up to {cfg.max_length} only")
-        width, heads, layers, vocab_size, layer_norm = (
-            cfg.width, cfg.heads, cfg.layers, cfg.vocab_size, cfg.layer_norm
-        )  # fmt: skip
-        sha = info["state_sha256"]
+    source = transformer_source(
+        width, heads, length, seed, layers, vocab_size, layer_norm, checkpoint
+    )
+    model, cfg = source.model, source.model.config
+    width, heads, layers, vocab_size, layer_norm = (
+        cfg.width, cfg.heads, cfg.layers, cfg.vocab_size, cfg.layer_norm
+    )  # fmt: skip
     check(layers, length, fmt)
     part = resolve_partition(partition, length, seed)
+    one_way = variant == ONE_WAY
+    public = query_token if one_way else None
+    if one_way:
+        check_one_way(part, length, query_token)
+        if query_token >= vocab_size:
+            raise InputError(f"the public query token must be below the vocabulary {vocab_size}")
     model.set_precision(fmt)
     inputs = harness.random_tokens(samples, length, vocab_size, seed)
+    if one_way:
+        inputs[:, -1] = query_token
     with torch.no_grad():
-        transcripts, outputs = harness.run(setup(model, part, inputs, one_way), samples)
+        transcripts, outputs = harness.run(setup(model, part, inputs, variant, public), samples)
         scores = harness.compare(outputs, model(inputs)[:, -1])
     formula, itemised = paper_bits(model.head_dim, width, precision, length, heads, one_way)
+    run_count = None
+    if not one_way:
+        run_count = bounds.thm4_run_bits(
+            model.head_dim, heads, precision, length, frac=fmt.frac, alphabet=vocab_size,
+            single_output=variant == SINGLE_OUTPUT,
+        )["total"]  # fmt: skip
     result = {
+        "variant": variant,
         "width": width,
         "heads": heads,
         "head_dim": model.head_dim,
@@ -366,6 +467,9 @@ def run_attention_protocol(
         "partition": partition,
         "partition_resolved": part.spec,
         "query_owner": "alice" if length - 1 in part.alice else "bob",
+        "query": "public" if one_way else "sent",
+        "query_token": public,
+        "outputs": list(outputs),
         "precision": precision,
         "frac": fmt.frac,
         "rounding": fmt.rounding,
@@ -373,29 +477,28 @@ def run_attention_protocol(
         "seed": seed,
         "checkpoint": checkpoint,
         **harness.worst_transcript(transcripts),
-        "bits_formula": (
-            "H p + H (p + ceil(log2 N)) + H dh p"
-            if one_way
-            else "ceil(log2 V) + 2 H p + 2 H (p + ceil(log2 N)) + 2 H dh (p + frac)"
-        ),
+        "bits_formula": FORMULAS[variant],
+        "bits_run_count": run_count,
         "bits_paper_formula": formula,
         "bits_paper_itemised": itemised,
+        "counts": COUNTS,
         **scores,
     }
     if certificate:
-        info["state_sha256"] = sha
-        protocol = {"partition": part.spec, "one_way": one_way}
+        protocol = {"partition": part.spec, "variant": variant, "query_token": public}
         claim = {k: result[k] for k in ("bits_sent", "one_way", "samples", *scores)}
         result["certificate"] = harness.certificate(
-            "protocol_attention", info, fmt, protocol, inputs, transcripts, outputs, claim
-        )
+            "protocol_attention", source.description, fmt, protocol, inputs, transcripts,
+            outputs, claim,
+        )  # fmt: skip
     return result
 
 
 def replay_setup(
     model: Transformer, protocol: dict[str, Any], inputs: torch.Tensor
 ) -> harness.Setup:
-    """The setup a certificate's ``protocol`` section {"partition", "one_way"} describes."""
+    """The setup a certificate's ``protocol`` section {"partition", "variant", "query_token"}
+    describes."""
     check(model.config.layers, inputs.shape[1], model.quant.fmt)
     part = Partition.parse(protocol["partition"], inputs.shape[1])
-    return setup(model, part, inputs, protocol["one_way"])
+    return setup(model, part, inputs, protocol["variant"], protocol["query_token"])

@@ -25,12 +25,16 @@ The bound constrains models that *solve* the task on every input; a random model
 neither, and a trained one only up to its accuracy (``task_accuracy``), so its state count may
 fall below it.
 
-Two sources of models: a recurrent ``arch`` of ``width`` randomly initialised from ``seed``
-(toy tasks "dyck" and "index", inputs from ``numpy.random.default_rng(seed)``), or a
-``checkpoint`` trained by :mod:`simulations.training` on ``dyck`` or ``index-lookup``, whose
-test inputs come from the training task's own sampler at exactly its length N
+Two sources of models (:func:`simulations.protocols.harness.model_source`): a recurrent
+``arch`` of ``width`` randomly initialised from ``seed`` (toy tasks "dyck" and "index", inputs
+from ``numpy.random.default_rng(seed)``), or a ``checkpoint`` trained by
+:mod:`simulations.training` on ``dyck`` or ``index-lookup``, whose test inputs come from the
+training task's own sampler at exactly its length N
 (``Task.sample(samples, N, torch.Generator().manual_seed(seed), train=False)``); the prediction
 compared is the model's argmax at the counted position, the last one for both tasks.
+
+The result names the claims-table row it stands next to (``claim``: recurrent models on the
+task; for index lookup, Thm 3 with its problem Index, Fact 3, which gives the toy task's bound).
 """
 
 from __future__ import annotations
@@ -42,13 +46,13 @@ from typing import Any
 import numpy as np
 import torch
 
-from ccomplexity import lower_bounds
+from ccomplexity import bounds, claims, lower_bounds
 from ccomplexity.errors import InputError
 from ccomplexity.integers import ceil_log2
 from ccomplexity.precision import FixedPoint
 from models.base import Quantizer, RecurrentModel
 from models.constructions.dfa_rnn import random_words
-from simulations.protocols import harness, rnn
+from simulations.protocols import rnn
 
 PREFIX_LIMIT = 1 << 16
 """Most prefixes enumerated at the cut (|Sigma|^K); beyond it the test prefixes are used."""
@@ -60,6 +64,8 @@ TASKS = ("dyck", "index")
 """Toy tasks of seeded models."""
 CHECKPOINT_TASKS = ("dyck", "index-lookup")
 """Training tasks of the checkpoints bits_used reads."""
+CLAIM_TASKS = {"index": "index-lookup"}
+"""The claims table's task for each toy task named otherwise (the claim a result cites)."""
 
 
 def bits_used(
@@ -100,25 +106,22 @@ def bits_used(
             raise InputError("give arch, width and length, or a checkpoint")
         inputs, prefixes, bound, alphabet = _task(task, length, cut, samples, seed)
         vocab = 4 if task == "dyck" else 2 + length
-        if arch not in rnn.recurrent_archs():
-            raise InputError(
-                f"bits_used needs a recurrent arch; choose one of {rnn.recurrent_archs()}"
-            )
-        config = {"width": width, "vocab_size": vocab, "n_out": 2}
-        model, sha = harness.build_seeded(arch, config, seed)
+        source = rnn.recurrent_source(arch, width, seed, vocab_size=vocab, n_out=2)
         targets = None
     else:
-        model, sha, train_config = _load(checkpoint)
-        given = {"arch": arch, "width": width, "length": length, "task": task}
-        for key, value in given.items():
-            if value is not None and value != getattr(train_config, key):
-                raise InputError(
-                    f"{key} {value!r} disagrees with checkpoint {checkpoint}, trained with "
-                    f"{key} {getattr(train_config, key)!r} (leave it out)"
-                )
+        source = rnn.recurrent_source(arch, width, seed, checkpoint)
+        source.agree(length=length, task=task)
+        train_config = source.training
+        if train_config.task not in CHECKPOINT_TASKS:
+            raise InputError(
+                f"checkpoint {checkpoint} was trained on {train_config.task}; bits_used "
+                f"supports {', '.join(CHECKPOINT_TASKS)}"
+            )
         arch, width = train_config.arch, train_config.width
         task, length = train_config.task, train_config.length
         inputs, targets, prefixes, bound, alphabet = _trained_task(task, length, cut, samples, seed)
+    model, sha = source.model, source.description["state_sha256"]
+    claim = _claim(task)
     assert isinstance(model, RecurrentModel)
     model.to(torch.float64)
     result = _measure(model, inputs, cut, prefixes, ps, targets)
@@ -136,26 +139,9 @@ def bits_used(
         "state_numel": model.state_numel(),
         **result,
         "one_way_lower_bound_bits": bound,
+        "claim": {k: getattr(claim, k) for k in ("task", "family", "bound_id", "role", "problem")},
         "exhaustive": prefixes is not None,
     }
-
-
-def _load(checkpoint: str) -> tuple[RecurrentModel, str, Any]:
-    """The recurrent model of a checkpoint, its weights' hash and its TrainConfig."""
-    from simulations.training import load_checkpoint
-
-    model, config = load_checkpoint(checkpoint)
-    if not isinstance(model, RecurrentModel):
-        raise InputError(
-            f"checkpoint {checkpoint} holds a {config.arch}, not a recurrent model; bits_used "
-            f"needs one of {', '.join(rnn.recurrent_archs())}"
-        )
-    if config.task not in CHECKPOINT_TASKS:
-        raise InputError(
-            f"checkpoint {checkpoint} was trained on {config.task}; bits_used supports "
-            f"{', '.join(CHECKPOINT_TASKS)}"
-        )
-    return model, harness.state_sha256(model), config
 
 
 def _measure(
@@ -205,6 +191,12 @@ def _measure(
     }
 
 
+def _claim(task: str) -> claims.Claim:
+    """The claims table's row on recurrent models for ``task``: the bound the measured bits stand
+    next to, and for index lookup the communication problem (Index, Fact 3)."""
+    return claims.claims(task=CLAIM_TASKS.get(task, task), family="recurrent")[0]
+
+
 def _precisions(precisions: Iterable[int]) -> list[int]:
     ps = sorted(set(precisions))
     if not ps or any(isinstance(p, bool) or not isinstance(p, int) or not 2 <= p <= 53 for p in ps):
@@ -234,7 +226,8 @@ def _task(
     else:
         a = rng.integers(0, 2, size=(samples, length))
         words = np.concatenate([a, 2 + rng.integers(0, length, size=(samples, 1))], axis=1)
-        bound, alphabet = cut, 2  # Fact 3: Alice's K symbols embed Index_K
+        bound = bounds.get(_claim(task).problem).value(length=cut)  # she holds Index_K
+        alphabet = 2
     prefixes = _all_prefixes(alphabet, cut)
     return torch.from_numpy(words.astype(np.int64)), prefixes, int(bound), alphabet
 

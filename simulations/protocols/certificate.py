@@ -10,7 +10,8 @@ agreement. :func:`verify_protocol_certificate` trusts none of it:
 2. the model rebuilt from name, config and seed must have the recorded hash;
 3. each party is replayed alone from its own tokens and the messages it received: it must send
    exactly the recorded messages, and the output parties' logits must equal the recorded ones
-   (for Thm 2, the message must also be the whole state: state_numel x p bits);
+   (for Thm 2, the message must also be the whole state: state_numel x p bits; for the one-way
+   attention protocol every input must carry the public query token at N);
 4. the claimed agreement is recomputed against the model's own finite-precision forward.
 """
 
@@ -85,12 +86,12 @@ def _model(cert: dict[str, Any], kind: str) -> tuple[Any, FixedPoint]:
     config = field(spec, "config", dict)
     try:
         if "checkpoint" in spec:  # a trained model: reload the file the run used
-            model, loaded = harness.from_checkpoint(field(spec, "checkpoint", str))
-            require(loaded["name"] == name and loaded["config"] == config,
+            source = harness.model_source(None, None, 0, field(spec, "checkpoint", str))
+            require(source.description["name"] == name and source.description["config"] == config,
                      "checkpoint holds a different model than the certificate names")  # fmt: skip
-            sha = loaded["state_sha256"]
         else:
-            model, sha = harness.build_seeded(name, config, field(spec, "init_seed", int))
+            source = harness.model_source(name, config, field(spec, "init_seed", int))
+        model, sha = source.model, source.description["state_sha256"]
         fmt = FixedPoint.from_dict(field(cert, "precision", dict))
     except (ValueError, TypeError, OSError) as err:  # InputError is a ValueError
         raise InvalidCertificate(f"cannot rebuild the model: {err}") from None
@@ -117,9 +118,16 @@ def _setup(kind: str, model: Any, protocol: dict[str, Any], inputs: torch.Tensor
         require(set(protocol) == {"cut"}, "an rnn protocol section is {cut}")
         field(protocol, "cut", int)
         return rnn.replay_setup(model, protocol, inputs)
-    require(set(protocol) == {"partition", "one_way"}, "protocol section is {partition, one_way}")
+    keys = {"partition", "variant", "query_token"}
+    require(set(protocol) == keys, f"protocol section is {sorted(keys)}")
     field(protocol, "partition", str)
-    require(isinstance(protocol["one_way"], bool), "one_way must be a bool")
+    variant = protocol["variant"]
+    require(variant in attention.VARIANTS, f"variant must be one of {attention.VARIANTS}")
+    public = protocol["query_token"]
+    if variant == attention.ONE_WAY:  # the query token is public: fixed, known to both
+        require(type(public) is int, "a one-way run names its public query token")
+    else:  # the holder of N sends it, and it is counted
+        require(public is None, f"a {variant} run sends the query token: query_token is null")
     return attention.replay_setup(model, protocol, inputs)
 
 

@@ -7,8 +7,9 @@ has its own :class:`ccomplexity.protocol.Channel`, so each transcript is one run
 Because a party learns about the other side only from what it receives, it can be replayed alone
 from a recorded transcript (:func:`replay`), which is how certificates are checked.
 
-Models are randomly initialised from a seed (``torch.manual_seed(seed)`` then
-:func:`models.build`) and identified by a SHA-256 of their parameters as built.
+Models come from one place, :func:`model_source`: a registry model initialised from a seed
+(``torch.manual_seed(seed)`` then :func:`models.build`) or a trained checkpoint; either is
+identified by a SHA-256 of its parameters.
 """
 
 from __future__ import annotations
@@ -133,22 +134,69 @@ def build_seeded(name: str, config: dict[str, Any], seed: int) -> tuple[Sequence
     return model, state_sha256(model)
 
 
-def from_checkpoint(path: str) -> tuple[SequenceModel, dict[str, Any]]:
-    """A trained model from a checkpoint of :mod:`simulations.training`, and its description.
+@dataclass(frozen=True)
+class Source:
+    """The model a protocol runs on, and how anyone can obtain it again.
 
-    The description names the checkpoint instead of an init seed; the verifier reloads it and
-    checks the weights' hash.
+    ``description`` is what a certificate records: {name, config, state_sha256} and either
+    ``init_seed`` (a registry model initialised from a seed) or ``checkpoint`` (a model trained
+    by :mod:`simulations.training`, whose TrainConfig is ``training``: task, length, ...).
     """
-    from simulations.training import load_checkpoint
 
-    model, _ = load_checkpoint(path)
-    info = {
-        "name": model.name,
+    model: SequenceModel
+    description: dict[str, Any]
+    training: Any = None
+
+    @property
+    def name(self) -> str:
+        return self.model.name
+
+    @property
+    def checkpoint(self) -> str | None:
+        return self.description.get("checkpoint")
+
+    def agree(self, **given: object) -> None:
+        """Arguments given beside a checkpoint (arch, width, length, task, ...) must be the ones
+        it was trained with; None means not given."""
+        if self.training is None:
+            return
+        for key, value in given.items():
+            own = getattr(self.training, key)
+            if value is not None and value != own:
+                raise InputError(
+                    f"{key} {value!r} disagrees with checkpoint {self.checkpoint}, trained with "
+                    f"{key} {own!r} (leave it out)"
+                )
+
+
+def model_source(
+    name: str | None, config: dict[str, Any] | None, seed: int, checkpoint: str | None = None
+) -> Source:
+    """The one way protocols obtain a model: the trained model saved at ``checkpoint`` (read
+    with ``weights_only=True`` and every field validated by
+    :func:`simulations.training.load_checkpoint`), else registry model ``name`` built from
+    ``config`` after ``torch.manual_seed(seed)``."""
+    if checkpoint is not None:
+        from simulations.training import load_checkpoint
+
+        model, training = load_checkpoint(checkpoint)
+        description = {
+            "name": model.name,
+            "config": model.config.to_dict(),
+            "checkpoint": str(checkpoint),
+            "state_sha256": state_sha256(model),
+        }
+        return Source(model, description, training)
+    if name is None or config is None:
+        raise InputError("give a model (its name and config), or a checkpoint")
+    model, sha = build_seeded(name, config, seed)
+    description = {
+        "name": name,
         "config": model.config.to_dict(),
-        "checkpoint": str(path),
-        "state_sha256": state_sha256(model),
+        "init_seed": seed,
+        "state_sha256": sha,
     }
-    return model, info
+    return Source(model, description)
 
 
 def fixed_point(precision: int, frac: int | None) -> FixedPoint:

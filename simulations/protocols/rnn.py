@@ -84,16 +84,32 @@ def check_cut(cut: int, length: int) -> None:
         raise InputError(f"cut K must satisfy 1 <= K <= N - 1 = {length - 1}, got {cut}")
 
 
-def build(
-    arch: str, width: int, layers: int, vocab_size: int, seed: int
-) -> tuple[RecurrentModel, dict[str, Any]]:
-    """A seeded recurrent model and its description for a certificate."""
-    if arch not in recurrent_archs():
-        raise InputError(f"unknown recurrent arch {arch!r}; choose one of {recurrent_archs()}")
-    config = {"width": width, "layers": layers, "vocab_size": vocab_size}
-    model, sha = harness.build_seeded(arch, config, seed)
-    info = {"name": arch, "config": model.config.to_dict(), "init_seed": seed, "state_sha256": sha}
-    return model, info
+def recurrent_source(
+    arch: str | None,
+    width: int | None,
+    seed: int,
+    checkpoint: str | None = None,
+    *,
+    layers: int = 1,
+    vocab_size: int = 8,
+    n_out: int | None = None,
+) -> harness.Source:
+    """A recurrent model: seeded ``arch`` of ``width`` (``layers``, ``vocab_size``, ``n_out``
+    classes, default the vocabulary), or the trained model of ``checkpoint`` (arch and width
+    given beside it must be its own)."""
+    if checkpoint is None:
+        if arch not in recurrent_archs():
+            raise InputError(f"unknown recurrent arch {arch!r}; choose one of {recurrent_archs()}")
+        config = {"width": width, "layers": layers, "vocab_size": vocab_size, "n_out": n_out}
+        return harness.model_source(arch, config, seed)
+    source = harness.model_source(None, None, seed, checkpoint)
+    if not source.model.recurrent:
+        raise InputError(
+            f"checkpoint {checkpoint} holds a {source.name}, not a recurrent model; choose one "
+            f"of {', '.join(recurrent_archs())}"
+        )
+    source.agree(arch=arch, width=width)
+    return source
 
 
 def run_rnn_protocol(
@@ -120,14 +136,10 @@ def run_rnn_protocol(
     under "certificate".
     """
     check_cut(cut, length)
-    if checkpoint is None:
-        model, info = build(arch, width, layers, vocab_size, seed)
-    else:
-        model, info = harness.from_checkpoint(checkpoint)
-        if not model.recurrent:
-            raise InputError(f"checkpoint {checkpoint} holds a {model.name}, not a recurrent model")
-        arch, cfg = model.name, model.config
-        width, layers, vocab_size = cfg.width, cfg.layers, cfg.vocab_size
+    source = recurrent_source(arch, width, seed, checkpoint, layers=layers, vocab_size=vocab_size)
+    model, info = source.model, source.description
+    arch, cfg = model.name, model.config
+    width, layers, vocab_size = cfg.width, cfg.layers, cfg.vocab_size
     fmt = harness.fixed_point(precision, frac)
     model.set_precision(fmt)
     inputs = harness.random_tokens(samples, length, vocab_size, seed)

@@ -58,3 +58,22 @@ def test_bad_rows_are_refused():
         claims.Claim("dyck", "recurrent", "separations.thm3", "sideways")
     with pytest.raises(InputError, match="m reads"):
         claims.Claim("dyck", "recurrent", "separations.thm3", "lower", m="depth")
+
+
+def test_reductions_find_the_claim_they_rest_on():
+    dyck = claims.reduction_claim("dyck", "attention", "dyck", layers=1)
+    assert (dyck.bound_id, dyck.problem) == ("separations.thm5", "separations.lemma1")
+    assert claims.reduction_claim("dyck", "recurrent").bound_id == "separations.lemma4"
+    eq = claims.reduction_claim("equality", "recurrent", "eq-one")
+    assert (eq.task, eq.bound_id, eq.problem) == (
+        "eq-one",
+        "separations.thm11",
+        "separations.fact2",
+    )
+    assert [c.task for c in claims.claims(reduction="index")] == ["index-lookup"]
+    with pytest.raises(InputError, match="for attention models; the table has it for recurrent"):
+        claims.reduction_claim("index", "attention")
+    with pytest.raises(InputError, match="speaks about nearest-neighbour, not a model trained"):
+        claims.reduction_claim("disjointness", "recurrent", "mqar")
+    with pytest.raises(InputError, match="needs 1 layer"):
+        claims.reduction_claim("dyck", "attention", "dyck", layers=2)

@@ -34,7 +34,10 @@ def test_protocol_runs_on_trained_checkpoints(trained_store: Path, tmp_path: Pat
     names = sorted(p.name for p in written)
     assert names == [
         "attention_transformer_dyck_N4.json",
+        "attention_transformer_dyck_N4_single_output.json",
         "bits_used_lstm_dyck_N8.json",
+        "reduce_dyck_lstm_N8.json",
+        "reduce_dyck_transformer_N4.json",
         "rnn_lstm_dyck_N8.json",
     ]  # the largest N of each model; a transformer on Dyck before one on index lookup
     assert not list((tmp_path / "protocols").glob(".*.tmp")), "no temporary file is left"
@@ -47,10 +50,18 @@ def test_protocol_runs_on_trained_checkpoints(trained_store: Path, tmp_path: Pat
     att = json.loads((tmp_path / "protocols" / "attention_transformer_dyck_N4.json").read_text())
     assert att["length"] == 4 and att["partition"] == "odd-even"
     assert att["agreement"] == att["logits_exact"] == 1.0
+    single = json.loads(
+        (tmp_path / "protocols" / "attention_transformer_dyck_N4_single_output.json").read_text()
+    )
+    assert single["variant"] == "single-output" and single["logits_exact"] == 1.0
+    assert single["bits_sent"] == single["bits_run_count"] < att["bits_sent"]
+    reduced = json.loads((tmp_path / "protocols" / "reduce_dyck_transformer_N4.json").read_text())
+    assert reduced["claim"]["bound_id"] == "separations.thm5"
+    assert reduced["protocol_agreement"] == 1.0 and reduced["bits_sent"] == single["bits_sent"]
     used = json.loads((tmp_path / "protocols" / "bits_used_lstm_dyck_N8.json").read_text())
     assert used["checkpoint"].endswith(".pt") and used["cut"] == 4 and used["task"] == "dyck"
     out = capsys.readouterr().out
-    assert out.count("  $ ccx protocol") == 3 and "agreement 1.000" in out
+    assert out.count("  $ ccx protocol") == 6 and "agreement 1.000" in out
 
 
 def test_index_lookup_transformer_runs_on_an_even_length(
@@ -70,7 +81,7 @@ def test_index_lookup_transformer_runs_on_an_even_length(
     written = protocol_runs(trained_store, tmp_path)
     att = json.loads((tmp_path / "attention_transformer_index-lookup_N6.json").read_text())
     assert att["length"] == 6 and att["agreement"] == att["logits_exact"] == 1.0
-    assert len(written) == 3
+    assert len(written) == 5  # no Dyck transformer: no reduction through it
 
 
 def test_protocol_runs_without_checkpoints(tmp_path: Path, capsys) -> None:

@@ -140,7 +140,7 @@ def test_protocols_without_store_measures_panel_a_and_reports_b_missing(tmp_path
     ]
     rows = _csv_rows(tmp_path / "protocols.csv")
     measured = [r for r in rows if r["kind"] == "measured"]
-    assert len(measured) == 2 * len(protocols.WIDTHS) * len(protocols.MEASURED_LENGTHS)
+    assert len(measured) == 3 * len(protocols.WIDTHS) * len(protocols.MEASURED_LENGTHS)
     assert all(float(r["agreement"]) == 1.0 == float(r["logits_exact"]) for r in measured)
     p = protocols.PRECISION
     for r in measured:
@@ -149,10 +149,12 @@ def test_protocols_without_store_measures_panel_a_and_reports_b_missing(tmp_path
             assert bits == 2 * d * p
         else:  # the implementation's count, below Thm 4's itemised total
             heads, m = protocols.HEADS, d // protocols.HEADS
+            single = r["variant"] == "single-output"
+            assert bits == bounds.thm4_run_bits(m, heads, p, n, single_output=single)["total"]
             log_n = (n - 1).bit_length()
-            assert bits == 3 + 2 * heads * p + 2 * heads * (p + log_n) + 2 * heads * m * (
-                p + p // 2
-            )
+            two_way = 3 + 2 * heads * p + 2 * heads * (p + log_n) + 2 * heads * m * (p + p // 2)
+            assert bits == (two_way - heads * log_n - heads * m * (p + p // 2) if single
+                            else two_way)  # fmt: skip
             assert bits < bounds.thm4_itemised(m, d, p, n, heads).total
     assert not [r for r in rows if r["panel"] == "b"]
 

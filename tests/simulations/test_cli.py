@@ -281,8 +281,26 @@ def test_protocol_attention_two_way_and_one_way(ccx_json):
     assert two["agreement"] == 1.0 and two["logits_exact"] == 1.0 and two["one_way"] is False
     assert two["bits_sent"] == sum(two["bits_by_step"].values())
     assert isinstance(two["bits_paper_formula"], float)
-    one = ccx_json(*base, "--partition", "random", "--one-way")
+    one = ccx_json(*base, "--partition", "random", "--one-way", "--query-token", "3")
     assert one["one_way"] is True and set(two) <= set(one) | {"bits_by_direction"}
+    assert (one["query"], one["query_token"], two["query"]) == ("public", 3, "sent")
+
+
+def test_protocol_attention_single_output_acceptance(ccx, ccx_json, tmp_path: Path):
+    out = ccx_json(
+        "protocol", "attention", "--width", "8", "--heads", "2", "--length", "64", "--partition",
+        "odd-even", "--precision", "24", "--samples", "200", "--seed", "0", "--single-output",
+    )  # fmt: skip
+    assert out["bits_sent"] <= out["bits_paper_formula"] and out["agreement"] == 1.0
+    assert out["variant"] == "single-output" and out["logits_exact"] == 1.0
+    assert out["bits_sent"] == out["bits_run_count"] == 495 and out["outputs"] == ["bob"]
+    path = tmp_path / "single.json"
+    args = ["protocol", "attention", "--width", "8", "--heads", "2", "--length", "10",
+            "--partition", "random", "--precision", "16", "--samples", "3"]  # fmt: skip
+    assert ccx(*args, "--single-output", "--certificate", str(path))[0] == 0
+    assert ccx("verify", str(path))[0] == 0
+    code, _, err = ccx(*args, "--single-output", "--one-way")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "give one" in err
 
 
 def test_protocol_certificate_round_trip_and_tamper(ccx, tmp_path: Path):
@@ -367,6 +385,13 @@ def test_protocols_run_on_trained_checkpoints(ccx, ccx_json, tmp_path: Path):
     )  # fmt: skip
     assert out["arch"] == "gru" and out["agreement"] == 1.0 and out["bits_sent"] == 8 * 12
     assert ccx("verify", str(path))[0] == 0
+    reduced = ccx_json("protocol", "reduce", "--reduction", "dyck", "--checkpoint",
+                       trained["checkpoint"], "--precision", "12", "--samples", "50")  # fmt: skip
+    assert (reduced["arch"], reduced["length"], reduced["trained_task"]) == ("gru", 8, "dyck")
+    assert reduced["protocol_agreement"] == 1.0 and reduced["bits_sent"] == 8 * 12
+    code, _, err = ccx("protocol", "reduce", "--reduction", "index", "--checkpoint",
+                       trained["checkpoint"], "--precision", "12")  # fmt: skip
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "index-lookup" in err
     Path(trained["checkpoint"]).write_bytes(b"not a checkpoint")
     assert ccx("verify", str(path))[0] == 1
 

@@ -30,12 +30,17 @@ def test_distinct_states_are_bounded_by_the_prefixes():
     assert all(1 <= c <= 4**5 for c in counts.values())
     assert counts[2] <= counts[12] <= r["distinct_float_states"] <= 4**5
     assert r["one_way_lower_bound_bits"] == 2  # depth after 5 symbols is odd: 1, or dead
+    assert r["claim"]["bound_id"] == "separations.lemma4"  # the DFA-RNN realises the bound
 
 
 def test_index_task_bound_is_the_cut():
     r = bits_used("gru", width=4, length=10, cut=7, seed=0, task="index", samples=100,
                   precisions=[4, 20])  # fmt: skip
     assert r["one_way_lower_bound_bits"] == 7 and r["prefixes_at_cut"] == 2**7
+    # the claims table's row: Thm 3 on recurrent models, its problem Index (Fact 3) at K bits
+    assert (r["claim"]["bound_id"], r["claim"]["problem"]) == (
+        "separations.thm3", "separations.fact3"
+    )  # fmt: skip
     assert r["distinct_states_at_cut"] <= 2**7
 
 

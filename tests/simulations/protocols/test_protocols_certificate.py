@@ -19,14 +19,17 @@ def certs() -> dict[str, dict]:
     runs = {
         "rnn": run_rnn_protocol("lstm", 4, 8, 3, 12, 4, seed=7, certificate=True),
         "two_way": run_attention_protocol(8, 2, 8, "odd-even", 16, 4, seed=7, certificate=True),
+        "single_output": run_attention_protocol(
+            8, 2, 8, "odd-even", 16, 4, seed=7, variant="single-output", certificate=True
+        ),
         "one_way": run_attention_protocol(
-            8, 2, 8, "random", 16, 4, seed=7, one_way=True, certificate=True
+            8, 2, 8, "random", 16, 4, seed=7, variant="one-way", certificate=True
         ),
     }
     return {name: json.loads(json.dumps(r["certificate"])) for name, r in runs.items()}
 
 
-@pytest.mark.parametrize("name", ["rnn", "two_way", "one_way"])
+@pytest.mark.parametrize("name", ["rnn", "two_way", "single_output", "one_way"])
 def test_round_trip_through_a_file(certs, name, tmp_path):
     path = write_certificate(certs[name], tmp_path / "cert.json")
     cert = json.loads(path.read_text())
@@ -46,7 +49,13 @@ def test_certificate_contents(certs):
     (message,) = cert["transcripts"][0]["messages"]
     assert message["length"] == len(message["bits"]) == 2 * 4 * 12  # h and c, 12 bits each
     assert cert["claim"]["bits_sent"] == 96 and cert["claim"]["agreement"] == 1.0
-    assert certs["two_way"]["protocol"]["partition"] == "alice:1,3,5,7"
+    assert certs["two_way"]["protocol"] == {
+        "partition": "alice:1,3,5,7", "variant": "two-way", "query_token": None
+    }  # fmt: skip
+    assert certs["single_output"]["protocol"]["variant"] == "single-output"
+    assert set(certs["single_output"]["outputs"]) == {"bob"}  # the holder of N = 8 only
+    assert certs["one_way"]["protocol"]["query_token"] == 0
+    assert all(row[-1] == 0 for row in certs["one_way"]["inputs"])
 
 
 def flip(bits: str, i: int) -> str:
@@ -127,7 +136,7 @@ TAMPERS = {
 }
 
 
-@pytest.mark.parametrize("name", ["rnn", "two_way", "one_way"])
+@pytest.mark.parametrize("name", ["rnn", "two_way", "single_output", "one_way"])
 @pytest.mark.parametrize("tamper", list(TAMPERS))
 def test_tampering_is_rejected(certs, name, tamper):
     cert = copy.deepcopy(certs[name])
@@ -140,7 +149,16 @@ def test_tampering_is_rejected(certs, name, tamper):
 def test_garbage_is_rejected_not_raised(certs):
     assert not verify_protocol_certificate([]).valid
     cert = copy.deepcopy(certs["two_way"])
-    cert["protocol"]["one_way"] = True  # the recorded messages do not follow that schedule
+    cert["protocol"]["variant"] = "single-output"  # the messages do not follow that schedule
+    assert not verify_protocol_certificate(cert).valid
+    cert = copy.deepcopy(certs["two_way"])
+    cert["protocol"]["query_token"] = 0  # two-way sends the query token: none is public
+    assert not verify_protocol_certificate(cert).valid
+    cert = copy.deepcopy(certs["one_way"])
+    cert["protocol"]["query_token"] = 1  # the inputs carry 0 at N
+    assert "replay failed" in verify_protocol_certificate(cert).reason
+    cert = copy.deepcopy(certs["one_way"])
+    del cert["protocol"]["query_token"]
     assert not verify_protocol_certificate(cert).valid
     cert = copy.deepcopy(certs["rnn"])
     cert["model"]["config"]["width"] = "wide"

@@ -37,7 +37,7 @@ def test_two_layers_and_extreme_cuts(cut):
 
 
 def test_the_message_is_the_complete_state():
-    model, _ = rnn.build("mamba", 8, 1, 8, seed=0)
+    model = rnn.recurrent_source("mamba", 8, seed=0).model
     model.set_precision(harness.fixed_point(12, None))
     inputs = harness.random_tokens(3, 7, 8, seed=1)
     with torch.no_grad():
@@ -52,7 +52,7 @@ def test_the_message_is_the_complete_state():
 
 
 def test_alice_sees_only_her_tokens_and_ignores_bobs():
-    model, _ = rnn.build("gru", 8, 1, 8, seed=0)
+    model = rnn.recurrent_source("gru", 8, seed=0).model
     model.set_precision(harness.fixed_point(12, None))
     inputs = harness.random_tokens(4, 9, 8, seed=5)
     changed = inputs.clone()
