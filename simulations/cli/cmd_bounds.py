@@ -1,0 +1,135 @@
+"""Commands on the registries: ``ccx bound`` (every statement of every paper) and ``ccx claims``."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from ccomplexity.errors import InputError
+from simulations.cli import JsonFlag, app, emit
+
+# --------------------------------------------------------------------------------- bounds
+
+
+def parse_params(args: list[str]) -> dict[str, object]:
+    """``--name VALUE`` and ``--param NAME=VALUE`` pairs as {name: int | float | str}.
+
+    Names take ``-`` or ``_``; values that read as integers become ints, as decimals floats,
+    anything else stays a string (e.g. a group name). Each bound validates its own parameters.
+    """
+    out: dict[str, object] = {}
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if not arg.startswith("--") or len(arg) < 3:
+            raise InputError(f"unexpected argument {arg!r}; parameters are --NAME VALUE")
+        if arg == "--param":
+            if i + 1 >= len(args) or "=" not in args[i + 1]:
+                raise InputError("--param needs NAME=VALUE")
+            name, _, text = args[i + 1].partition("=")
+        elif "=" in arg:
+            name, _, text = arg[2:].partition("=")
+        else:
+            if i + 1 >= len(args):
+                raise InputError(f"{arg} needs a value")
+            name, text = arg[2:], args[i + 1]
+        i += 2 if "=" not in arg else 1
+        name = name.replace("-", "_")
+        if name in out:
+            raise InputError(f"parameter --{name} given twice")
+        out[name] = _number(text)
+    return out
+
+
+def _number(text: str) -> object:
+    if len(text) > 80:
+        raise InputError(f"parameter value {text[:20]}... is longer than 80 characters")
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        return text
+    if value != value or value in (float("inf"), float("-inf")):
+        raise InputError(f"parameter value {text!r} is not a finite number")
+    return value
+
+
+@app.command(
+    "bound",
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+)
+def bound(
+    ctx: typer.Context,
+    theorem: Annotated[
+        str | None, typer.Option("--theorem", help="Theorem id, e.g. separations.thm3.")
+    ] = None,
+    list_all: Annotated[
+        bool, typer.Option("--list", help="List every theorem with its parameters.")
+    ] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Evaluate a theorem at its parameters, given as --NAME VALUE (or --param NAME=VALUE).
+
+    E.g. --width 128 --precision 64 (largest length not ruled out), --length 400 --precision 16
+    (smallest width), --length 1000 --gamma 0.25 (a code width), --states 8, --size 1024.
+    `ccx bound --list` shows each theorem's parameters.
+    """
+    from ccomplexity import bounds
+
+    params = parse_params(list(ctx.args))
+    if list_all or theorem is None:
+        if params:
+            raise InputError("--list takes no parameters")
+        rows = [
+            {"id": b.id, "kind": b.kind, "params": list(b.params), "needs": b.needs(),
+             "formula": b.formula}
+            for b in bounds.all_bounds()
+        ]  # fmt: skip
+        if as_json:
+            print(json.dumps({"theorems": rows}))
+        else:
+            for r in rows:
+                print(f"{r['id']:<28} {r['kind']:<6} {r['needs']:<44} {r['formula']}")
+        return
+    b = bounds.get(theorem)
+    result = b.describe(**params)
+    if not result.pop("evaluated"):
+        raise InputError(f"{b.id}: give {b.needs()}")
+    result = {"theorem": result.pop("id"), **result}
+    emit(result, as_json, b.id)
+
+
+@app.command("claims")
+def claims_cmd(
+    task: Annotated[str | None, typer.Option("--task", help="Only the claims on this task.")] = (
+        None
+    ),
+    family: Annotated[
+        str | None, typer.Option("--family", help="Only this model family (recurrent, ...).")
+    ] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """The claims table: which bound constrains which task on which model family, and how its
+    parameters are read from a model."""
+    from ccomplexity import claims
+
+    if task is not None and task not in claims.tasks():
+        raise InputError(f"no claim on task {task!r}; tasks: {', '.join(claims.tasks())}")
+    rows = [c.describe() for c in claims.claims(task=task, family=family)]
+    if as_json:
+        print(json.dumps({"claims": rows}))
+        return
+    header = ("task", "family", "layers", "role", "bound", "m", "H", "construction")
+    lines = [header] + [
+        (r["task"], r["family"], str(r["layers"] or "any"), r["role"], r["bound_id"],
+         r["reads"]["m"], r["reads"]["H"], r["construction"] or "-")
+        for r in rows
+    ]  # fmt: skip
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
+    for line in lines:
+        print("  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip())
