@@ -65,6 +65,7 @@ from ccomplexity.languages.kg import MatchingKG, QueryVocabulary, query_tokens, 
 from models.constructions.scoring import strictly_correct
 
 HOPS_LIMIT = 64
+"""Most hops q (the query has q rows and the loop q iterations)."""
 STORED_TRIPLES_LIMIT = 1 << 18
 """Most triples q T that the standard composition stores (q copies of every triple)."""
 EXHAUSTIVE_LIMIT = 1 << 13
