@@ -13,6 +13,7 @@ import numpy as np
 
 from ccomplexity.errors import InputError, check_int
 from ccomplexity.languages.dyck import dyck_alphabet
+from ccomplexity.languages.kg import MatchingKG
 
 
 @dataclass(frozen=True, eq=False)
@@ -349,3 +350,40 @@ def residual_counts(dfa: DFA, length: int) -> list[int]:
             classes = _combine(np.zeros(dfa.n_states, dtype=np.int64), succ)
         counts[big_n - r] = int(np.unique(classes[reach[big_n - r]]).size)
     return counts
+
+
+TABLE_LIMIT = 1 << 22
+"""Most transition-table entries (states x symbols) that :func:`kg_query_dfa` builds."""
+
+
+def kg_query_dfa(kg: MatchingKG, hops: int | None = None) -> DFA:
+    """Minimal complete DFA of the path queries of ``kg`` with their answers (layer-looping
+    paper, Sec. 4): the words e r_1 .. r_q a with a = pi_{r_q}(... pi_{r_1}(e)), over the E
+    entity symbols then the R relation symbols; q >= 0 hops, or exactly ``hops``.
+
+    Built from the permutations: a start state, one state per current entity (relations move
+    it by pi_r, reading a entity accepts iff it is the current one), an accepting state and a
+    dead sink; :func:`minimize` then keeps what the language distinguishes. Entities u != v stay
+    apart (u accepts the answer u), so E + 3 states remain for any matching graph, and
+    (q + 1) E + 3 with the hop count fixed: the current entity is what a model reading the
+    query must carry, ceil(log2 E) bits. Refuses tables beyond :data:`TABLE_LIMIT` entries.
+    """
+    e, r = kg.entities, kg.relations
+    n_states = e + 3
+    length = None if hops is None else check_int(hops, "hops", 0) + 2
+    total = n_states * (1 if length is None else length + 2)
+    if total * (e + r) > TABLE_LIMIT:
+        raise InputError(
+            f"the query DFA has {total} states x {e + r} symbols before minimising; "
+            f"the limit is {TABLE_LIMIT} entries"
+        )
+    start, accept, dead = e, e + 1, e + 2  # entity states are 0..E-1
+    table = np.full((n_states, e + r), dead, dtype=np.int64)
+    table[start, :e] = np.arange(e)
+    table[np.arange(e), np.arange(e)] = accept
+    table[:e, e:] = kg.permutations.T  # from entity u on relation r: pi_r(u)
+    accepting = np.zeros(n_states, dtype=bool)
+    accepting[accept] = True
+    names = tuple(f"e{i}" for i in range(e)) + tuple(f"r{i}" for i in range(r))
+    dfa = DFA(table, start, accepting, names)
+    return minimize(dfa) if length is None else exact_length(dfa, length)

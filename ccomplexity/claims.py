@@ -129,6 +129,12 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("nearest-neighbour", "recurrent", "separations.thm8", "lower", m="state_numel",
           reduction="disjointness", problem="separations.fact1",
           note="Disj on N/2 bits through MQAR; no training task (the reduction runs on tokens)"),
+    # -- layer looping (knowledge graphs): q-hop path queries, Thm 5.2 against Thm 5.1 ----------
+    Claim("kg-path", "attention", "kg.thm_b19", "lower", reads={"layers": "layers"},
+          note="parameters, not width: relation product models with L <= q layers under "
+               "Assumption B.17; E, R and q are the task's"),
+    Claim("kg-path", "attention", "kg.thm5_1", "upper", construction="kg-path",
+          note="q stacked (substitute, lookup) blocks, each storing every triple"),
 )  # fmt: skip
 
 

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ccomplexity.errors import InputError
+from ccomplexity.errors import InputError, check_int
 from ccomplexity.languages.dyck import is_dyck
+from ccomplexity.languages.kg import MatchingKG
 
 DENSE_LIMIT = 1 << 26
 """Most matrix entries (64 Mi) that :meth:`TwoPartyProblem.matrix` materialises."""
@@ -223,7 +224,36 @@ def index(length: int) -> TwoPartyProblem:
     return TwoPartyProblem("index", {"length": length}, 2, length, length, 1, evaluate, None)
 
 
-PROBLEMS = ("dyck", "equality", "disjointness", "index")
+def kg_query(entities: int, relations: int, hops: int, cut: int, seed: int = 0) -> TwoPartyProblem:
+    """A q-hop path query over the seeded matching graph, split after ``cut`` relations.
+
+    Alice holds (e, r_1..r_K), one symbol e R^K + [r_1..r_K]_R; Bob holds (r_{K+1}..r_q, a),
+    one symbol [r_{K+1}..r_q]_R E + a (words read base R, most significant first); f = 1 iff a
+    is the query's answer. With 0 <= K <= q; the graph is named by its SHA-256 as well.
+    """
+    e = check_int(entities, "--entities", 2)
+    r = check_int(relations, "--relations")
+    q = check_int(hops, "--hops")
+    k = check_int(cut, "--cut", 0)
+    if k > q:
+        raise InputError(f"--cut K needs 0 <= K <= hops ({q}), got {k}")
+    if e * r**q >= 1 << 62:
+        raise InputError(f"kg: E R^q = {e * r**q} inputs; the limit is 2^62 (64-bit numbering)")
+    graph = MatchingKG.generate(e, r, check_int(seed, "--seed", 0))
+    powers = r ** np.arange(q - 1, -1, -1, dtype=np.int64)
+
+    def evaluate(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        alice, bob = x[:, 0], y[:, 0]
+        word = (alice % r**k) * r ** (q - k) + bob // e  # r_1..r_q read base R
+        relations_ = (word[:, None] // powers) % r
+        return graph.answer(alice // r**k, relations_) == bob % e
+
+    params = {"entities": e, "relations": r, "hops": q, "cut": k, "seed": graph.seed}
+    params["graph_sha256"] = graph.sha256()
+    return TwoPartyProblem("kg", params, e * r**k, 1, r ** (q - k) * e, 1, evaluate, None)
+
+
+PROBLEMS = ("dyck", "equality", "disjointness", "index", "kg")
 
 
 def make(name: str, **options: object) -> TwoPartyProblem:
@@ -240,6 +270,11 @@ def make(name: str, **options: object) -> TwoPartyProblem:
             return disjointness(opts["half"], opts.get("partition"))
         if name == "index":
             return index(opts["length"])
+        if name == "kg":
+            return kg_query(
+                opts["entities"], opts["relations"], opts["hops"], opts["cut"], opts.get("seed", 0)
+            )
     except KeyError as missing:
-        raise InputError(f"problem {name} needs --{missing.args[0]}") from None
+        where = " (ccx kg split)" if name == "kg" else ""
+        raise InputError(f"problem {name} needs --{missing.args[0]}{where}") from None
     raise InputError(f"unknown problem {name!r}; choose one of {', '.join(PROBLEMS)}")

@@ -113,11 +113,12 @@ def field(obj: dict[str, Any], name: str, typ: type) -> Any:
 
 def _build_problem(spec: dict[str, Any]) -> problems.TwoPartyProblem:
     allowed = {"problem", "types", "depth", "length", "half", "alphabet", "partition"}
+    allowed |= {"entities", "relations", "hops", "cut", "seed", "graph_sha256"}  # kg
     extra = set(spec) - allowed
     require(not extra, f"unknown problem fields: {sorted(extra)}")
     name = spec.get("problem")
     require(isinstance(name, str), "problem name must be a string")
-    options = {k: v for k, v in spec.items() if k != "problem"}
+    options = {k: v for k, v in spec.items() if k not in ("problem", "graph_sha256")}
     for key, val in options.items():
         if key == "partition":
             require(isinstance(val, str), "partition must be a string")
@@ -127,6 +128,11 @@ def _build_problem(spec: dict[str, Any]) -> problems.TwoPartyProblem:
         problem = problems.make(name, **options)
     except InputError as err:
         raise InvalidCertificate(f"bad problem: {err}") from None
+    if name == "kg":  # the graph is rebuilt from its seed; its hash must be the certified one
+        digest = problem.params["graph_sha256"]
+        require(
+            spec.get("graph_sha256") == digest, "the graph from this seed is not the one certified"
+        )
     require(problem.describe() == spec, "problem description is not canonical")
     return problem
 

@@ -86,7 +86,7 @@ def thresholds(
         claim = claim_for(task, arch, layers)
         bound_id = claim.bound_id if claim is not None else None
         bound_length, bound_params = None, None
-        if claim is not None:
+        if claim is not None and claim.bound.bounds_length:
             for run in members:
                 try:
                     params = claim.model_params(_run_model(run), precision)

@@ -13,6 +13,8 @@ SAT for the maximum fooling set. One module per method:
   rows of M_f), exactly.
 - :mod:`~ccomplexity.lower_bounds.exact`: exact two-way D(M) by search over protocol trees.
 - :mod:`~ccomplexity.lower_bounds.matrix`: the helpers they share.
+- :mod:`~ccomplexity.lower_bounds.kg`: the witnesses of the knowledge-graph path-query split
+  (E distinct rows, a fooling set of size E), exact for every graph without the matrix.
 
 User errors raise :class:`ccomplexity.errors.InputError` with one line naming the limit.
 """
@@ -43,6 +45,7 @@ from ccomplexity.lower_bounds.fooling import (
     max_fooling_set,
     verify_fooling_set,
 )
+from ccomplexity.lower_bounds.kg import kg_fooling_set, one_way_bits_kg
 from ccomplexity.lower_bounds.one_way import (
     OneWayResult,
     check_one_way_witness,
@@ -76,9 +79,11 @@ __all__ = [
     "dyck_fooling_symbolic",
     "equality_fooling_set",
     "exact_bits",
+    "kg_fooling_set",
     "max_fooling_set",
     "one_way_bits",
     "one_way_bits_dyck",
+    "one_way_bits_kg",
     "rank_mod_p",
     "verify_fooling_set",
 ]

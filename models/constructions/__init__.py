@@ -3,6 +3,8 @@
 - ``index-lookup``: Theorem 1, a one-layer transformer of width O(log N) (``index_lookup``).
 - ``dyck``: a ReLU RNN on the binary code of the minimal DFA of Dyck-(n,k) (``dfa_rnn``).
 - ``equality``: Theorem 6, a two-layer transformer of width O(log N) (``equality``).
+- ``kg-path``: Thm 5.1, Prop B.13 and Thm 5.3 of the layer-looping paper, q-hop path queries over
+  a matching knowledge graph, standard, looped and looped with experts (``kg``).
 
 Each construction's module is imported when its task runs.
 """
@@ -19,12 +21,14 @@ TASKS: dict[str, str] = {
     "index-lookup": "models.constructions.index_lookup:verify_index_lookup",
     "dyck": "models.constructions.dfa_rnn:verify_dyck_rnn",
     "equality": "models.constructions.equality:verify_equality",
+    "kg-path": "models.constructions.kg:verify_kg_path",
 }
 
 DEFAULTS: dict[str, dict[str, Any]] = {
     "index-lookup": {"length": 100, "samples": 10_000, "seed": 0},
     "dyck": {"types": 2, "depth": 2, "length": 16, "samples": 10_000, "seed": 0},
     "equality": {"length": 16, "samples": 3_000, "seed": 0},
+    "kg-path": {"entities": 32, "relations": 4, "hops": 4, "samples": 500, "seed": 0},
 }
 
 
@@ -51,8 +55,9 @@ def run(task: str, **options: Any) -> dict[str, Any]:
 
 
 def _check_option(key: str, value: Any) -> None:
-    """Integers everywhere; ``eta`` may be any real number and ``k``, ``eta`` may be None."""
-    if value is None and key in ("k", "eta"):
+    """Integers everywhere; ``eta`` may be any real number; ``k``, ``eta``, ``experts`` may be
+    None."""
+    if value is None and key in ("k", "eta", "experts"):
         return
     kinds = (int, float) if key == "eta" else (int,)
     if isinstance(value, bool) or not isinstance(value, kinds):

@@ -72,23 +72,34 @@ def models_cmd(
     Console().print(table)
 
 
+OptInt = int | None
+
+
 @app.command("construct")
 def construct(
-    task: Annotated[str, typer.Option("--task", help="index-lookup, dyck or equality.")],
-    length: Annotated[int, typer.Option("--length", help="Input length N.")],
+    task: Annotated[str, typer.Option("--task", help="index-lookup, dyck, equality or kg-path.")],
+    length: Annotated[OptInt, typer.Option("--length", help="Input length N.")] = None,
     samples: Annotated[int, typer.Option("--samples", help="Random inputs to check.")] = 10_000,
     seed: Annotated[int, typer.Option("--seed")] = 0,
-    types: Annotated[int, typer.Option("--types", help="dyck: bracket types n.")] = 2,
-    depth: Annotated[int, typer.Option("--depth", help="dyck: maximum depth k.")] = 2,
+    types: Annotated[OptInt, typer.Option("--types", help="dyck: bracket types n.")] = None,
+    depth: Annotated[OptInt, typer.Option("--depth", help="dyck: maximum depth k.")] = None,
+    entities: Annotated[OptInt, typer.Option("--entities", help="kg-path: entities E.")] = None,
+    relations: Annotated[OptInt, typer.Option("--relations", help="kg-path: relations R.")] = None,
+    hops: Annotated[OptInt, typer.Option("--hops", help="kg-path: hops q.")] = None,
+    experts: Annotated[
+        OptInt, typer.Option("--experts", help="kg-path: experts K (default round(sqrt T)).")
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Build a hand-wired model realising an upper bound (Thm 1, Thm 6, DFA-RNN) and check it."""
+    """Build a hand-wired model realising an upper bound (Thm 1, Thm 6, DFA-RNN, the KG paths of
+    Thm 5.1 / Prop B.13 / Thm 5.3) and check it. Options a task does not take are an error."""
     from models import constructions
 
-    options: dict[str, Any] = {"length": length, "samples": samples, "seed": seed}
-    if task == "dyck":
-        options.update(types=types, depth=depth)
-    result = constructions.run(task, **options)
+    given = {
+        "length": length, "samples": samples, "seed": seed, "types": types, "depth": depth,
+        "entities": entities, "relations": relations, "hops": hops, "experts": experts,
+    }  # fmt: skip
+    result = constructions.run(task, **{k: v for k, v in given.items() if v is not None})
     emit(result, as_json, f"Construction for {task}")
 
 

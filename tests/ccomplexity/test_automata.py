@@ -14,11 +14,13 @@ from ccomplexity.automata import (
     exact_length,
     finite_language_dfa,
     inequality_dfa,
+    kg_query_dfa,
     minimize,
     residual_counts,
     state_counts,
 )
 from ccomplexity.errors import InputError
+from ccomplexity.languages.kg import MatchingKG
 from ccomplexity.languages.strings import is_equal_halves, is_unequal_halves
 
 
@@ -206,3 +208,33 @@ def test_exact_length_and_limits():
         exact_length(dyck_dfa(2, 2), 200_000)
     with pytest.raises(InputError, match="limit"):
         residual_counts(dyck_dfa(2, 2), 10**8)
+
+
+def kg_member(kg: MatchingKG, word: np.ndarray) -> bool:
+    """e r_1 .. r_q a with a the answer, from the definition (symbols: entities, then relations)."""
+    e = kg.entities
+    if len(word) < 2 or word[0] >= e or word[-1] >= e or (word[1:-1] < e).any():
+        return False
+    return kg.answer(word[:1], (word[None, 1:-1] - e))[0] == word[-1]
+
+
+@pytest.mark.parametrize("hops", [None, 2])
+def test_kg_query_dfa_is_the_query_language_and_minimal(hops):
+    kg = MatchingKG.generate(4, 2, seed=5)
+    dfa = kg_query_dfa(kg, hops)
+    for length in range(6):
+        words = all_words(6, length)
+        member = [kg_member(kg, w) and (hops is None or length == hops + 2) for w in words]
+        assert dfa.accepts(words).tolist() == member
+    check_against_lib(dfa)  # automata-lib minimises to the same count
+    expected = 4 + 3 if hops is None else (hops + 1) * 4 + 3
+    assert state_counts(dfa) == {"states": expected, "live_states": expected - 1}
+
+
+def test_kg_query_dfa_counts_do_not_depend_on_the_graph():
+    cycle = np.roll(np.arange(6), 1)  # one orbit
+    split = np.array([1, 0, 3, 2, 5, 4])  # three orbits of size 2
+    for perms in (np.stack([cycle]), np.stack([split, split])):
+        assert state_counts(kg_query_dfa(MatchingKG(perms)))["states"] == 6 + 3
+    with pytest.raises(InputError, match="the limit is 4194304 entries"):
+        kg_query_dfa(MatchingKG.generate(4096, 2))

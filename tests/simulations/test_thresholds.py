@@ -137,3 +137,15 @@ def test_bad_arguments(tmp_path):
         thresholds(tmp_path / "db", precision=0)
     with pytest.raises(InputError, match="metric must be one of"):
         thresholds(tmp_path / "db", metric="loss")
+
+
+def test_a_claim_that_does_not_bound_length_draws_no_length(tmp_path):
+    """kg-path's lower bound (Thm B.19) counts parameters: thresholds name it, draw no length."""
+    db = tmp_path / "ccx.db"
+    with Store(db) as store:
+        for hops in (1, 2):
+            add(store, "kg-path", "transformer", hops, 1.0)
+            add(store, "kg-path", "transformer", hops, 0.5, seed=1)
+    (row,) = thresholds(db)
+    assert row["bound_id"] == "kg.thm_b19" and row["threshold_length"] == 2
+    assert row["bound_length"] is None and row["bound_params"] is None

@@ -1,0 +1,136 @@
+"""Commands of the layer-looping paper's knowledge graphs: queries, relation products, the query
+automaton and the communication of a query split (``ccx kg ...``, ``ccx dfa kg``)."""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any
+
+import typer
+
+from ccomplexity.errors import InputError
+from simulations.cli import Certificate, JsonFlag, app, emit, write_certificate_to
+from simulations.cli.cmd_exact import Show, _dfa_result, dfa_app
+
+kg_app = typer.Typer(no_args_is_help=True, help="Matching knowledge graphs and path queries.")
+app.add_typer(kg_app, name="kg")
+
+Entities = Annotated[int, typer.Option("--entities", help="Entities E.")]
+Relations = Annotated[int, typer.Option("--relations", help="Relations R (permutations).")]
+Hops = Annotated[int, typer.Option("--hops", help="Hops q of a path query.")]
+GraphSeed = Annotated[int, typer.Option("--seed", help="Seeds the graph (relation r: (seed, r)).")]
+
+
+def _graph(entities: int, relations: int, seed: int):
+    from ccomplexity.languages.kg import MatchingKG
+
+    return MatchingKG.generate(entities, relations, seed)
+
+
+@kg_app.command("sample")
+def kg_sample(
+    entities: Entities,
+    relations: Relations,
+    hops: Hops,
+    seed: GraphSeed = 0,
+    batch: Annotated[int, typer.Option("--batch", help="Number of queries.")] = 3,
+    as_json: JsonFlag = False,
+) -> None:
+    """Random q-hop path queries in the paper's token format, with their answers (Eq. 11, 12)."""
+    import numpy as np
+
+    from ccomplexity.languages.kg import QueryVocabulary, query_tokens
+
+    if not 1 <= batch <= 10_000:
+        raise InputError(f"--batch must lie in 1..10000, got {batch}")
+    graph = _graph(entities, relations, seed)
+    vocab = QueryVocabulary(entities, relations, hops)
+    rng = np.random.default_rng(seed)
+    starts, words = rng.integers(0, entities, batch), rng.integers(0, relations, (batch, hops))
+    names = vocab.names()
+    queries = [" ".join(f"[{names[t]}]" for t in row) for row in query_tokens(vocab, starts, words)]
+    answers = [f"[e{a}]" for a in graph.answer(starts, words)]
+    if as_json:
+        emit({"vocabulary": vocab.size, "queries": queries, "answers": answers}, True, "")
+    else:
+        print("\n".join(f"{q}  ->  {a}" for q, a in zip(queries, answers, strict=True)))
+
+
+@kg_app.command("products")
+def kg_products(
+    entities: Entities,
+    relations: Relations,
+    hops: Hops,
+    seed: GraphSeed = 0,
+    as_json: JsonFlag = False,
+) -> None:
+    """Distinct relation products P_{r_1}..P_{r_k} over all R^k words, k = 1..q (Thm B.19 counts
+    one monomial per word, which needs them distinct)."""
+    from ccomplexity.languages.kg import distinct_products
+
+    start = time.perf_counter()
+    counts = distinct_products(_graph(entities, relations, seed), hops)
+    result: dict[str, Any] = {"entities": entities, "relations": relations, "hops": hops}
+    result.update(
+        seed=seed, distinct_products=counts, words=[relations**k for k in range(1, hops + 1)]
+    )
+    result["all_distinct"] = counts[-1] == relations**hops
+    result["seconds"] = round(time.perf_counter() - start, 3)
+    emit(result, as_json, "Distinct relation products")
+
+
+@kg_app.command("split")
+def kg_split(
+    entities: Entities,
+    relations: Relations,
+    hops: Hops,
+    cut: Annotated[int, typer.Option("--cut", help="Alice holds the start and r_1..r_K.")],
+    seed: GraphSeed = 0,
+    certificate: Certificate = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """A query split after K relations: exact one-way complexity and a verified fooling set."""
+    from ccomplexity import certificates, lower_bounds, problems
+
+    start = time.perf_counter()
+    problem = problems.kg_query(entities, relations, hops, cut, seed)
+    result: dict[str, Any] = problem.describe()
+    if problem.n_rows * problem.n_cols <= problems.DENSE_LIMIT:
+        one_way, result["method"] = lower_bounds.one_way_bits(problem), "dense"
+    else:
+        one_way, result["method"] = lower_bounds.one_way_bits_kg(problem), "symbolic"
+        if not lower_bounds.check_one_way_witness(problem, one_way.rows, one_way.cols):
+            raise RuntimeError("the one-way witness does not separate its rows")  # a bug
+    result.update(distinct_rows=one_way.distinct_rows, one_way_bits=one_way.bits)
+    found = lower_bounds.kg_fooling_set(problem)
+    check = lower_bounds.verify_fooling_set(problem, found.rows, found.cols, found.value)
+    result.update(fooling_size=check.size, fooling_verified=check.valid, fooling_bits=found.bits)
+    if certificate is not None:
+        if not check.valid:
+            raise InputError("no certificate written: the fooling set did not verify")
+        cert = certificates.fooling_set_certificate(problem, found.rows, found.cols, found.value)
+        write_certificate_to(cert, certificate, result)
+    result["seconds"] = round(time.perf_counter() - start, 3)
+    emit(result, as_json, "Path-query split")
+
+
+@dfa_app.command("kg")
+def dfa_kg(
+    entities: Entities,
+    relations: Relations,
+    seed: GraphSeed = 0,
+    hops: Annotated[
+        int | None, typer.Option("--hops", help="Exactly q hops (default: any number).")
+    ] = None,
+    show: Show = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Minimal DFA of a graph's path queries with their answers: e r_1 .. r_q a."""
+    from ccomplexity.automata import kg_query_dfa
+
+    graph = _graph(entities, relations, seed)
+    hop_text = "any q" if hops is None else f"q = {hops}"
+    language = f"e r_1..r_q a, a the answer ({hop_text}; E = {entities}, R = {relations})"
+    result = _dfa_result(kg_query_dfa(graph, hops), language, show)
+    result.update(entities=entities, relations=relations, seed=seed, hops=hops)
+    emit(result, as_json, "Minimal DFA of the path queries")
