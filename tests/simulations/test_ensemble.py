@@ -1,0 +1,159 @@
+"""Ensembles: every member trains as if alone (compared with single runs), grouping, fallbacks."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+import torch
+
+import models
+from ccomplexity.errors import InputError
+from simulations import ensemble
+from simulations.ensemble import (
+    BATCHED,
+    LoopStack,
+    StackedAdam,
+    VmapStack,
+    plan_groups,
+    shape_key,
+    train_ensemble,
+)
+from simulations.training import TrainConfig, load_checkpoint, train
+
+BASE = TrainConfig(
+    task="index-lookup", arch="transformer", width=8, layers=2, length=6, heads=2, steps=12,
+    eval_every=4, eval_samples=40, batch=8,
+)  # fmt: skip
+MEMBERS = [(3e-3, 0), (1e-2, 1), (1e-3, 2)]  # (lr, seed)
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def members(**change) -> list[TrainConfig]:
+    base = dataclasses.replace(BASE, **change)
+    return [dataclasses.replace(base, lr=lr, seed=seed) for lr, seed in MEMBERS]
+
+
+def weights(path: str) -> dict[str, torch.Tensor]:
+    return load_checkpoint(path)[0].state_dict()
+
+
+def test_plan_groups_by_shape_capped_in_order():
+    a = members()
+    b = members(length=8)
+    groups = plan_groups([a[0], b[0], a[1], a[2], b[1]], cap=2)
+    assert groups == [[a[0], a[1]], [a[2]], [b[0], b[1]]]
+    assert plan_groups(a, cap=1) == [[c] for c in a]
+    assert shape_key(a[0]) == shape_key(a[1]) != shape_key(b[0])
+    for bad in (0, -1, True, 2.0):
+        with pytest.raises(InputError, match="ensemble size"):
+            plan_groups(a, cap=bad)
+
+
+def test_stacked_adam_is_torch_adam_bit_for_bit():
+    gen = torch.Generator().manual_seed(0)
+    lrs = [1e-2, 3e-3, 1e-4]
+    stacked = [torch.randn(3, 5, 4, generator=gen), torch.randn(3, 7, generator=gen)]
+    own = [[p[i].clone().requires_grad_() for p in stacked] for i in range(3)]
+    optimisers = [torch.optim.Adam(o, lr=lr) for o, lr in zip(own, lrs, strict=True)]
+    stacked = [p.clone().requires_grad_() for p in stacked]
+    adam = StackedAdam(stacked, lrs)
+    for _ in range(5):
+        grads = [torch.randn(p.shape, generator=gen) for p in stacked]
+        for i, optimiser in enumerate(optimisers):
+            for p, g in zip(own[i], grads, strict=True):
+                p.grad = g[i].clone()
+            optimiser.step()
+        for p, g in zip(stacked, grads, strict=True):
+            p.grad = g.clone()
+        adam.step()
+    for i in range(3):
+        for k in range(2):
+            assert torch.equal(stacked[k][i].detach(), own[i][k].detach())
+
+
+@pytest.mark.parametrize("arch", list(models.REGISTRY))
+def test_every_architecture_trains_each_member_as_if_alone(arch, tmp_path):
+    """The ensemble against the same configs run one by one with train(): same hashes, steps and
+    accuracy curves, weights equal to float tolerance (batched matmuls and reductions may round
+    differently in the last bit, and Adam carries that along)."""
+    configs = members(arch=arch)
+    alone = [train(c, checkpoint_dir=tmp_path / "alone", progress=False, device="cpu")
+             for c in configs]  # fmt: skip
+    together = train_ensemble(configs, checkpoint_dir=tmp_path / "together", device="cpu")
+    expected = BATCHED[arch].strategy if arch in BATCHED else "loop"
+    assert all(r["ensemble"] == {"members": 3, "strategy": expected} for r in together)
+    for a, b in zip(alone, together, strict=True):
+        assert b["config_hash"] == a["config_hash"] and b["config"] == a["config"]
+        assert (b["steps"], b["curve"], b["best_accuracy"]) == (a["steps"], a["curve"],
+                                                                a["best_accuracy"])  # fmt: skip
+        assert (b["parameters"], b["state_numel"]) == (a["parameters"], a["state_numel"])
+        assert set(b) == set(a) | {"ensemble"}
+        own, batched = weights(a["checkpoint"]), weights(b["checkpoint"])
+        for name, value in own.items():
+            assert torch.allclose(batched[name], value, atol=5e-3), name
+
+
+def test_members_stop_on_their_own_and_are_reported_at_once(tmp_path):
+    """A member that reaches its target leaves at that evaluation (reported through on_result
+    then), the others go on; the results equal the single runs'."""
+    configs = [
+        dataclasses.replace(c, target=t) for c, t in zip(members(), (1.0, 0.01, 1.0), strict=True)
+    ]
+    reported = []
+    together = train_ensemble(configs, device="cpu", on_result=reported.append)
+    assert [r["config_hash"] for r in reported] == [configs[i].config_hash() for i in (1, 0, 2)]
+    assert [r["steps"] for r in together] == [12, 4, 12]
+    for config, result in zip(configs, together, strict=True):
+        alone = train(config, progress=False, device="cpu")
+        assert (result["steps"], result["curve"]) == (alone["steps"], alone["curve"])
+
+
+def test_an_unknown_architecture_runs_one_after_the_other_bit_for_bit(tmp_path, monkeypatch):
+    monkeypatch.delitem(BATCHED, "transformer")
+    configs = members()[:2]
+    together = train_ensemble(configs, checkpoint_dir=tmp_path / "together", device="cpu")
+    assert together[0]["ensemble"]["strategy"] == "loop"
+    for config, result in zip(configs, together, strict=True):
+        alone = train(config, checkpoint_dir=tmp_path / "alone", progress=False, device="cpu")
+        assert result["curve"] == alone["curve"]
+        own, looped = weights(alone["checkpoint"]), weights(result["checkpoint"])
+        assert all(torch.equal(looped[n], v) for n, v in own.items())
+
+
+class WrongStack(VmapStack):
+    def forward(self, tokens):
+        return super().forward(tokens) * 1.5
+
+
+class BrokenStack(VmapStack):
+    def forward(self, tokens):
+        raise RuntimeError("no batching rule")
+
+
+@pytest.mark.parametrize(("form", "reason"), [(WrongStack, "differ"), (BrokenStack, "batching")])
+def test_a_batched_form_that_fails_its_check_falls_back(form, reason, monkeypatch):
+    monkeypatch.setitem(BATCHED, "transformer", form)
+    configs = members()[:2]
+    with pytest.warns(RuntimeWarning, match=reason):
+        together = train_ensemble(configs, device="cpu")
+    assert together[0]["ensemble"]["strategy"] == "loop"
+    assert together[1]["curve"] == train(configs[1], progress=False, device="cpu")["curve"]
+
+
+def test_bad_ensembles_are_refused():
+    with pytest.raises(InputError, match="differ only in lr, seed, target"):
+        train_ensemble([BASE, dataclasses.replace(BASE, width=16)], device="cpu")
+    with pytest.raises(InputError, match="same config twice"):
+        train_ensemble([BASE, BASE], device="cpu")
+    with pytest.raises(InputError, match="non-empty list"):
+        train_ensemble([], device="cpu")
+    assert issubclass(ensemble.make_stack("no-such-arch", [], [], torch.device("cpu"),
+                                          torch.zeros(0)).__class__, LoopStack)  # fmt: skip
