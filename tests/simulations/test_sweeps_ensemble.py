@@ -196,7 +196,18 @@ seed = [0, 1]
 """
 
 
-def test_a_real_sweep_gives_the_same_rows_with_and_without_ensembles(tmp_path):
+@pytest.fixture
+def one_thread():
+    """Tiny models run fastest on one thread, above all on a busy machine."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def test_a_real_sweep_gives_the_same_rows_with_and_without_ensembles(tmp_path, one_thread):
     spec = write_spec(tmp_path, REAL)
     rows = {}
     for cap in (1, 4):
