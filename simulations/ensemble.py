@@ -349,6 +349,30 @@ class LoopStack(Stack):
         return {n: p.detach().cpu() for n, p in self.members[i].named_parameters()}
 
 
+def work(config: TrainConfig) -> float:
+    """Multiply-adds of one training step of one model, roughly: ``batch * T * (layers *
+    per-token + w * classes)``, per token ``12 w^2 + 2 T w`` for the models whose float forward
+    scores all pairs of positions (:data:`QUADRATIC`), ``w^2 + 32 w`` for the others; T is the
+    task's token length and w the width."""
+    from simulations.tasks import get_task
+
+    task = get_task(config.task, config.length)
+    T, w = task.max_tokens, config.width
+    per_token = 12 * w * w + 2 * T * w if config.arch in QUADRATIC else w * w + 32 * w
+    return config.batch * T * (config.layers * per_token + w * task.n_out)
+
+
+def batched_form(config: TrainConfig, device: torch.device) -> type[Stack]:
+    """The form an ensemble of ``config``'s shape trains in on ``device`` (see :data:`BATCHED`)."""
+    form = BATCHED.get(config.arch, LoopStack)
+    if device.type == "cpu" and (config.arch in CPU_LOOP or work(config) > CPU_BATCHED_WORK):
+        return LoopStack
+    return form
+
+
+QUADRATIC = ("transformer", "linear-transformer", "retnet")
+"""Architectures whose float forward computes scores over all pairs of positions."""
+
 BATCHED: dict[str, type[Stack]] = {
     "transformer": VmapStack,
     "dss": VmapStack,
@@ -360,15 +384,25 @@ BATCHED: dict[str, type[Stack]] = {
 }
 """Architecture -> batched form; every other architecture runs as :class:`LoopStack`."""
 
+CPU_LOOP = ("lstm", "mamba")
+CPU_BATCHED_WORK = 1e7
+"""On the CPU, batching pays only where per-step overheads dominate: measured on 2 cores
+(``benchmarks/results/ensemble_speed.md``), the batched forms beat running the members one after
+the other for tiny models (width 16-32, N <= 32: 1.6-4.6x) and lose for larger ones (width 64,
+N >= 64: 0.4-0.9x; batched matmuls and the grouped scan's buffers leave the caches), and torch's
+own CPU LSTM and our chunked Mamba scan beat their batched forms at every size measured. So on the
+CPU an ensemble is batched only below ``CPU_BATCHED_WORK`` multiply-adds per member step
+(:func:`work`) and never for ``CPU_LOOP``; on a GPU it is always batched."""
+
 
 def make_stack(
-    arch: str, members: list[SequenceModel], lrs: Sequence[float], device: torch.device,
+    form: type[Stack], members: list[SequenceModel], lrs: Sequence[float], device: torch.device,
     tokens: Tensor,
 ) -> Stack:  # fmt: skip
-    """The batched form of ``arch`` for these members, checked on ``tokens`` (M, B, T) against
-    each member's own forward; :class:`LoopStack` if there is none, it raises or it disagrees."""
-    form = BATCHED.get(arch)
-    if form is not None:
+    """These members in ``form``, checked on ``tokens`` (M, B, T) against each member's own
+    forward; :class:`LoopStack` if the batched form raises or disagrees."""
+    arch = members[0].name
+    if form is not LoopStack:
         try:
             stack = form(members, lrs, device)
             with torch.no_grad():
@@ -475,7 +509,8 @@ def _train_ensemble(
     data = [torch.Generator().manual_seed(c.seed) for c in configs]
     held_out = [torch.Generator().manual_seed(c.seed + EVAL_SEED_OFFSET) for c in configs]
     batch = _batches(task, first, first.batch, data, dev, train=True)
-    stack = make_stack(first.arch, members, [c.lr for c in configs], dev, batch[0])
+    form = batched_form(first, dev)
+    stack = make_stack(form, members, [c.lr for c in configs], dev, batch[0])
     stack.set_training(True)
     active = list(range(len(configs)))  # members still training, in stack order
     curves: list[list[list[float]]] = [[] for _ in configs]

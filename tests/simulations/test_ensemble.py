@@ -79,8 +79,27 @@ def test_stacked_adam_is_torch_adam_bit_for_bit():
             assert torch.equal(stacked[k][i].detach(), own[i][k].detach())
 
 
+@pytest.fixture
+def batched_on_cpu(monkeypatch):
+    """Every batched form, also where the CPU would run the members one after the other."""
+    monkeypatch.setattr(ensemble, "CPU_LOOP", ())
+    monkeypatch.setattr(ensemble, "CPU_BATCHED_WORK", float("inf"))
+
+
+def test_the_cpu_batches_only_tiny_models():
+    cpu, cuda = torch.device("cpu"), torch.device("cuda")
+    tiny, large = BASE, dataclasses.replace(BASE, width=64, length=64, batch=32)
+    assert ensemble.work(tiny) < ensemble.CPU_BATCHED_WORK < ensemble.work(large)
+    assert ensemble.batched_form(tiny, cpu) is VmapStack
+    assert ensemble.batched_form(large, cpu) is LoopStack
+    assert ensemble.batched_form(large, cuda) is VmapStack
+    lstm = dataclasses.replace(tiny, arch="lstm")
+    assert ensemble.batched_form(lstm, cpu) is LoopStack
+    assert ensemble.batched_form(lstm, cuda) is ensemble.RecurrenceStack
+
+
 @pytest.mark.parametrize("arch", list(models.REGISTRY))
-def test_every_architecture_trains_each_member_as_if_alone(arch, tmp_path):
+def test_every_architecture_trains_each_member_as_if_alone(arch, tmp_path, batched_on_cpu):
     """The ensemble against the same configs run one by one with train(): same hashes, steps and
     accuracy curves, weights equal to float tolerance (batched matmuls and reductions may round
     differently in the last bit, and Adam carries that along)."""
@@ -155,5 +174,3 @@ def test_bad_ensembles_are_refused():
         train_ensemble([BASE, BASE], device="cpu")
     with pytest.raises(InputError, match="non-empty list"):
         train_ensemble([], device="cpu")
-    assert issubclass(ensemble.make_stack("no-such-arch", [], [], torch.device("cpu"),
-                                          torch.zeros(0)).__class__, LoopStack)  # fmt: skip
