@@ -77,6 +77,19 @@ def write_spec(tmp_path: Path, text: str = SPEC) -> Path:
     return path
 
 
+def test_the_gpu_profile_is_figs_2_to_4_with_the_lr_grid_one_ensemble_per_cell():
+    gpu = load_spec("gpu")
+    paper = load_spec("paper")
+    assert {c.lr for c in gpu.configs} == {c.lr for c in paper.configs}  # App. H's 7 values
+    assert {c.seed for c in gpu.configs} == {0, 1}
+    assert {c.task for c in gpu.configs} == {"index-lookup", "dyck", "eq-random", "eq-one",
+                                             "eq-ncp"}  # fmt: skip
+    assert max(c.length for c in gpu.configs if c.task != "eq-ncp") == 400
+    assert max(c.length for c in gpu.configs if c.task == "eq-ncp") == 800
+    units = _units(list(zip(gpu.hashes(), gpu.configs, strict=True)), cap=16, workers=1)
+    assert len(units) == 48 and {len(u) for u in units} == {14}
+
+
 def test_units_group_by_shape_and_split_for_idle_workers(tmp_path):
     spec = load_spec(write_spec(tmp_path))
     pending = list(zip(spec.hashes(), spec.configs, strict=True))
