@@ -22,7 +22,8 @@ each) and the SSM state h (d_state x d_inner):
 ``{"conv": (batch, layers, d_conv - 1, d_inner), "ssm": (batch, layers, d_state, d_inner)}``.
 
 Float mode runs the recurrence with a chunked selective scan and a hand-written backward
-(:class:`SelectiveScan`); finite-precision mode runs ``step`` token by token with every
+(:class:`SelectiveScan`) on the CPU, and with fused Triton kernels on a GPU
+(:mod:`models.scan_triton`, where Triton is installed); finite-precision mode runs ``step`` token by token with every
 intermediate value on the grid (listed in :class:`Mamba`). Internally sequences are time-major
 (length, batch, ...) so that one time step is a contiguous slice.
 """
@@ -30,7 +31,9 @@ intermediate value on the grid (listed in :class:`Mamba`). Internally sequences 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -188,10 +191,26 @@ def selective_scan(
     x: torch.Tensor,
     chunk: int = SCAN_CHUNK,
 ) -> torch.Tensor:
-    """The SSM outputs C_t . h_t of a whole sequence, time-major (see :class:`SelectiveScan`)."""
+    """The SSM outputs C_t . h_t of a whole sequence, time-major (see :class:`SelectiveScan`).
+
+    On a GPU with Triton installed, float32 inputs go through the fused kernels of
+    :mod:`models.scan_triton`; everywhere else through the chunked scan above."""
+    triton_scan = _triton_scan() if x.is_cuda and x.dtype == torch.float32 else None
+    if triton_scan is not None:
+        return triton_scan(delta, A, Bm, Cm, x)
     return SelectiveScan.apply(
         delta.contiguous(), A.contiguous(), Bm.contiguous(), Cm.contiguous(), x.contiguous(), chunk
     )
+
+
+@functools.cache
+def _triton_scan() -> Callable[..., torch.Tensor] | None:
+    """The fused GPU scan, or None where Triton is not installed."""
+    try:
+        from models.scan_triton import selective_scan_triton
+    except ImportError:
+        return None
+    return selective_scan_triton
 
 
 def silu(x: float) -> float:
