@@ -2,7 +2,7 @@
 
 A documented cost model, calibrated by a short probe measured here and now:
 
-* work of one training step of a run, in multiply-adds: :func:`simulations.ensemble.work`
+* work of one training step of a run, in multiply-adds: :func:`simulations.stacks.work`
   (``batch * T * (layers * per-token + w * classes)``, per token ``12 w^2 + 2 T w`` for the
   models whose float forward scores all pairs of positions, ``w^2 + 32 w`` for the others);
 * seconds of one step of one run: ``a + b * work``, with ``a`` (fixed cost: data, launches,
@@ -32,7 +32,8 @@ from typing import Any
 
 import torch
 
-from simulations.ensemble import train_ensemble, work
+from simulations.ensemble import plan_units, train_ensemble
+from simulations.stacks import work
 from simulations.store import Store
 from simulations.training import TrainConfig, train
 
@@ -110,7 +111,7 @@ def dry_run(
     pending = [(h, c) for h, c in zip(sweep.hashes(), sweep.configs, strict=True) if h not in done]
     cap = sweeps.DEFAULT_ENSEMBLE if ensemble is None else ensemble
     processes = max(1, min(workers or sweeps.default_workers(), len(pending) or 1))
-    units = sweeps._units(pending, cap, processes) if pending else []
+    units = plan_units(pending, cap, processes) if pending else []
     device = resolve_device("auto")
     threads = torch.get_num_threads()
     start = time.perf_counter()

@@ -357,22 +357,6 @@ def _train_unit(
     return ensemble_fn(configs, checkpoint_dir=checkpoint_dir, on_result=on_result)
 
 
-def _units(pending: list[tuple[str, Any]], cap: int, workers: int) -> list[list[tuple[str, Any]]]:
-    """The pending runs in ensembles of at most ``cap``; the largest is halved while there are
-    fewer units than ``workers``, so that no worker idles while another trains a big ensemble."""
-    from simulations.ensemble import plan_groups
-
-    key = {id(config): h for h, config in pending}
-    units = [
-        [(key[id(c)], c) for c in group] for group in plan_groups([c for _, c in pending], cap)
-    ]
-    while len(units) < workers and max(map(len, units), default=1) > 1:
-        big = max(units, key=len)
-        units.remove(big)
-        units += [big[: len(big) // 2], big[len(big) // 2 :]]
-    return units
-
-
 def _checked(result: dict, config: Any, expected_hash: str) -> dict:
     """The trainer's result, its config and hash filled in or checked against the plan."""
     if not isinstance(result, dict):
@@ -503,7 +487,9 @@ def run_sweep(
                        else results.get(key, missing))  # fmt: skip
 
         processes = min(workers or default_workers(), len(pending))
-        units = _units(pending, ensemble, processes if backend == "local" else 1)
+        from simulations.ensemble import plan_units
+
+        units = plan_units(pending, ensemble, processes if backend == "local" else 1)
         if pending and backend == "ray":
             _run_ray(ray, units, train_fn, ensemble_fn, folder, member, deliver)
         elif processes == 1:

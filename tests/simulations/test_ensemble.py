@@ -9,17 +9,10 @@ import torch
 
 import models
 from ccomplexity.errors import InputError
-from simulations import ensemble
-from simulations.ensemble import (
-    BATCHED,
-    LoopStack,
-    StackedAdam,
-    VmapStack,
-    plan_groups,
-    shape_key,
-    train_ensemble,
-)
-from simulations.training import TrainConfig, load_checkpoint, train
+from simulations import stacks
+from simulations.ensemble import StaticStep, plan_groups, shape_key, train_ensemble
+from simulations.stacks import BATCHED, LoopStack, StackedAdam, VmapStack
+from simulations.training import TrainConfig, build_model, load_checkpoint, train
 
 BASE = TrainConfig(
     task="index-lookup", arch="transformer", width=8, layers=2, length=6, heads=2, steps=12,
@@ -79,23 +72,56 @@ def test_stacked_adam_is_torch_adam_bit_for_bit():
             assert torch.equal(stacked[k][i].detach(), own[i][k].detach())
 
 
+def test_the_graph_step_adam_with_device_scalars_is_the_eager_one():
+    """What a CUDA graph replays: Adam's step scalars read from tensors, not Python floats."""
+    gen = torch.Generator().manual_seed(0)
+    start = [torch.randn(3, 4, 5, generator=gen), torch.randn(3, 6, generator=gen)]
+    eager = StackedAdam([p.clone() for p in start], [1e-2, 1e-3, 3e-4])
+    graphable = StackedAdam([p.clone() for p in start], [1e-2, 1e-3, 3e-4])
+    for _ in range(4):
+        grads = [torch.randn(p.shape, generator=gen) for p in start]
+        for adam in (eager, graphable):
+            for p, g in zip(adam.params, grads, strict=True):
+                p.grad = g.clone()
+        eager.step()
+        neg_step, correction2_sqrt = graphable.advance()
+        graphable.update(neg_step.clone(), torch.tensor(correction2_sqrt))
+    for a, b in zip(eager.params, graphable.params, strict=True):
+        assert torch.allclose(a, b, rtol=1e-6, atol=1e-7)
+
+
+def test_the_static_step_on_the_cpu_is_a_plain_step():
+    configs = members()[:2]
+    models_ = [build_model(c)[0] for c in configs]
+    stack = VmapStack(models_, [c.lr for c in configs], torch.device("cpu"))
+    task = build_model(configs[0])[1]
+    gen = torch.Generator().manual_seed(0)
+    batch = [torch.stack(t) for t in zip(*(task.sample(8, 6, gen) for _ in configs), strict=True)]
+    static = StaticStep(stack, batch[0].shape, torch.device("cpu"))
+    assert not static.graphed
+    before = {n: p.detach().clone() for n, p in stack.params.items()}
+    static.run(*batch)
+    assert stack.optimiser.steps == 1
+    assert any(not torch.equal(before[n], p) for n, p in stack.params.items())
+
+
 @pytest.fixture
 def batched_on_cpu(monkeypatch):
     """Every batched form, also where the CPU would run the members one after the other."""
-    monkeypatch.setattr(ensemble, "CPU_LOOP", ())
-    monkeypatch.setattr(ensemble, "CPU_BATCHED_WORK", float("inf"))
+    monkeypatch.setattr(stacks, "CPU_LOOP", ())
+    monkeypatch.setattr(stacks, "CPU_BATCHED_WORK", float("inf"))
 
 
 def test_the_cpu_batches_only_tiny_models():
     cpu, cuda = torch.device("cpu"), torch.device("cuda")
     tiny, large = BASE, dataclasses.replace(BASE, width=64, length=64, batch=32)
-    assert ensemble.work(tiny) < ensemble.CPU_BATCHED_WORK < ensemble.work(large)
-    assert ensemble.batched_form(tiny, cpu) is VmapStack
-    assert ensemble.batched_form(large, cpu) is LoopStack
-    assert ensemble.batched_form(large, cuda) is VmapStack
+    assert stacks.work(tiny) < stacks.CPU_BATCHED_WORK < stacks.work(large)
+    assert stacks.batched_form(tiny, cpu) is VmapStack
+    assert stacks.batched_form(large, cpu) is LoopStack
+    assert stacks.batched_form(large, cuda) is VmapStack
     lstm = dataclasses.replace(tiny, arch="lstm")
-    assert ensemble.batched_form(lstm, cpu) is LoopStack
-    assert ensemble.batched_form(lstm, cuda) is ensemble.RecurrenceStack
+    assert stacks.batched_form(lstm, cpu) is LoopStack
+    assert stacks.batched_form(lstm, cuda) is stacks.RecurrenceStack
 
 
 @pytest.mark.parametrize("arch", list(models.REGISTRY))

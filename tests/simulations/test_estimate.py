@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from simulations import estimate
-from simulations.ensemble import work
+from simulations.stacks import work
 from simulations.store import Store
 from simulations.sweeps import load_spec
 from simulations.training import TrainConfig

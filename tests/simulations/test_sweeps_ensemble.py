@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 
 from ccomplexity.errors import InputError
+from simulations.ensemble import plan_units
 from simulations.store import Store
-from simulations.sweeps import _units, load_spec, run_sweep
+from simulations.sweeps import load_spec, run_sweep
 
 
 def fake_train(config, checkpoint_dir=None, progress=True) -> dict:
@@ -86,19 +87,19 @@ def test_the_gpu_profile_is_figs_2_to_4_with_the_lr_grid_one_ensemble_per_cell()
                                              "eq-ncp"}  # fmt: skip
     assert max(c.length for c in gpu.configs if c.task != "eq-ncp") == 400
     assert max(c.length for c in gpu.configs if c.task == "eq-ncp") == 800
-    units = _units(list(zip(gpu.hashes(), gpu.configs, strict=True)), cap=16, workers=1)
+    units = plan_units(list(zip(gpu.hashes(), gpu.configs, strict=True)), cap=16, workers=1)
     assert len(units) == 48 and {len(u) for u in units} == {14}
 
 
 def test_units_group_by_shape_and_split_for_idle_workers(tmp_path):
     spec = load_spec(write_spec(tmp_path))
     pending = list(zip(spec.hashes(), spec.configs, strict=True))
-    units = _units(pending, cap=16, workers=1)
+    units = plan_units(pending, cap=16, workers=1)
     assert [len(u) for u in units] == [4, 4, 4, 4]
     assert all(len({(c.arch, c.length) for _, c in u}) == 1 for u in units)
-    assert sorted(len(u) for u in _units(pending, cap=3, workers=1)) == [1, 1, 1, 1, 3, 3, 3, 3]
-    assert len(_units(pending, cap=16, workers=6)) == 6
-    assert [len(u) for u in _units(pending, cap=1, workers=2)] == [1] * 16
+    assert sorted(len(u) for u in plan_units(pending, cap=3, workers=1)) == [1, 1, 1, 1, 3, 3, 3, 3]
+    assert len(plan_units(pending, cap=16, workers=6)) == 6
+    assert [len(u) for u in plan_units(pending, cap=1, workers=2)] == [1] * 16
 
 
 def test_ensembles_inline_every_member_stored_once(tmp_path):
