@@ -23,9 +23,9 @@ each) and the SSM state h (d_state x d_inner):
 
 Float mode runs the recurrence with a chunked selective scan and a hand-written backward
 (:class:`SelectiveScan`) on the CPU, and with fused Triton kernels on a GPU
-(:mod:`models.scan_triton`, where Triton is installed); finite-precision mode runs ``step`` token by token with every
-intermediate value on the grid (listed in :class:`Mamba`). Internally sequences are time-major
-(length, batch, ...) so that one time step is a contiguous slice.
+(:mod:`models.scan_triton`, where Triton is installed); finite-precision mode runs ``step`` token by
+token with every intermediate value on the grid (listed in :class:`Mamba`). Internally sequences are
+time-major (length, batch, ...) so that one time step is a contiguous slice.
 """
 
 from __future__ import annotations
