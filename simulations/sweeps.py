@@ -76,6 +76,8 @@ else:  # pragma: no cover - Python 3.10
 BACKENDS = ("local", "ray")
 DEFAULT_ENSEMBLE = 16
 """Most members per ensemble when ``ensemble`` is not given (the real trainer only)."""
+RAY_TASKS_PER_GPU = 4
+"""Ray tasks (runs or ensembles) sharing one GPU of the cluster."""
 _SWEEP_KEYS = ("name", "description", "target")
 _TABLES = ("sweep", "baseline", "grid")
 
@@ -579,7 +581,9 @@ def _run_ray(
     deliver: Callable[[list[tuple[str, Any]], list | BaseException], None],
 ) -> None:
     """Ray tasks on the cluster ``ray.init()`` connects to (RAY_ADDRESS, else a local one).
-    Ensemble members come back through a Ray queue as they stop, the rest with their task."""
+    Ensemble members come back through a Ray queue as they stop, the rest with their task. On a
+    cluster with GPUs each task asks for 1 / RAY_TASKS_PER_GPU of one (Ray hides the GPUs from
+    tasks that ask for none)."""
     if not ray.is_initialized():
         ray.init()
     results = None
@@ -587,7 +591,10 @@ def _run_ray(
         from ray.util.queue import Queue
 
         results = Queue()
-    remote = ray.remote(_train_unit)
+    if ray.cluster_resources().get("GPU", 0):
+        remote = ray.remote(num_gpus=1 / RAY_TASKS_PER_GPU)(_train_unit)
+    else:
+        remote = ray.remote(_train_unit)
     refs = {
         remote.remote(train_fn, ensemble_fn, [c for _, c in unit], checkpoint_dir,
                       None if results is None else results.put): unit

@@ -10,6 +10,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import torch
 
 pytest.importorskip("triton")
 
@@ -45,3 +46,22 @@ def test_fused_scan_equals_the_chunked_scan_in_the_interpreter():
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU")
+def test_fused_scan_on_the_gpu_equals_the_chunked_scan():
+    """The compiled kernels (not the interpreter), as ``selective_scan`` dispatches them."""
+    from models.mamba import SelectiveScan, selective_scan
+
+    torch.manual_seed(0)
+    L, B, D, N = 300, 4, 160, 16
+    delta = torch.rand(L, B, D, device="cuda") * 0.5
+    A = -torch.rand(2, N, D, device="cuda") * 3
+    Bm, Cm = torch.randn(2, L, B, N, device="cuda")
+    x, gy = torch.randn(2, L, B, D, device="cuda")
+    fused = [t.clone().requires_grad_() for t in (delta, A, Bm, Cm, x)]
+    chunked = [t.cpu().clone().requires_grad_() for t in (delta, A, Bm, Cm, x)]
+    (selective_scan(*fused) * gy).sum().backward()
+    (SelectiveScan.apply(*chunked, 8) * gy.cpu()).sum().backward()
+    for a, b in zip(fused, chunked, strict=True):
+        assert torch.allclose(a.grad.cpu(), b.grad, rtol=1e-3, atol=1e-3)

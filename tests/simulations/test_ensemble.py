@@ -200,3 +200,17 @@ def test_bad_ensembles_are_refused():
         train_ensemble([BASE, BASE], device="cpu")
     with pytest.raises(InputError, match="non-empty list"):
         train_ensemble([], device="cpu")
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU")
+@pytest.mark.parametrize("arch", list(models.REGISTRY))
+def test_on_the_gpu_the_ensemble_learns_as_on_the_cpu(arch):
+    """The GPU path (pinned copies, CUDA graph after the warm-up steps, the fused Mamba scan):
+    the same steps as on the CPU and curves within a few evaluation examples."""
+    configs = members(arch=arch, steps=24, eval_every=8)
+    on_gpu = train_ensemble(configs, device="cuda")
+    on_cpu = train_ensemble(configs, device="cpu")
+    for g, c in zip(on_gpu, on_cpu, strict=True):
+        assert g["steps"] == c["steps"] and g["device"].startswith("cuda")
+        for (step_g, acc_g), (step_c, acc_c) in zip(g["curve"], c["curve"], strict=True):
+            assert step_g == step_c and abs(acc_g - acc_c) <= 0.1

@@ -378,6 +378,7 @@ def test_ray_backend_with_a_stand_in_for_ray(tmp_path, monkeypatch):
     fake.remote = lambda fn: types.SimpleNamespace(remote=lambda *args: Ref(fn, args))
     fake.wait = lambda refs, num_returns: (refs[:num_returns], refs[num_returns:])
     fake.get = lambda ref: ref.fn(*ref.args)
+    fake.cluster_resources = lambda: {"CPU": 2.0}
     monkeypatch.setitem(sys.modules, "ray", fake)
     summary = run_sweep(
         write_spec(tmp_path),
