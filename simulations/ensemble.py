@@ -41,8 +41,9 @@ from simulations.training import (
     EVAL_SEED_OFFSET,
     TrainConfig,
     build_model,
+    deterministic_on,
     resolve_device,
-    save_checkpoint,
+    run_result,
 )
 
 MEMBER_FIELDS = ("lr", "seed", "target")
@@ -232,14 +233,8 @@ def train_ensemble(
     if len({c.config_hash() for c in configs}) != len(configs):
         raise InputError("an ensemble lists the same config twice")
     dev = resolve_device(device)
-    deterministic = torch.are_deterministic_algorithms_enabled()
-    warn_only = torch.is_deterministic_algorithms_warn_only_enabled()
-    if dev.type == "cpu":
-        torch.use_deterministic_algorithms(True, warn_only=True)
-    try:
+    with deterministic_on(dev):
         return _train_ensemble(configs, checkpoint_dir, dev, on_result)
-    finally:
-        torch.use_deterministic_algorithms(deterministic, warn_only=warn_only)
 
 
 def _train_ensemble(
@@ -303,22 +298,5 @@ def _member_result(
     state = model.state_dict()
     state.update(stack.member_state(position))
     model.load_state_dict(state)
-    model.cpu().eval()
-    checkpoint = None
-    if checkpoint_dir is not None:
-        checkpoint = str(save_checkpoint(model, config, checkpoint_dir))
-    return {
-        "accuracy": curve[-1][1],
-        "best_accuracy": best,
-        "steps": step,
-        "wall_seconds": time.perf_counter() - start,
-        "checkpoint": checkpoint,
-        "curve": curve,
-        "parameters": model.param_count(),
-        "state_numel": model.state_numel(),
-        "config": config.to_dict(),
-        "config_hash": config.config_hash(),
-        "seed": config.seed,
-        "device": str(dev),
-        "ensemble": {"members": size, "strategy": stack.strategy},
-    }
+    result = run_result(model.cpu(), config, curve, best, step, start, checkpoint_dir, dev)
+    return {**result, "ensemble": {"members": size, "strategy": stack.strategy}}

@@ -22,11 +22,8 @@ MEMBERS = [(3e-3, 0), (1e-2, 1), (1e-3, 2)]  # (lr, seed)
 
 
 @pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+def _one_thread(one_thread):
+    """Every test here on one torch thread."""
 
 
 def members(**change) -> list[TrainConfig]:

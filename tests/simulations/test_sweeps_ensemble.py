@@ -157,18 +157,18 @@ run_sweep({spec!r}, {db!r}, workers=1, train_fn=fake_train, ensemble_fn=slow_ens
 """
 
 
-def test_sigkill_mid_ensemble_keeps_its_finished_members(tmp_path):
+def test_sigkill_mid_ensemble_keeps_its_finished_members(tmp_path, stored_runs):
     spec, db = write_spec(tmp_path), tmp_path / "ccx.db"
     expected = set(load_spec(spec).hashes())
     child = CHILD.format(here=str(Path(__file__).parent), spec=str(spec), db=str(db))
     proc = subprocess.Popen([sys.executable, "-c", child], cwd=Path(__file__).parents[2])
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and proc.poll() is None and _count(db) < 2:
+    while time.monotonic() < deadline and proc.poll() is None and stored_runs(db) < 2:
         time.sleep(0.02)
     assert proc.poll() is None, "the sweep finished before it could be killed"
     os.kill(proc.pid, signal.SIGKILL)
     assert proc.wait(timeout=30) == -signal.SIGKILL
-    kept = _count(db)
+    kept = stored_runs(db)
     assert 2 <= kept < 4  # members of the first ensemble of 4, stored while it still ran
     summary = run_sweep(spec, db, workers=1, train_fn=fake_train, ensemble_fn=fake_ensemble,
                         progress=False)  # fmt: skip
@@ -179,50 +179,10 @@ def test_sigkill_mid_ensemble_keeps_its_finished_members(tmp_path):
     assert sorted(hashes) == sorted(expected)  # each run exactly once
 
 
-def _count(db: Path) -> int:
-    if not db.exists():
-        return 0
-    conn = sqlite3.connect(db, timeout=10)
-    try:
-        return conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
-    except sqlite3.OperationalError:
-        return 0
-    finally:
-        conn.close()
-
-
-REAL = """
-[baseline]
-task = "index-lookup"
-width = 8
-layers = 1
-heads = 2
-steps = 30
-batch = 16
-eval_every = 10
-eval_samples = 50
-
-[grid]
-arch = ["transformer", "lstm"]
-length = [6]
-lr = [3e-3, 1e-2]
-seed = [0, 1]
-"""
-
-
-@pytest.fixture
-def one_thread():
-    """Tiny models run fastest on one thread, above all on a busy machine."""
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
-def test_a_real_sweep_gives_the_same_rows_with_and_without_ensembles(tmp_path, one_thread):
-    spec = write_spec(tmp_path, REAL)
+def test_a_real_sweep_gives_the_same_rows_with_and_without_ensembles(
+    tmp_path, one_thread, tiny_sweep
+):
+    spec = tiny_sweep
     rows = {}
     for cap in (1, 4):
         db = tmp_path / f"e{cap}.db"

@@ -13,7 +13,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 
@@ -26,23 +25,6 @@ from simulations.sweeps import load_spec, run_sweep  # noqa: E402
 
 ROOT = Path(__file__).parents[2]
 
-SPEC = """
-[baseline]
-task = "index-lookup"
-width = 8
-layers = 1
-heads = 2
-steps = 30
-batch = 16
-eval_every = 10
-eval_samples = 50
-
-[grid]
-arch = ["transformer", "lstm"]
-length = [6]
-lr = [3e-3, 1e-2]
-seed = [0, 1]
-"""
 
 # A driver: trains with the real trainer, each run first sleeping ``delay`` seconds (so that it
 # can be killed mid-sweep); the functions live in __main__, so Ray ships them by value.
@@ -66,9 +48,7 @@ ray.shutdown()
 """
 
 
-def driver(tmp_path: Path, db: Path, delay: float, ensemble: int) -> subprocess.Popen:
-    spec = tmp_path / "spec.toml"
-    spec.write_text(textwrap.dedent(SPEC))
+def driver(spec: Path, db: Path, delay: float, ensemble: int) -> subprocess.Popen:
     code = DRIVER.format(delay=delay, spec=str(spec), db=str(db), ensemble=ensemble)
     env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
     env["OMP_NUM_THREADS"] = "1"
@@ -89,18 +69,13 @@ def rows(db: Path) -> dict[str, dict]:
         return {r["config_hash"]: r for r in store.runs()}
 
 
-def test_ensembles_on_a_real_ray_cluster_give_the_rows_of_an_inline_sweep(tmp_path):
+def test_ensembles_on_a_real_ray_cluster_give_the_rows_of_an_inline_sweep(
+    tmp_path, one_thread, tiny_sweep
+):
     ray_db, inline_db = tmp_path / "ray.db", tmp_path / "inline.db"
-    summary = finish(driver(tmp_path, ray_db, delay=0.0, ensemble=4))
+    summary = finish(driver(tiny_sweep, ray_db, delay=0.0, ensemble=4))
     assert (summary["backend"], summary["ran"], summary["failed"]) == ("ray", 8, [])
-    import torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        run_sweep(tmp_path / "spec.toml", inline_db, workers=1, ensemble=4, progress=False)
-    finally:
-        torch.set_num_threads(threads)
+    run_sweep(tiny_sweep, inline_db, workers=1, ensemble=4, progress=False)
     on_ray, inline = rows(ray_db), rows(inline_db)
     assert on_ray.keys() == inline.keys()
     for key, row in inline.items():
@@ -108,33 +83,23 @@ def test_ensembles_on_a_real_ray_cluster_give_the_rows_of_an_inline_sweep(tmp_pa
         assert Path(on_ray[key]["checkpoint"]).is_file()
 
 
-def test_a_killed_ray_driver_resumes_without_losing_or_repeating_runs(tmp_path):
+def test_a_killed_ray_driver_resumes_without_losing_or_repeating_runs(
+    tmp_path, stored_runs, tiny_sweep
+):
     db = tmp_path / "ccx.db"
-    proc = driver(tmp_path, db, delay=2.0, ensemble=1)
+    proc = driver(tiny_sweep, db, delay=2.0, ensemble=1)
     deadline = time.monotonic() + 300
-    while time.monotonic() < deadline and proc.poll() is None and _count(db) < 2:
+    while time.monotonic() < deadline and proc.poll() is None and stored_runs(db) < 2:
         time.sleep(0.1)
     assert proc.poll() is None, "the sweep finished before it could be killed"
     os.killpg(proc.pid, signal.SIGKILL)  # the driver and the cluster it started
     proc.wait(timeout=60)
-    kept = _count(db)
-    expected = set(load_spec(tmp_path / "spec.toml").hashes())
+    kept = stored_runs(db)
+    expected = set(load_spec(tiny_sweep).hashes())
     assert 2 <= kept < len(expected)
-    summary = finish(driver(tmp_path, db, delay=0.0, ensemble=1))
+    summary = finish(driver(tiny_sweep, db, delay=0.0, ensemble=1))
     assert (summary["skipped"], summary["ran"], summary["failed"]) == (kept, 8 - kept, [])
     conn = sqlite3.connect(db)
     hashes = [h for (h,) in conn.execute("SELECT config_hash FROM runs")]
     conn.close()
     assert sorted(hashes) == sorted(expected)  # each run exactly once
-
-
-def _count(db: Path) -> int:
-    if not db.exists():
-        return 0
-    conn = sqlite3.connect(db, timeout=10)
-    try:
-        return conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
-    except sqlite3.OperationalError:
-        return 0
-    finally:
-        conn.close()
