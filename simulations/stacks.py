@@ -23,6 +23,7 @@ under a batched form still trains correctly.
 
 from __future__ import annotations
 
+import copy
 import warnings
 from collections.abc import Sequence
 
@@ -146,13 +147,14 @@ class Stack:
 
 
 class VmapStack(Stack):
-    """``functional_call`` of the first member's module under ``vmap`` over the stacked weights."""
+    """``functional_call`` of a copy of the first member's module (its buffers and code) under
+    ``vmap`` over the stacked weights."""
 
     strategy = "vmap"
 
     def __init__(self, members, lrs, device):
         super().__init__(members, lrs, device)
-        self.template = members[0].to(device)
+        self.template = copy.deepcopy(members[0]).to(device)
 
     def _one(self, params: dict[str, Tensor], tokens: Tensor) -> Tensor:
         return torch.func.functional_call(self.template, params, (tokens,))
