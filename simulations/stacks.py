@@ -354,12 +354,12 @@ BATCHED: dict[str, type[Stack]] = {
 CPU_LOOP = ("lstm", "mamba")
 CPU_BATCHED_WORK = 1e7
 """On the CPU, batching pays only where per-step overheads dominate: measured on 2 cores
-(``benchmarks/results/ensemble_speed.md``), the batched forms beat running the members one after
-the other for tiny models (width 16-32, N <= 32: 1.6-4.6x) and lose for larger ones (width 64,
-N >= 64: 0.4-0.9x; batched matmuls and the grouped scan's buffers leave the caches), and torch's
-own CPU LSTM and our chunked Mamba scan beat their batched forms at every size measured. So on the
-CPU an ensemble is batched only below ``CPU_BATCHED_WORK`` multiply-adds per member step
-(:func:`work`) and never for ``CPU_LOOP``; on a GPU it is always batched."""
+(``benchmarks/results/ensemble_forms.md``, one thread, 8 members), the batched forms beat running
+the members one after the other for tiny models and lose for larger ones (batched matmuls and the
+grouped scan's buffers leave the caches), and torch's own CPU LSTM and our chunked Mamba scan
+beat their batched forms. So on the CPU an ensemble is batched only below ``CPU_BATCHED_WORK``
+multiply-adds per member step (:func:`work`) and never for ``CPU_LOOP``; on a GPU it is always
+batched."""
 
 
 def make_stack(
