@@ -58,7 +58,7 @@ def train_cmd(
 def sweep_cmd(
     spec: Annotated[str | None, typer.Argument(help="Sweep spec (TOML).")] = None,
     profile: Annotated[
-        str | None, typer.Option("--profile", help="A shipped profile: smoke, quick, paper.")
+        str | None, typer.Option("--profile", help="A shipped profile: smoke, quick, gpu, paper.")
     ] = None,
     store: Annotated[str, typer.Option("--store", help="SQLite results store.")] = (
         "results/ccx.db"
