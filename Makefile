@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 TORCH  ?= torch==2.13.0
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup test lint format demo bench clean
+.PHONY: setup test test-ray lint format demo bench clean
 
 setup: $(STAMP)
 
@@ -21,6 +21,11 @@ test: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(PY) -m pytest
+
+# The Ray backend against a real local cluster (installs the `ray` extra first).
+test-ray: $(STAMP)
+	$(PY) -m pip install --quiet -e ".[ray]"
+	$(PY) -m pytest tests/simulations/test_sweeps_ray.py
 
 lint: $(STAMP)
 	$(PY) -m ruff check .

@@ -11,8 +11,10 @@ For recurrent models it also reports max |forward - step recurrence| on the time
 
     .venv/bin/python benchmarks/mamba_speed.py            # N = 200 and 400, torch's threads
     .venv/bin/python benchmarks/mamba_speed.py --lengths 100 --steps 2 --threads 1 2
+    python benchmarks/mamba_speed.py --device cuda --widths 64 256 --lengths 200 500 1000 2000
 
-Writes benchmarks/results/mamba_speed.json and .md.
+Writes benchmarks/results/mamba_speed.json and .md (``--device cuda``: mamba_speed_cuda.*, where
+our Mamba runs the fused Triton scan of models/scan_triton.py).
 """
 
 from __future__ import annotations
@@ -72,16 +74,20 @@ BASELINE = "mambapy (pscan)"
 def time_train_step(
     model: nn.Module, tokens: torch.Tensor, targets: torch.Tensor, steps: int, warmup: int = 1
 ) -> list[float]:
-    """Seconds of each of ``steps`` timed training steps, after ``warmup`` untimed ones."""
+    """Seconds of each of ``steps`` timed training steps, after ``warmup`` untimed ones (on a GPU
+    each step is synchronised before its clock stops)."""
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    sync = torch.cuda.synchronize if tokens.is_cuda else (lambda: None)
     times = []
     for i in range(warmup + steps):
+        sync()
         start = time.perf_counter()
         logits = model(tokens)  # (B, N, n_out)
         loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
+        sync()
         if i >= warmup:
             times.append(time.perf_counter() - start)
     return times
@@ -108,7 +114,7 @@ def machine() -> dict:
 def write_markdown(report: dict, path: Path) -> None:
     m = report["machine"]
     lines = [
-        "# Mamba training-step speed (CPU)",
+        f"# Mamba training-step speed ({report['device']})",
         "",
         f"Command: `{report['command']}`",
         "",
@@ -124,14 +130,16 @@ def write_markdown(report: dict, path: Path) -> None:
         "1 thread per process (or OMP_WAIT_POLICY=PASSIVE) avoids it.",
         "",
         f"One step: forward + cross-entropy + backward + Adam, batch {report['batch']}, width "
-        f"{report['width']}, {report['layers']} layers, vocabulary {report['vocab']}; median of "
+        f"{', '.join(map(str, report['widths']))}, {report['layers']} layers, vocabulary "
+        f"{report['vocab']}; median of "
         f"{report['steps']} timed steps after {report['warmup']} warm-up step(s).",
         "",
-        "| threads | N | model | load | median s/step | timed steps (s) | max abs(fwd - steps) |",
-        "|---|---|---|---|---|---|---|",
+        "| threads | width | N | model | load | median s/step | timed steps (s) "
+        "| max abs(fwd - steps) |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in report["rows"]:
-        head = f"| {r['threads']} | {r['length']} | {r['model']} | {r['load']:.2f} |"
+        head = f"| {r['threads']} | {r['width']} | {r['length']} | {r['model']} | {r['load']:.2f} |"
         if "skipped" in r:
             lines.append(f"{head} skipped: {r['skipped']} | | |")
             continue
@@ -149,7 +157,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lengths", type=int, nargs="+", default=[200, 400])
     parser.add_argument("--batch", type=int, default=64)
-    parser.add_argument("--width", type=int, default=64)
+    parser.add_argument("--widths", type=int, nargs="+", default=[64])
+    parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     parser.add_argument("--layers", type=int, default=2)
     parser.add_argument("--vocab", type=int, default=8)
     parser.add_argument("--steps", type=int, default=3)
@@ -159,47 +168,63 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
 
+    device = torch.device(args.device)
     report = {
         "command": " ".join([os.path.relpath(sys.executable), *sys.argv]),
         "machine": machine(),
+        "device": args.device if args.device == "cpu" else torch.cuda.get_device_name(),
         "loadavg_start": [round(x, 2) for x in os.getloadavg()],
-        **{k: getattr(args, k) for k in ("batch", "width", "layers", "vocab", "steps", "warmup")},
+        **{k: getattr(args, k) for k in ("batch", "widths", "layers", "vocab", "steps", "warmup")},
         "rows": [],
     }
     print(json.dumps(report["machine"]), "load average", report["loadavg_start"], flush=True)
     for threads in args.threads or [torch.get_num_threads()]:
         torch.set_num_threads(threads)
-        for length in args.lengths:
-            gen = torch.Generator().manual_seed(length)
-            tokens = torch.randint(args.vocab, (args.batch, length), generator=gen)
-            targets = torch.randint(args.vocab, (args.batch, length), generator=gen)
-            for name, build in MODELS.items():
-                row: dict = {"threads": threads, "length": length, "model": name}
-                row["load"] = round(os.getloadavg()[0], 2)
-                torch.manual_seed(0)
-                try:
-                    model = build(args.vocab, args.width, args.layers)
-                except ImportError as e:
-                    row["skipped"] = str(e)
-                else:
-                    times = time_train_step(model, tokens, targets, args.steps, args.warmup)
-                    row["times_s"] = times
-                    row["median_s"] = statistics.median(times)
-                    if isinstance(model, RecurrentModel):
-                        row["forward_vs_steps"] = forward_vs_steps(model, tokens)
-                report["rows"].append(row)
-                print(json.dumps(row), flush=True)
+        for width in args.widths:
+            for length in args.lengths:
+                report["rows"] += measure_length(args, threads, width, length, device)
     report["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
-    medians = {(r["threads"], r["length"], r["model"]): r.get("median_s") for r in report["rows"]}
+    key = ("threads", "width", "length")
+    medians = {(*(r[k] for k in key), r["model"]): r.get("median_s") for r in report["rows"]}
     report["speedups"] = {
-        f"{model}, threads {threads}, N = {length}": medians[threads, length, BASELINE] / median
-        for (threads, length, model), median in medians.items()
-        if model != BASELINE and median and medians[threads, length, BASELINE]
+        f"{model}, threads {threads}, width {width}, N = {length}": (
+            medians[threads, width, length, BASELINE] / median
+        )
+        for (threads, width, length, model), median in medians.items()
+        if model != BASELINE and median and medians[threads, width, length, BASELINE]
     }
     print("speed-ups", report["speedups"], "load average", report["loadavg_end"])
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "mamba_speed.json").write_text(json.dumps(report, indent=2) + "\n")
-    write_markdown(report, RESULTS / "mamba_speed.md")
+    name = "mamba_speed" if args.device == "cpu" else "mamba_speed_cuda"
+    (RESULTS / f"{name}.json").write_text(json.dumps(report, indent=2) + "\n")
+    write_markdown(report, RESULTS / f"{name}.md")
+
+
+def measure_length(
+    args: argparse.Namespace, threads: int, width: int, length: int, device: torch.device
+) -> list[dict]:
+    """One row per model of :data:`MODELS` at this width and length."""
+    gen = torch.Generator().manual_seed(length)
+    tokens = torch.randint(args.vocab, (args.batch, length), generator=gen).to(device)
+    targets = torch.randint(args.vocab, (args.batch, length), generator=gen).to(device)
+    rows = []
+    for name, build in MODELS.items():
+        row: dict = {"threads": threads, "width": width, "length": length, "model": name}
+        row["load"] = round(os.getloadavg()[0], 2)
+        torch.manual_seed(0)
+        try:
+            model = build(args.vocab, width, args.layers).to(device)
+        except ImportError as e:
+            row["skipped"] = str(e)
+        else:
+            times = time_train_step(model, tokens, targets, args.steps, args.warmup)
+            row["times_s"] = times
+            row["median_s"] = statistics.median(times)
+            if isinstance(model, RecurrentModel):
+                row["forward_vs_steps"] = forward_vs_steps(model, tokens)
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    return rows
 
 
 if __name__ == "__main__":

@@ -22,15 +22,18 @@ each) and the SSM state h (d_state x d_inner):
 ``{"conv": (batch, layers, d_conv - 1, d_inner), "ssm": (batch, layers, d_state, d_inner)}``.
 
 Float mode runs the recurrence with a chunked selective scan and a hand-written backward
-(:class:`SelectiveScan`); finite-precision mode runs ``step`` token by token with every
-intermediate value on the grid (listed in :class:`Mamba`). Internally sequences are time-major
-(length, batch, ...) so that one time step is a contiguous slice.
+(:class:`SelectiveScan`) on the CPU, and with fused Triton kernels on a GPU
+(:mod:`models.scan_triton`, where Triton is installed); finite-precision mode runs ``step`` token by
+token with every intermediate value on the grid (listed in :class:`Mamba`). Internally sequences are
+time-major (length, batch, ...) so that one time step is a contiguous slice.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -66,13 +69,16 @@ class SelectiveScan(torch.autograd.Function):
     """y_t = C_t . h_t with h_t = exp(delta_t A) h_{t-1} + B_t (delta_t x_t), h_0 = 0.
 
     Shapes: delta, x (L, B, D); A (N, D); Bm, Cm (L, B, N) -> y (L, B, D), D = d_inner,
-    N = d_state. The (L, B, N, D) states are never stored: the scan runs in chunks of ``chunk``
-    steps in reused, cache-sized buffers, keeps only the state entering each chunk, and the
-    backward pass recomputes one chunk at a time. Within a chunk the recurrence stays sequential,
-    as in ``step``: exact, and stable (no exp of cumulative sums). An SSD-style (chunk x chunk)
-    contraction would cost ``chunk`` times more work here, as the decay differs per (N, D) entry.
-    Letting autograd record the loop instead would keep one graph node per step and write a
-    full-size gradient for every time slice.
+    N = d_state. A may also be (G, N, D), one A per group of B / G consecutive sequences: the
+    members of an ensemble trained as one batch, each with its own A.
+
+    The (L, B, N, D) states are never stored: the scan runs in chunks of ``chunk`` steps in reused,
+    cache-sized buffers, keeps only the state entering each chunk, and the backward pass recomputes
+    one chunk at a time. Within a chunk the recurrence stays sequential, as in ``step``: exact, and
+    stable (no exp of cumulative sums). An SSD-style (chunk x chunk) contraction would cost
+    ``chunk`` times more work here, as the decay differs per (N, D) entry. Letting autograd record
+    the loop instead would keep one graph node per step and write a full-size gradient for every
+    time slice.
     """
 
     @staticmethod
@@ -86,7 +92,7 @@ class SelectiveScan(torch.autograd.Function):
         chunk: int,
     ) -> torch.Tensor:
         L, B, D = x.shape
-        N = A.shape[0]
+        N = A.shape[-2]
         dx = delta * x  # (L, B, D)
         A2 = A * math.log2(math.e)  # exp(delta A) = 2^(delta A2): torch's exp2 is ~5x faster on CPU
         starts = x.new_empty(math.ceil(L / chunk), B, N, D)  # state entering each chunk
@@ -110,7 +116,8 @@ class SelectiveScan(torch.autograd.Function):
         delta, A, Bm, Cm, x, dx, starts = ctx.saved_tensors
         chunk = ctx.chunk
         L, B, D = x.shape
-        N = A.shape[0]
+        N = A.shape[-2]
+        groups = A.numel() // (N * D)  # of B / groups sequences sharing one A
         gy = gy.contiguous()
         A2 = A * math.log2(math.e)
         dA, H, G, W = (x.new_empty(chunk, B, N, D) for _ in range(4))  # W: scratch
@@ -118,7 +125,8 @@ class SelectiveScan(torch.autograd.Function):
         g_dx = x.new_empty(L, B, 1, D)
         g_Bm = torch.empty_like(Bm)
         g_Cm = torch.empty_like(Cm)
-        g_A = torch.zeros_like(A)
+        g_A = A.new_zeros((groups, N, D))
+        A_g = A.view(groups, 1, N, D)
         g_carry = None  # dL/dh at the end of this chunk through the next chunk: exp(delta A) g
         for c in reversed(range(len(starts))):
             t0 = c * chunk
@@ -140,12 +148,13 @@ class SelectiveScan(torch.autograd.Function):
             torch.mul(g[1:], h[:-1], out=w[1:])
             torch.mul(g[0], starts[c], out=w[0])
             w.mul_(a)
-            g_A += torch.mul(w, delta[t, :, None, :], out=g).sum((0, 1))  # g is free now
-            torch.sum(w.mul_(A), 2, out=g_delta[t])  # (n, B, D)
+            g_A += torch.mul(w, delta[t, :, None, :], out=g).unflatten(1, (groups, -1)).sum((0, 2))
+            by_group = (groups, -1)
+            torch.sum(w.unflatten(1, by_group).mul_(A_g), 3, out=g_delta[t].unflatten(1, by_group))
         g_dx = g_dx.squeeze(2)
         g_delta.addcmul_(g_dx, x)
         g_x = g_dx.mul_(delta)
-        return g_delta, g_A, g_Bm, g_Cm, g_x, None
+        return g_delta, g_A.view_as(A), g_Bm, g_Cm, g_x, None
 
 
 def _chunk_states(
@@ -159,9 +168,15 @@ def _chunk_states(
 ) -> None:
     """Fill dA = exp(delta A) = 2^(delta A2) and H = the states h_1..h_n of one chunk from h0.
 
-    delta, dx (n, B, D); A2 (N, D); Bm (n, B, N); h0 (B, N, D); dA, H (n, B, N, D) written.
+    delta, dx (n, B, D); A2 (N, D) or (G, N, D); Bm (n, B, N); h0 (B, N, D); dA, H (n, B, N, D)
+    written.
     """
-    torch.exp2(torch.mul(delta[:, :, None, :], A2, out=dA), out=dA)
+    N, D = A2.shape[-2:]
+    A2 = A2.view(-1, 1, N, D)  # (G, 1, N, D) against the batch split as (G, B / G)
+    torch.mul(
+        delta.unflatten(1, (len(A2), -1))[..., None, :], A2, out=dA.unflatten(1, (len(A2), -1))
+    )
+    torch.exp2(dA, out=dA)
     torch.mul(Bm[:, :, :, None], dx[:, :, None, :], out=H)  # B_s delta_s x_s
     H[0].addcmul_(dA[0], h0)
     for s in range(1, len(H)):
@@ -176,10 +191,26 @@ def selective_scan(
     x: torch.Tensor,
     chunk: int = SCAN_CHUNK,
 ) -> torch.Tensor:
-    """The SSM outputs C_t . h_t of a whole sequence, time-major (see :class:`SelectiveScan`)."""
+    """The SSM outputs C_t . h_t of a whole sequence, time-major (see :class:`SelectiveScan`).
+
+    On a GPU with Triton installed, float32 inputs go through the fused kernels of
+    :mod:`models.scan_triton`; everywhere else through the chunked scan above."""
+    triton_scan = _triton_scan() if x.is_cuda and x.dtype == torch.float32 else None
+    if triton_scan is not None:
+        return triton_scan(delta, A, Bm, Cm, x)
     return SelectiveScan.apply(
         delta.contiguous(), A.contiguous(), Bm.contiguous(), Cm.contiguous(), x.contiguous(), chunk
     )
+
+
+@functools.cache
+def _triton_scan() -> Callable[..., torch.Tensor] | None:
+    """The fused GPU scan, or None where Triton is not installed."""
+    try:
+        from models.scan_triton import selective_scan_triton
+    except ImportError:
+        return None
+    return selective_scan_triton
 
 
 def silu(x: float) -> float:

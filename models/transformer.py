@@ -103,12 +103,13 @@ class Transformer(SequenceModel):
 
     def embed(self, tokens: torch.Tensor, positions: torch.Tensor | None = None) -> torch.Tensor:
         """Token + position embeddings (B, n, d); ``positions`` (n,) default to 0..n-1."""
-        if positions is None:
+        if positions is None:  # checked from the shape: no device sync (a CUDA graph captures it)
+            last = tokens.shape[1] - 1
             positions = torch.arange(tokens.shape[1], device=tokens.device)
-        if positions.numel() and int(positions.max()) >= self.config.max_length:
-            raise InputError(
-                f"position {int(positions.max())} is beyond max_length {self.config.max_length}"
-            )
+        else:
+            last = int(positions.max()) if positions.numel() else -1
+        if last >= self.config.max_length:
+            raise InputError(f"position {last} is beyond max_length {self.config.max_length}")
         return self.q(self.q(self.tok.weight)[tokens] + self.q(self.pos.weight)[positions])
 
     def qkv(self, x: torch.Tensor, layer: int = 0) -> tuple[torch.Tensor, ...]:

@@ -36,11 +36,15 @@ store's ``checkpoint`` column holds its path as the trainer reports it (relative
 path is relative, so ``ccx protocol ... --checkpoint PATH`` works from the same directory).
 
 Running: configs whose hash is already in the results store are skipped, so an interrupted sweep
-(even by SIGKILL) is resumed by running it again.  The rest run in a local process pool sized to
-the machine's cores (inline with ``workers=1``), or on Ray with ``backend="ray"``.  Each result
-is written to the store as soon as it arrives, by the parent process only.  Pool workers are
-started with the "spawn" method (no worker inherits torch's thread pools), so a script that calls
-:func:`run_sweep` with more than one worker needs the usual ``if __name__ == "__main__":`` guard.
+(even by SIGKILL) is resumed by running it again.  The rest are grouped into ensembles
+(:mod:`simulations.ensemble`: configs that differ only in learning rate, seed and target train
+together as one batched model, at most ``ensemble`` per group) and run in a local process pool
+sized to the machine's cores (inline with ``workers=1``), or on Ray with ``backend="ray"``.  Each
+result is written to the store as soon as it arrives, by the parent process only; an ensemble's
+members arrive one by one as they stop, so a killed ensemble keeps its finished members.  Pool
+workers are started with the "spawn" method (no worker inherits torch's thread pools), so a script
+that calls :func:`run_sweep` with more than one worker needs the usual ``if __name__ ==
+"__main__":`` guard.
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ import itertools
 import json
 import multiprocessing
 import os
+import queue
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -69,6 +74,10 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 BACKENDS = ("local", "ray")
+DEFAULT_ENSEMBLE = 16
+"""Most members per ensemble when ``ensemble`` is not given (the real trainer only)."""
+RAY_TASKS_PER_GPU = 4
+"""Ray tasks (runs or ensembles) sharing one GPU of the cluster."""
 _SWEEP_KEYS = ("name", "description", "target")
 _TABLES = ("sweep", "baseline", "grid")
 
@@ -76,6 +85,11 @@ TrainFn = Callable[..., dict]
 """``train(config, checkpoint_dir=..., progress=False) -> result dict``, as
 ``simulations.training.train``: it saves the trained model into ``checkpoint_dir`` (a path or
 None) and reports where under the result's ``checkpoint`` key (None when nothing was saved)."""
+
+EnsembleFn = Callable[..., list]
+"""``ensemble_fn(configs, checkpoint_dir=..., on_result=...) -> [result dict, ...]``, as
+``simulations.ensemble.train_ensemble``: one result per config, each also passed to
+``on_result`` as soon as that member stops."""
 
 
 @dataclass(frozen=True)
@@ -292,7 +306,7 @@ def default_workers() -> int:
 
 
 def _limit_threads(threads: int) -> None:
-    """Pool initializer: give each worker its share of the cores (before torch is imported)."""
+    """Give a pool worker its share of the cores (before torch is imported)."""
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = str(threads)
     if "torch" in sys.modules:
@@ -316,8 +330,33 @@ def _writable_folder(folder: str) -> None:
         raise InputError(f"cannot write checkpoints into {folder}: permission denied")
 
 
-def _train_one(train_fn: TrainFn, config: Any, checkpoint_dir: str | None) -> dict:
-    return train_fn(config, checkpoint_dir=checkpoint_dir, progress=False)
+_WORKER_QUEUE: Any = None
+"""In a pool worker: the queue on which finished ensemble members go to the parent."""
+
+
+def _init_worker(threads: int, results: Any) -> None:
+    """Pool initializer: the worker's share of the cores, and the queue for members' results."""
+    global _WORKER_QUEUE
+    _limit_threads(threads)
+    _WORKER_QUEUE = results
+
+
+def _to_parent(result: dict) -> None:
+    _WORKER_QUEUE.put(result)
+
+
+def _train_unit(
+    train_fn: TrainFn,
+    ensemble_fn: EnsembleFn | None,
+    configs: list[Any],
+    checkpoint_dir: str | None,
+    on_result: Callable[[dict], None] | None = None,
+) -> list[dict]:
+    """One unit of work: a single run (``train_fn``) or an ensemble (``ensemble_fn``), whose
+    members go to ``on_result`` as they stop."""
+    if len(configs) == 1:
+        return [train_fn(configs[0], checkpoint_dir=checkpoint_dir, progress=False)]
+    return ensemble_fn(configs, checkpoint_dir=checkpoint_dir, on_result=on_result)
 
 
 def _checked(result: dict, config: Any, expected_hash: str) -> dict:
@@ -365,15 +404,20 @@ def run_sweep(
     train_fn: TrainFn | None = None,
     progress: bool = True,
     checkpoint_dir: str | Path | None = None,
+    ensemble: int | None = None,
+    ensemble_fn: EnsembleFn | None = None,
 ) -> dict[str, Any]:
     """Run every config of ``spec`` (a file, a profile name or a SweepSpec) not yet in the store.
 
     ``workers``: processes for the local backend (default: the cores available; 1 runs inline
     in this process).  ``train_fn`` defaults to ``simulations.training.train``; it is called as
     ``train_fn(config, checkpoint_dir=..., progress=False)`` and must be importable by name
-    (pool workers unpickle it).  Models are saved into ``checkpoint_dir``, by default
-    :func:`checkpoint_folder` of the store, and the store records each run's checkpoint path.
-    A run that raises is reported in ``failed`` and left out of the store, so running the
+    (pool workers unpickle it).  ``ensemble`` caps the members of one ensemble (1: every run
+    alone; default :data:`DEFAULT_ENSEMBLE`, or 1 with a custom ``train_fn`` and no
+    ``ensemble_fn``); ensembles train through ``ensemble_fn``, by default
+    ``simulations.ensemble.train_ensemble``.  Models are saved into ``checkpoint_dir``, by
+    default :func:`checkpoint_folder` of the store, and the store records each run's checkpoint
+    path.  A run that raises is reported in ``failed`` and left out of the store, so running the
     sweep again retries it.  Returns a JSON-ready summary.
     """
     if backend not in BACKENDS:
@@ -382,11 +426,19 @@ def run_sweep(
         isinstance(workers, bool) or not isinstance(workers, int) or workers < 1
     ):
         raise InputError(f"workers must be an integer >= 1, got {workers!r}")
+    if ensemble is not None and (
+        isinstance(ensemble, bool) or not isinstance(ensemble, int) or ensemble < 1
+    ):
+        raise InputError(f"ensemble must be an integer >= 1, got {ensemble!r}")
     sweep = spec if isinstance(spec, SweepSpec) else load_spec(spec)
     if backend == "ray":
         ray = _import_ray()
+    if ensemble is None:
+        ensemble = 1 if train_fn is not None and ensemble_fn is None else DEFAULT_ENSEMBLE
     if train_fn is None:
         from simulations.training import train as train_fn
+    if ensemble_fn is None:
+        from simulations.ensemble import train_ensemble as ensemble_fn
 
     folder = str(checkpoint_folder(store_path) if checkpoint_dir is None else checkpoint_dir)
     _writable_folder(folder)  # before any run trains (and before the store is created)
@@ -401,8 +453,14 @@ def run_sweep(
         report = _Reporter(len(sweep.configs), skipped, progress)
         stored = 0
 
+        finished: set[str] = set()
+        planned = dict(pending)
+
         def finish(key: str, config: Any, outcome: dict | BaseException) -> None:
             nonlocal stored
+            if key in finished:
+                return
+            finished.add(key)
             if isinstance(outcome, BaseException):
                 message = f"{type(outcome).__name__}: {outcome}".splitlines()[0]
                 failed.append({"config_hash": key, "config": config.to_dict(), "error": message})
@@ -411,18 +469,42 @@ def run_sweep(
             stored += store.add_run(_checked(outcome, config, key))
             report(config, outcome)
 
+        def member(result: dict) -> None:
+            """An ensemble member that stopped: stored at once."""
+            key = result.get("config_hash") if isinstance(result, dict) else None
+            if key in planned:
+                finish(key, planned[key], result)
+
+        def deliver(unit: list[tuple[str, Any]], outcome: list | BaseException) -> None:
+            """A unit's end: every member not yet finished gets its result or the error."""
+            if not isinstance(outcome, BaseException) and len(unit) == 1:
+                finish(*unit[0], outcome[0])
+                return
+            results = {}
+            if not isinstance(outcome, BaseException):
+                results = {r.get("config_hash"): r for r in outcome if isinstance(r, dict)}
+            for key, config in unit:
+                missing = RuntimeError("the ensemble returned no result for this run")
+                finish(key, config, outcome if isinstance(outcome, BaseException)
+                       else results.get(key, missing))  # fmt: skip
+
         processes = min(workers or default_workers(), len(pending))
+        from simulations.ensemble import plan_units
+
+        units = plan_units(pending, ensemble, processes if backend == "local" else 1)
         if pending and backend == "ray":
-            _run_ray(ray, pending, train_fn, folder, finish)
+            _run_ray(ray, units, train_fn, ensemble_fn, folder, member, deliver)
         elif processes == 1:
-            for key, config in pending:
+            for unit in units:
                 try:
-                    outcome: dict | BaseException = _train_one(train_fn, config, folder)
+                    outcome: list | BaseException = _train_unit(
+                        train_fn, ensemble_fn, [c for _, c in unit], folder, member
+                    )
                 except Exception as err:  # noqa: BLE001 - reported in the summary, retried later
                     outcome = err
-                finish(key, config, outcome)
+                deliver(unit, outcome)
         elif processes > 1:
-            _run_pool(processes, pending, train_fn, folder, finish)
+            _run_pool(processes, units, train_fn, ensemble_fn, folder, member, deliver)
         total_stored = len(store)
 
     return {
@@ -442,26 +524,40 @@ def run_sweep(
 
 def _run_pool(
     workers: int,
-    pending: list[tuple[str, Any]],
+    units: list[list[tuple[str, Any]]],
     train_fn: TrainFn,
+    ensemble_fn: EnsembleFn,
     checkpoint_dir: str,
-    finish: Callable[[str, Any, dict | BaseException], None],
+    member: Callable[[dict], None],
+    deliver: Callable[[list[tuple[str, Any]], list | BaseException], None],
 ) -> None:
-    """Local process pool; spawn start method, so that no worker inherits torch's threads."""
+    """Local process pool; spawn start method, so that no worker inherits torch's threads.
+    Ensemble members come back on a queue as they stop, the rest with their unit's end."""
     threads = max(1, default_workers() // workers)
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(workers, context, _limit_threads, (threads,)) as pool:
-        futures: dict[Future, tuple[str, Any]] = {
-            pool.submit(_train_one, train_fn, config, checkpoint_dir): (key, config)
-            for key, config in pending
-        }
+    results = context.Queue()
+
+    def drain() -> None:
+        while True:
+            try:
+                member(results.get_nowait())
+            except queue.Empty:
+                return
+
+    with ProcessPoolExecutor(workers, context, _init_worker, (threads, results)) as pool:
+        futures: dict[Future, list[tuple[str, Any]]] = {
+            pool.submit(_train_unit, train_fn, ensemble_fn, [c for _, c in unit], checkpoint_dir,
+                        _to_parent): unit
+            for unit in units
+        }  # fmt: skip
         try:
             while futures:
-                finished, _ = wait(futures, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    key, config = futures.pop(future)
+                done, _ = wait(futures, timeout=0.5, return_when=FIRST_COMPLETED)
+                drain()
+                for future in done:
+                    unit = futures.pop(future)
                     error = future.exception()
-                    finish(key, config, error if error is not None else future.result())
+                    deliver(unit, error if error is not None else future.result())
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
             raise
@@ -477,23 +573,44 @@ def _import_ray():
 
 def _run_ray(
     ray: Any,
-    pending: list[tuple[str, Any]],
+    units: list[list[tuple[str, Any]]],
     train_fn: TrainFn,
+    ensemble_fn: EnsembleFn,
     checkpoint_dir: str,
-    finish: Callable[[str, Any, dict | BaseException], None],
+    member: Callable[[dict], None],
+    deliver: Callable[[list[tuple[str, Any]], list | BaseException], None],
 ) -> None:
-    """Ray tasks on the cluster ``ray.init()`` connects to (RAY_ADDRESS, else a local one)."""
+    """Ray tasks on the cluster ``ray.init()`` connects to (RAY_ADDRESS, else a local one).
+    Ensemble members come back through a Ray queue as they stop, the rest with their task. On a
+    cluster with GPUs each task asks for 1 / RAY_TASKS_PER_GPU of one (Ray hides the GPUs from
+    tasks that ask for none)."""
     if not ray.is_initialized():
         ray.init()
-    remote = ray.remote(_train_one)
+    results = None
+    if any(len(unit) > 1 for unit in units):
+        from ray.util.queue import Queue
+
+        results = Queue()
+    if ray.cluster_resources().get("GPU", 0):
+        remote = ray.remote(num_gpus=1 / RAY_TASKS_PER_GPU)(_train_unit)
+    else:
+        remote = ray.remote(_train_unit)
     refs = {
-        remote.remote(train_fn, config, checkpoint_dir): (key, config) for key, config in pending
-    }
+        remote.remote(train_fn, ensemble_fn, [c for _, c in unit], checkpoint_dir,
+                      None if results is None else results.put): unit
+        for unit in units
+    }  # fmt: skip
     while refs:
-        ready, _ = ray.wait(list(refs), num_returns=1)
-        key, config = refs.pop(ready[0])
-        try:
-            outcome: dict | BaseException = ray.get(ready[0])
-        except Exception as err:  # noqa: BLE001 - a failed task is reported, not fatal
-            outcome = err
-        finish(key, config, outcome)
+        if results is None:
+            ready, _ = ray.wait(list(refs), num_returns=1)
+        else:
+            ready, _ = ray.wait(list(refs), num_returns=1, timeout=0.5)
+            while not results.empty():
+                member(results.get())
+        for ref in ready:
+            unit = refs.pop(ref)
+            try:
+                outcome: list | BaseException = ray.get(ref)
+            except Exception as err:  # noqa: BLE001 - a failed task is reported, not fatal
+                outcome = err
+            deliver(unit, outcome)

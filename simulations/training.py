@@ -17,11 +17,13 @@ every field before rebuilding the model through :func:`models.build`.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
 import math
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -192,12 +194,19 @@ def train(
     if not isinstance(config, TrainConfig):
         raise InputError(f"train needs a TrainConfig, got {type(config).__name__}")
     dev = resolve_device(device)
+    with deterministic_on(dev):
+        return _train(config, checkpoint_dir, progress, dev)
+
+
+@contextlib.contextmanager
+def deterministic_on(dev: torch.device) -> Iterator[None]:
+    """``torch.use_deterministic_algorithms`` on the CPU for the duration, as it was after."""
     deterministic = torch.are_deterministic_algorithms_enabled()
     warn_only = torch.is_deterministic_algorithms_warn_only_enabled()
     if dev.type == "cpu":
         torch.use_deterministic_algorithms(True, warn_only=True)
     try:
-        return _train(config, checkpoint_dir, progress, dev)
+        yield
     finally:
         torch.use_deterministic_algorithms(deterministic, warn_only=warn_only)
 
@@ -232,14 +241,23 @@ def _train(
                 bar.update(step, loss.item(), accuracy if curve else None)
             if evaluated and accuracy >= config.target:
                 break
+    return run_result(model, config, curve, best, step, start, checkpoint_dir, dev)
+
+
+def run_result(
+    model: SequenceModel, config: TrainConfig, curve: list[list[float]], best: float, steps: int,
+    start: float, checkpoint_dir: str | Path | None, dev: torch.device,
+) -> dict:  # fmt: skip
+    """The report of a finished run (its last evaluation is ``curve[-1]``), after saving its
+    model into ``checkpoint_dir`` when one is given."""
     model.eval()
     checkpoint = None
     if checkpoint_dir is not None:
         checkpoint = str(save_checkpoint(model, config, checkpoint_dir))
     return {
-        "accuracy": accuracy,
+        "accuracy": curve[-1][1],
         "best_accuracy": best,
-        "steps": step,
+        "steps": steps,
         "wall_seconds": time.perf_counter() - start,
         "checkpoint": checkpoint,
         "curve": curve,

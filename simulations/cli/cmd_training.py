@@ -58,7 +58,7 @@ def train_cmd(
 def sweep_cmd(
     spec: Annotated[str | None, typer.Argument(help="Sweep spec (TOML).")] = None,
     profile: Annotated[
-        str | None, typer.Option("--profile", help="A shipped profile: smoke, quick, paper.")
+        str | None, typer.Option("--profile", help="A shipped profile: smoke, quick, gpu, paper.")
     ] = None,
     store: Annotated[str, typer.Option("--store", help="SQLite results store.")] = (
         "results/ccx.db"
@@ -71,6 +71,13 @@ def sweep_cmd(
             "--checkpoint-dir", help="Where the runs' models go (default: <store>_checkpoints/)."
         ),
     ] = None,
+    ensemble: Annotated[
+        int | None,
+        typer.Option("--ensemble", help="Most runs trained together as one batched model."),
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the runs and the estimated wall time only.")
+    ] = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Run a grid of trainings into the store; a killed sweep resumes where it stopped."""
@@ -78,9 +85,15 @@ def sweep_cmd(
 
     if (spec is None) == (profile is None):
         raise InputError("give a spec file or --profile NAME (one of them)")
+    if dry_run:
+        from simulations.estimate import dry_run as estimate
+
+        emit(estimate(spec or profile, store, workers, ensemble), as_json, "Sweep (dry run)")
+        return
     result = run_sweep(
-        spec or profile, store, workers=workers, backend=backend, checkpoint_dir=checkpoint_dir
-    )
+        spec or profile, store, workers=workers, backend=backend,
+        checkpoint_dir=checkpoint_dir, ensemble=ensemble,
+    )  # fmt: skip
     emit(result, as_json, "Sweep")
     if result["failed"]:
         raise typer.Exit(1)

@@ -73,6 +73,30 @@ def test_selective_scan_is_stable_under_strong_decay():
     assert torch.isfinite(inputs[0].grad).all()
 
 
+def test_grouped_scan_equals_one_scan_per_group():
+    """A of shape (G, N, D): each group of B / G sequences is scanned with its own A, values and
+    gradients exactly as if it were scanned alone (how an ensemble batches its members)."""
+    groups, per = 3, 2
+    gen = torch.Generator().manual_seed(1)
+    delta = torch.rand(11, groups * per, 5, generator=gen, dtype=torch.float64)
+    A = -torch.rand(groups, 4, 5, generator=gen, dtype=torch.float64) * 3
+    Bm, Cm = torch.randn(2, 11, groups * per, 4, generator=gen, dtype=torch.float64)
+    x = torch.randn(11, groups * per, 5, generator=gen, dtype=torch.float64)
+    joint = [t.clone().requires_grad_() for t in (delta, A, Bm, Cm, x)]
+    y = selective_scan(*joint, chunk=3)
+    (y * y).sum().backward()
+    for k in range(groups):
+        rows = slice(k * per, (k + 1) * per)
+        alone = [t.clone().requires_grad_() for t in (delta[:, rows], A[k], Bm[:, rows],
+                                                       Cm[:, rows], x[:, rows])]  # fmt: skip
+        y_k = selective_scan(*alone, chunk=3)
+        (y_k * y_k).sum().backward()
+        assert torch.allclose(y_k, y[:, rows].detach(), atol=1e-12)
+        grads = [joint[0].grad[:, rows], joint[1].grad[k], *(t.grad[:, rows] for t in joint[2:])]
+        for a, g in zip(alone, grads, strict=True):
+            assert torch.allclose(a.grad, g, atol=1e-12)
+
+
 @pytest.mark.parametrize(("L", "chunk"), [(1, 4), (7, 3), (8, 4)])
 def test_selective_scan_gradients(L, chunk):
     inputs = scan_inputs(L, seed=L)

@@ -216,9 +216,9 @@ def test_bad_files(tmp_path):
 
 
 def test_profiles_load():
-    assert profiles() == ["paper", "quick", "smoke"]
+    assert profiles() == ["gpu", "paper", "quick", "smoke"]
     smoke = load_spec("smoke")
-    assert len(smoke.configs) == 4
+    assert len(smoke.configs) == 8 and {c.seed for c in smoke.configs} == {0, 1}
     assert all(c.width == 16 and c.steps <= 100 and c.eval_samples <= 200 for c in smoke.configs)
     assert {c.length for c in smoke.configs} == {8, 12}
     quick = load_spec("quick")
@@ -247,7 +247,7 @@ def test_profiles_load():
 
 def test_profiles_fit_the_real_trainer_config():
     training = pytest.importorskip("simulations.training")
-    for name in ("smoke", "quick", "paper"):
+    for name in profiles():
         spec = load_spec(name)
         assert all(isinstance(c, training.TrainConfig) for c in spec.configs)
         assert len(set(spec.hashes())) == len(spec.configs)
@@ -300,11 +300,11 @@ def test_a_real_sweep_saves_loadable_checkpoints(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     db = Path("results") / "smoke.db"
     summary = run_sweep("smoke", db, workers=1, progress=False)
-    assert (summary["ran"], summary["failed"]) == (4, [])
+    assert (summary["ran"], summary["failed"]) == (8, [])
     assert summary["checkpoints"] == str(Path("results") / "smoke_checkpoints")
     with Store(db) as store:
         rows = store.runs()
-    assert len(rows) == 4
+    assert len(rows) == 8
     for row in rows:
         path = Path(row["checkpoint"])
         assert path == Path("results") / "smoke_checkpoints" / f"{row['config_hash']}.pt"
@@ -378,6 +378,7 @@ def test_ray_backend_with_a_stand_in_for_ray(tmp_path, monkeypatch):
     fake.remote = lambda fn: types.SimpleNamespace(remote=lambda *args: Ref(fn, args))
     fake.wait = lambda refs, num_returns: (refs[:num_returns], refs[num_returns:])
     fake.get = lambda ref: ref.fn(*ref.args)
+    fake.cluster_resources = lambda: {"CPU": 2.0}
     monkeypatch.setitem(sys.modules, "ray", fake)
     summary = run_sweep(
         write_spec(tmp_path),

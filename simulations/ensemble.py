@@ -1,0 +1,302 @@
+"""Ensembles: many small models of one shape trained together, each exactly as if alone.
+
+ARCHITECTURE.md, "Ensembles". Sweep cells whose training configs differ only in ``lr``, ``seed`` and
+``target`` (:func:`shape_key`) train in one process as one batched model (:mod:`simulations.stacks`:
+stacked parameters, one batched forward per architecture, a checked fallback). Each member follows
+the App. H protocol of :func:`simulations.training.train` on its own: weights initialised from
+``torch.manual_seed(seed)``, its own training and evaluation generators (so the same batches as a
+single run), its own Adam learning rate, its own evaluations and early stop, its own checkpoint and
+result dict. A member that stops leaves the batch at once (its rows are dropped from every stacked
+tensor), so the others do not pay for it.
+
+Equality with single runs (tested for every architecture): on the CPU each member's accuracy curve
+and steps are its single run's, its weights equal to float tolerance (batched matmuls and
+reductions may round differently in the last bit; :class:`simulations.stacks.StackedAdam` is
+torch's Adam bit for bit); the fallback is exact.
+
+On a GPU a step has no host synchronisation: the batch is copied from pinned memory into fixed
+buffers and forward, backward and the Adam update replay as one CUDA graph (:class:`StaticStep`;
+re-captured when members leave, eager if capture fails). Only evaluations synchronise. The data
+stay generated on the CPU from each member's own generator, as in a single run, so a run's data
+are the same on every device.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import Tensor
+from torch.nn import functional as F
+
+from ccomplexity.errors import InputError
+from models.base import SequenceModel
+from simulations.stacks import LoopStack, Stack, batched_form, make_stack
+from simulations.training import (
+    EVAL_BATCH,
+    EVAL_SEED_OFFSET,
+    TrainConfig,
+    build_model,
+    deterministic_on,
+    resolve_device,
+    run_result,
+)
+
+MEMBER_FIELDS = ("lr", "seed", "target")
+"""The fields in which the members of one ensemble may differ; all others form the shape key
+(model, task, length, batch and the schedule: steps and evaluations)."""
+
+OnResult = Callable[[dict], None]
+
+
+def shape_key(config: TrainConfig) -> tuple[tuple[str, Any], ...]:
+    """Every config field but :data:`MEMBER_FIELDS`: configs with equal keys can share a batch."""
+    return tuple((k, v) for k, v in config.to_dict().items() if k not in MEMBER_FIELDS)
+
+
+def plan_groups(configs: Sequence[TrainConfig], cap: int) -> list[list[TrainConfig]]:
+    """The configs in groups of equal :func:`shape_key`, at most ``cap`` each, first seen first."""
+    if isinstance(cap, bool) or not isinstance(cap, int) or cap < 1:
+        raise InputError(f"ensemble size must be an integer >= 1, got {cap!r}")
+    by_key: dict[tuple, list[TrainConfig]] = {}
+    for config in configs:
+        by_key.setdefault(shape_key(config), []).append(config)
+    return [
+        members[i : i + cap] for members in by_key.values() for i in range(0, len(members), cap)
+    ]
+
+
+def plan_units(
+    pending: list[tuple[str, TrainConfig]], cap: int, workers: int
+) -> list[list[tuple[str, TrainConfig]]]:
+    """(hash, config) pairs in ensembles of at most ``cap`` (:func:`plan_groups`); the largest is
+    halved while there are fewer units than ``workers``, so that no worker idles while another
+    trains a big ensemble."""
+    key = {id(config): h for h, config in pending}
+    units = [
+        [(key[id(c)], c) for c in group] for group in plan_groups([c for _, c in pending], cap)
+    ]
+    while len(units) < workers and max(map(len, units), default=1) > 1:
+        big = max(units, key=len)
+        units.remove(big)
+        units += [big[: len(big) // 2], big[len(big) // 2 :]]
+    return units
+
+
+def member_losses(logits: Tensor, targets: Tensor, mask: Tensor) -> Tensor:
+    """Each member's mean cross-entropy over its counted positions: logits (M, B, T, C),
+    targets and mask (M, B, T) -> (M,). The gradient of each member's loss is that of
+    :func:`simulations.training.masked_loss` on its own batch."""
+    ce = F.cross_entropy(logits.flatten(0, 2), targets.flatten(), reduction="none")
+    counted = mask.flatten(1)
+    return (ce.view_as(counted) * counted).sum(1) / counted.sum(1)
+
+
+@torch.no_grad()
+def evaluate_members(
+    stack: Stack, task: Any, config: TrainConfig, generators: list[torch.Generator],
+    device: torch.device,
+) -> list[float]:  # fmt: skip
+    """Each member's sequence-level accuracy on ``config.eval_samples`` fresh examples of exactly
+    length N from its own generator, in the chunks :func:`simulations.training.evaluate` uses."""
+    stack.set_training(False)
+    correct = torch.zeros(len(generators), dtype=torch.long)
+    done = 0
+    while done < config.eval_samples:
+        size = min(EVAL_BATCH, config.eval_samples - done)
+        tokens, targets, mask = _batches(task, config, size, generators, device, train=False)
+        right = (stack.forward(tokens).argmax(-1) == targets) | ~mask  # (M, size, T)
+        correct += right.all(dim=2).sum(dim=1).cpu()
+        done += size
+    stack.set_training(True)
+    return [int(c) / config.eval_samples for c in correct]
+
+
+GRAPH_WARMUP = 3
+"""Eager steps (on a side stream) before a CUDA graph is captured, as torch's documentation asks."""
+
+
+class StaticStep:
+    """One training step of a stack (forward, member losses, backward, optimiser) reading fixed
+    input buffers and, for :class:`simulations.stacks.StackedAdam`, step scalars kept on the
+    device: the body a CUDA graph captures once and replays every step.
+
+    On the CPU (and for :class:`simulations.stacks.LoopStack`, whose torch optimisers keep Python
+    step counts) it runs eagerly, with the optimiser's own step.
+    """
+
+    def __init__(self, stack: Stack, shape: torch.Size, device: torch.device) -> None:
+        self.stack, self.device = stack, device
+        self.tokens = torch.zeros(shape, dtype=torch.long, device=device)
+        self.targets = torch.zeros_like(self.tokens)
+        self.mask = torch.zeros(shape, dtype=torch.bool, device=device)
+        self.graphed = device.type == "cuda" and not isinstance(stack, LoopStack)
+        self.eager_steps = 0
+        self.graph: Any = None
+        if self.graphed:
+            self.neg_step = torch.zeros(shape[0], device=device)
+            self.correction2_sqrt = torch.ones((), device=device)
+
+    def body(self) -> None:
+        logits = self.stack.forward(self.tokens)
+        member_losses(logits, self.targets, self.mask).sum().backward()
+        if self.graphed:
+            self.stack.optimiser.update(self.neg_step, self.correction2_sqrt)
+        else:
+            self.stack.step()
+
+    def run(self, tokens: Tensor, targets: Tensor, mask: Tensor) -> None:
+        """One step on this batch (each (M, B, T), already on the device)."""
+        for static, given in ((self.tokens, tokens), (self.targets, targets), (self.mask, mask)):
+            static.copy_(given, non_blocking=True)
+        if not self.graphed:
+            self.stack.zero_grad()
+            self.body()
+            return
+        neg_step, correction2_sqrt = self.stack.optimiser.advance()
+        self.neg_step.copy_(neg_step, non_blocking=True)
+        self.correction2_sqrt.fill_(correction2_sqrt)
+        if self.graph is not None:
+            self.graph.replay()
+        elif self.eager_steps < GRAPH_WARMUP:
+            self._warm_up()
+        else:
+            self._capture()
+
+    def _warm_up(self) -> None:
+        side = torch.cuda.Stream(self.device)
+        side.wait_stream(torch.cuda.current_stream(self.device))
+        with torch.cuda.stream(side):
+            self.stack.zero_grad()
+            self.body()
+        torch.cuda.current_stream(self.device).wait_stream(side)
+        self.eager_steps += 1
+
+    def _capture(self) -> None:
+        self.stack.zero_grad()
+        graph = torch.cuda.CUDAGraph()
+        try:
+            with torch.cuda.graph(graph):
+                self.body()
+        except Exception as exc:  # noqa: BLE001 - an op that cannot be captured: stay eager
+            warnings.warn(
+                f"CUDA graph capture failed ({type(exc).__name__}); this ensemble steps eagerly",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+            torch.cuda.synchronize(self.device)
+            self.eager_steps = -(10**9)  # never try again for these shapes
+            self.stack.zero_grad()
+            self.body()
+            return
+        self.graph = graph
+        graph.replay()
+
+
+def _batches(
+    task: Any, config: TrainConfig, size: int, generators: list[torch.Generator],
+    device: torch.device, train: bool,
+) -> tuple[Tensor, Tensor, Tensor]:  # fmt: skip
+    """One batch per member from its own generator, stacked: each (M, size, T) on ``device``."""
+    parts = [task.sample(size, config.length, g, train=train) for g in generators]
+    stacked = (torch.stack(t) for t in zip(*parts, strict=True))
+    if device.type == "cuda":  # pinned: the copy does not wait for the host
+        return tuple(t.pin_memory().to(device, non_blocking=True) for t in stacked)
+    return tuple(stacked)
+
+
+# --- training -----------------------------------------------------------------------------------
+
+
+def train_ensemble(
+    configs: Sequence[TrainConfig],
+    checkpoint_dir: str | Path | None = None,
+    device: str = "auto",
+    on_result: OnResult | None = None,
+) -> list[dict]:
+    """Train ``configs`` (one shape, :func:`shape_key`) together; one result per member, in order.
+
+    Each result is the dict :func:`simulations.training.train` returns for that config (same keys,
+    plus ``ensemble``: the group size and the batched form used); ``wall_seconds`` is the time
+    from the group's start to the member's stop. ``on_result`` is called with each result as soon
+    as its member stops, so that a caller can store it before the others finish.
+    """
+    configs = list(configs)
+    if not configs or not all(isinstance(c, TrainConfig) for c in configs):
+        raise InputError("train_ensemble needs a non-empty list of TrainConfig")
+    if len({shape_key(c) for c in configs}) != 1:
+        raise InputError(f"an ensemble's configs may differ only in {', '.join(MEMBER_FIELDS)}")
+    if len({c.config_hash() for c in configs}) != len(configs):
+        raise InputError("an ensemble lists the same config twice")
+    dev = resolve_device(device)
+    with deterministic_on(dev):
+        return _train_ensemble(configs, checkpoint_dir, dev, on_result)
+
+
+def _train_ensemble(
+    configs: list[TrainConfig],
+    checkpoint_dir: str | Path | None,
+    dev: torch.device,
+    on_result: OnResult | None,
+) -> list[dict]:
+    start = time.perf_counter()
+    built = [build_model(c) for c in configs]
+    members = [model for model, _ in built]
+    task, first = built[0][1], configs[0]
+    data = [torch.Generator().manual_seed(c.seed) for c in configs]
+    held_out = [torch.Generator().manual_seed(c.seed + EVAL_SEED_OFFSET) for c in configs]
+    batch = _batches(task, first, first.batch, data, dev, train=True)
+    form = batched_form(first, dev)
+    stack = make_stack(form, members, [c.lr for c in configs], dev, batch[0])
+    stack.set_training(True)
+    active = list(range(len(configs)))  # members still training, in stack order
+    curves: list[list[list[float]]] = [[] for _ in configs]
+    best = [0.0] * len(configs)
+    results: list[dict | None] = [None] * len(configs)
+    static: StaticStep | None = None
+    for step in range(1, first.steps + 1):
+        if step > 1:
+            batch = _batches(task, first, first.batch, [data[i] for i in active], dev, True)
+        if static is None:
+            static = StaticStep(stack, batch[0].shape, dev)
+        static.run(*batch)
+        if step % first.eval_every and step != first.steps:
+            continue
+        accuracies = evaluate_members(stack, task, first, [held_out[i] for i in active], dev)
+        staying = []
+        for j, (i, accuracy) in enumerate(zip(active, accuracies, strict=True)):
+            best[i] = max(best[i], accuracy)
+            curves[i].append([step, accuracy])
+            if accuracy < configs[i].target and step < first.steps:
+                staying.append(j)
+                continue
+            results[i] = _member_result(
+                configs[i], members[i], stack, j, step, curves[i], best[i], start,
+                checkpoint_dir, dev, len(configs),
+            )  # fmt: skip
+            if on_result is not None:
+                on_result(results[i])
+        if len(staying) < len(active):
+            active = [active[j] for j in staying]
+            if not active:
+                break
+            stack.keep(torch.tensor(staying, dtype=torch.long))
+            static = None  # new shapes: new buffers, a new graph
+    return [r for r in results if r is not None]
+
+
+def _member_result(
+    config: TrainConfig, model: SequenceModel, stack: Stack, position: int, step: int,
+    curve: list[list[float]], best: float, start: float, checkpoint_dir: str | Path | None,
+    dev: torch.device, size: int,
+) -> dict:  # fmt: skip
+    """The result of a member that stops now (its weights: row ``position`` of the stack)."""
+    state = model.state_dict()
+    state.update(stack.member_state(position))
+    model.load_state_dict(state)
+    result = run_result(model.cpu(), config, curve, best, step, start, checkpoint_dir, dev)
+    return {**result, "ensemble": {"members": size, "strategy": stack.strategy}}

@@ -1,0 +1,143 @@
+"""What a sweep will cost on this machine, before it runs: ``ccx sweep --dry-run``.
+
+A documented cost model, calibrated by a short probe measured here and now:
+
+* work of one training step of a run, in multiply-adds: :func:`simulations.stacks.work`
+  (``batch * T * (layers * per-token + w * classes)``, per token ``12 w^2 + 2 T w`` for the
+  models whose float forward scores all pairs of positions, ``w^2 + 32 w`` for the others);
+* seconds of one step of one run: ``a + b * work``, with ``a`` (fixed cost: data, launches,
+  Python) and ``b`` fitted per architecture from steps timed at two probe shapes;
+* an ensemble of g members: ``g * efficiency * (a + b * work)``, ``efficiency`` measured per
+  architecture as (ensemble of 4 steps) / (4 single steps) at the larger probe shape;
+* evaluations: ``ceil(eval_samples / batch)`` forward passes every ``eval_every`` steps, each a
+  third of a step (forward only);
+* every run trains all its ``steps``: early stopping ends many runs sooner, so the estimate is an
+  upper bound;
+* the units of work (ensembles, or single runs) are spread over the workers longest first; on a
+  GPU they are summed (the device runs one kernel stream at a time).
+
+The probe trains on the real task samplers and models, with the threads each pool worker would
+get, and takes a few seconds per architecture.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import heapq
+import math
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from simulations.ensemble import plan_units, train_ensemble
+from simulations.stacks import work
+from simulations.store import Store
+from simulations.training import TrainConfig, train
+
+PROBES = ({"width": 16, "length": 16, "batch": 8}, {"width": 64, "length": 64, "batch": 32})
+PROBE_STEPS = 3
+PROBE_MEMBERS = 4
+EVAL_COST = 1 / 3  # a forward pass against a training step (forward, backward, Adam)
+
+
+def _step_seconds(configs: list[TrainConfig], device: str) -> float:
+    """Seconds per step of ``configs`` trained together (one config: alone), from the difference
+    between runs of PROBE_STEPS + 1 and 1 steps, so that set-up and the final evaluation cancel."""
+
+    def run(steps: int) -> float:
+        short = [dataclasses.replace(c, steps=steps, eval_every=steps, eval_samples=1)
+                 for c in configs]  # fmt: skip
+        start = time.perf_counter()
+        if len(short) == 1:
+            train(short[0], progress=False, device=device)
+        else:
+            train_ensemble(short, device=device)
+        return time.perf_counter() - start
+
+    run(1)  # warm-up
+    return max(1e-6, (run(PROBE_STEPS + 1) - run(1)) / PROBE_STEPS)
+
+
+def probe(arch: str, task: str, device: str) -> dict[str, float]:
+    """Measured cost-model coefficients of ``arch`` on this machine."""
+    points = []
+    for shape in PROBES:
+        config = TrainConfig(task=task, arch=arch, layers=1, heads=2, **shape)
+        points.append((work(config), _step_seconds([config], device), config))
+    (w0, t0, _), (w1, t1, big) = points
+    b = max(0.0, (t1 - t0) / (w1 - w0))
+    a = max(0.0, t0 - b * w0)
+    members = [dataclasses.replace(big, seed=s, lr=1e-3 * (s + 1)) for s in range(PROBE_MEMBERS)]
+    efficiency = _step_seconds(members, device) / (PROBE_MEMBERS * t1)
+    return {"a_seconds": a, "b_seconds_per_madd": b, "ensemble_efficiency": efficiency}
+
+
+def unit_seconds(unit: list[TrainConfig], coefficients: dict[str, float]) -> float:
+    """Estimated seconds of one unit of work (a single run or an ensemble)."""
+    c = unit[0]
+    step = coefficients["a_seconds"] + coefficients["b_seconds_per_madd"] * work(c)
+    if len(unit) > 1:
+        step *= len(unit) * coefficients["ensemble_efficiency"]
+    evaluations = c.steps / c.eval_every
+    return step * (c.steps + evaluations * math.ceil(c.eval_samples / c.batch) * EVAL_COST)
+
+
+def makespan(durations: list[float], workers: int) -> float:
+    """Wall time of ``durations`` on ``workers`` machines, longest first to the least loaded."""
+    loads = [0.0] * workers
+    for d in sorted(durations, reverse=True):
+        heapq.heappush(loads, heapq.heappop(loads) + d)
+    return max(loads)
+
+
+def dry_run(
+    spec: Any,
+    store_path: str | Path,
+    workers: int | None = None,
+    ensemble: int | None = None,
+) -> dict[str, Any]:
+    """The runs of ``spec`` (those not yet in the store) and their estimated wall time here."""
+    from simulations import sweeps
+    from simulations.training import resolve_device
+
+    sweep = spec if isinstance(spec, sweeps.SweepSpec) else sweeps.load_spec(spec)
+    done: set[str] = set()
+    if Path(store_path).is_file():
+        with Store(store_path) as store:
+            done = store.done_hashes()
+    pending = [(h, c) for h, c in zip(sweep.hashes(), sweep.configs, strict=True) if h not in done]
+    cap = sweeps.DEFAULT_ENSEMBLE if ensemble is None else ensemble
+    processes = max(1, min(workers or sweeps.default_workers(), len(pending) or 1))
+    units = plan_units(pending, cap, processes) if pending else []
+    device = resolve_device("auto")
+    threads = torch.get_num_threads()
+    start = time.perf_counter()
+    coefficients: dict[str, dict[str, float]] = {}
+    torch.set_num_threads(max(1, sweeps.default_workers() // processes))
+    try:
+        for arch in sorted({c.arch for _, c in pending}):
+            coefficients[arch] = probe(arch, "index-lookup", str(device))
+    finally:
+        torch.set_num_threads(threads)
+    durations = [unit_seconds([c for _, c in u], coefficients[u[0][1].arch]) for u in units]
+    wall = sum(durations) if device.type == "cuda" else makespan(durations, processes)
+    return {
+        "sweep": sweep.name,
+        "source": sweep.source,
+        "runs": len(sweep.configs),
+        "pending": len(pending),
+        "units": len(units),
+        "largest_ensemble": max(map(len, units), default=0),
+        "ensemble": cap,
+        "workers": processes,
+        "device": str(device),
+        "estimated_seconds": round(wall, 1),
+        "estimate": "upper bound (every run trains all its steps) from the cost model of "
+        "simulations/estimate.py, calibrated by the probe measured now on this machine",
+        "probe_seconds": round(time.perf_counter() - start, 1),
+        "probe": {a: {k: float(f"{v:.4g}") for k, v in c.items()} for a, c in coefficients.items()},
+        "median_unit_seconds": round(statistics.median(durations), 1) if durations else 0.0,
+    }

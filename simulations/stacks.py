@@ -1,0 +1,391 @@
+"""Batched forms of the model zoo: M members of one architecture as one model with stacked
+parameters (M, ...), one optimiser step for all, and each member's weights back out.
+
+Used by :mod:`simulations.ensemble`. Per architecture (:data:`BATCHED`, chosen by measurement):
+
+* :class:`VmapStack`: ``torch.func.functional_call`` under ``torch.func.vmap`` over the stacked
+  parameters (transformer, DSS, linear transformer, RetNet): every matmul becomes one batched
+  matmul;
+* :class:`RecurrenceStack`: LSTM and GRU. ``vmap`` cannot enter torch's fused RNN kernels (cuDNN
+  on a GPU), so the cells run with batched matmuls in the order of torch's own CPU
+  implementation: the input projection of the whole sequence at once, then one step at a time;
+* :class:`MambaStack`: our Mamba's scan is an autograd function with data-dependent loops, which
+  ``vmap`` cannot enter either; the mixer runs with batched matmuls and one selective scan over
+  all members' sequences with one A per member (:func:`models.mamba.selective_scan` with grouped
+  A; on a GPU the fused Triton kernels);
+* :class:`LoopStack`: any other architecture (including ones added later): the members run one
+  after the other with their own ``torch.optim.Adam``. Exactly a single run's arithmetic.
+
+:func:`make_stack` compares the batched logits of the first batch with every member's own forward;
+an exception or a mismatch falls back to :class:`LoopStack`, so an architecture whose code changed
+under a batched form still trains correctly.
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from collections.abc import Sequence
+
+import torch
+from torch import Tensor
+from torch.nn import functional as F
+
+from models.base import SequenceModel
+from simulations.training import TrainConfig
+
+CHECK_TOLERANCE = 1e-4
+"""Largest |batched - own| logit difference (relative to the logits' scale) the first-batch check
+accepts before falling back to :class:`LoopStack`."""
+ADAM_BETAS = (0.9, 0.999)
+ADAM_EPS = 1e-8
+
+
+class StackedAdam:
+    """Adam (torch defaults: betas (0.9, 0.999), eps 1e-8, no weight decay) on stacked parameters
+    (M, ...) with one learning rate per member and one shared step count.
+
+    Element by element it is the arithmetic of ``torch.optim.Adam``'s single-tensor path:
+    m.lerp_(g, 1 - b1); v.mul_(b2).addcmul_(g, g, 1 - b2); denom = sqrt(v) / sqrt(1 - b2^t) + eps;
+    p += (-(lr / (1 - b1^t)) * m) / denom, the step size rounded to the parameter's dtype as
+    ``addcdiv_`` rounds its scalar.
+    """
+
+    def __init__(self, params: list[Tensor], lrs: Sequence[float]) -> None:
+        self.params = params
+        self.lrs = list(lrs)
+        self.exp_avg = [torch.zeros_like(p) for p in params]
+        self.exp_avg_sq = [torch.zeros_like(p) for p in params]
+        self.steps = 0
+
+    def advance(self) -> tuple[Tensor, float]:
+        """Count one more step; its per-member -lr / (1 - b1^t) (M,) and sqrt(1 - b2^t)."""
+        self.steps += 1
+        beta1, beta2 = ADAM_BETAS
+        correction1 = 1 - beta1**self.steps
+        first = self.params[0]
+        neg_step = torch.tensor(
+            [-(lr / correction1) for lr in self.lrs], dtype=first.dtype, device=first.device
+        )
+        return neg_step, (1 - beta2**self.steps) ** 0.5
+
+    @torch.no_grad()
+    def step(self) -> None:
+        self.update(*self.advance())
+
+    @torch.no_grad()
+    def update(self, neg_step: Tensor, correction2_sqrt: float | Tensor) -> None:
+        """The update with the step's scalars; as device tensors it can be captured in a graph."""
+        beta1, beta2 = ADAM_BETAS
+        grads = [p.grad for p in self.params]
+        torch._foreach_lerp_(self.exp_avg, grads, 1 - beta1)
+        torch._foreach_mul_(self.exp_avg_sq, beta2)
+        torch._foreach_addcmul_(self.exp_avg_sq, grads, grads, 1 - beta2)
+        denom = torch._foreach_sqrt(self.exp_avg_sq)
+        if isinstance(correction2_sqrt, Tensor):
+            denom = [d / correction2_sqrt for d in denom]
+        else:
+            torch._foreach_div_(denom, correction2_sqrt)
+        torch._foreach_add_(denom, ADAM_EPS)
+        updates = [
+            neg_step.view(-1, *[1] * (p.dim() - 1)) * m
+            for p, m in zip(self.params, self.exp_avg, strict=True)
+        ]
+        torch._foreach_div_(updates, denom)
+        torch._foreach_add_(self.params, updates)
+
+    def keep(self, index: Tensor, params: list[Tensor]) -> None:
+        """Keep the members ``index`` (their moments), now optimising ``params``."""
+        self.params = params
+        self.lrs = [self.lrs[i] for i in index.tolist()]
+        self.exp_avg = [m[index] for m in self.exp_avg]
+        self.exp_avg_sq = [v[index] for v in self.exp_avg_sq]
+
+
+# --- batched forms ------------------------------------------------------------------------------
+
+
+class Stack:
+    """M members of one architecture as one batched model: ``forward(tokens (M, B, T))`` ->
+    logits (M, B, T, C), one optimiser step for all, and the members' weights back out."""
+
+    strategy = "stack"
+
+    def __init__(self, members: list[SequenceModel], lrs: Sequence[float], device: torch.device):
+        self.template = members[0]
+        names = [n for n, _ in members[0].named_parameters()]
+        self.params = {
+            n: torch.stack([dict(m.named_parameters())[n].detach() for m in members])
+            .to(device)
+            .requires_grad_()
+            for n in names
+        }
+        self.optimiser = StackedAdam(list(self.params.values()), lrs)
+
+    def forward(self, tokens: Tensor) -> Tensor:
+        raise NotImplementedError
+
+    def set_training(self, mode: bool) -> None:
+        self.template.train(mode)
+
+    def zero_grad(self) -> None:
+        for p in self.params.values():
+            p.grad = None
+
+    def step(self) -> None:
+        self.optimiser.step()
+
+    def keep(self, index: Tensor) -> None:
+        """Drop every member not in ``index`` (a 1-d LongTensor of positions, in order)."""
+        on = index.to(next(iter(self.params.values())).device)
+        self.params = {n: p.detach()[on].requires_grad_() for n, p in self.params.items()}
+        self.optimiser.keep(on, list(self.params.values()))
+
+    def member_state(self, i: int) -> dict[str, Tensor]:
+        """Member ``i``'s parameters by name, on the CPU."""
+        return {n: p.detach()[i].cpu() for n, p in self.params.items()}
+
+
+class VmapStack(Stack):
+    """``functional_call`` of a copy of the first member's module (its buffers and code) under
+    ``vmap`` over the stacked weights."""
+
+    strategy = "vmap"
+
+    def __init__(self, members, lrs, device):
+        super().__init__(members, lrs, device)
+        self.template = copy.deepcopy(members[0]).to(device)
+
+    def _one(self, params: dict[str, Tensor], tokens: Tensor) -> Tensor:
+        return torch.func.functional_call(self.template, params, (tokens,))
+
+    def forward(self, tokens: Tensor) -> Tensor:
+        return torch.func.vmap(self._one)(self.params, tokens)
+
+
+def batched_linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """Each member's ``F.linear``: x (M, ..., in), weight (M, out, in), bias (M, out)."""
+    flat = x.reshape(x.shape[0], -1, x.shape[-1])  # (M, rows, in)
+    out = (
+        torch.bmm(flat, weight.transpose(1, 2))
+        if bias is None
+        else torch.baddbmm(bias[:, None], flat, weight.transpose(1, 2))
+    )
+    return out.view(*x.shape[:-1], weight.shape[1])
+
+
+def batched_embedding(tokens: Tensor, weight: Tensor) -> Tensor:
+    """Each member's embedding lookup: tokens (M, ...), weight (M, V, W) -> (M, ..., W)."""
+    offsets = torch.arange(len(weight), device=tokens.device) * weight.shape[1]
+    index = tokens + offsets.view(-1, *[1] * (tokens.dim() - 1))
+    return F.embedding(index, weight.flatten(0, 1))
+
+
+def batched_layer_norm(x: Tensor, weight: Tensor, bias: Tensor, eps: float) -> Tensor:
+    """Each member's ``nn.LayerNorm``: x (M, ..., W), weight and bias (M, W)."""
+    shape = (len(weight), *[1] * (x.dim() - 2), weight.shape[-1])
+    return F.layer_norm(x, x.shape[-1:], eps=eps) * weight.view(shape) + bias.view(shape)
+
+
+class RecurrenceStack(Stack):
+    """LSTM and GRU (``models.lstm``): embedding, stacked cells, readout, with batched matmuls.
+
+    The cells follow torch's CPU implementation (ATen ``RNN.cpp``): the input projections of the
+    whole sequence first, then per step ``W_hh h + b_hh`` added to them and the cell equations.
+    """
+
+    strategy = "recurrence"
+
+    def __init__(self, members, lrs, device):
+        super().__init__(members, lrs, device)
+        self.lstm = members[0].name == "lstm"
+        self.layers = members[0].config.layers
+
+    def forward(self, tokens: Tensor) -> Tensor:
+        p = self.params
+        x = batched_embedding(tokens, p["embedding.weight"])  # (M, B, T, W)
+        for k in range(self.layers):
+            w_ih, w_hh = p[f"rnn.weight_ih_l{k}"], p[f"rnn.weight_hh_l{k}"]
+            b_ih, b_hh = p[f"rnn.bias_ih_l{k}"], p[f"rnn.bias_hh_l{k}"]
+            x = self._layer(batched_linear(x, w_ih, b_ih), w_hh, b_hh)
+        return batched_linear(x, p["head.weight"], p["head.bias"])
+
+    def _layer(self, igates: Tensor, w_hh: Tensor, b_hh: Tensor) -> Tensor:
+        """One layer over the sequence: igates (M, B, T, G * W) -> outputs h (M, B, T, W)."""
+        M, B, T, _ = igates.shape
+        h = igates.new_zeros(M, B, w_hh.shape[-1])
+        c = torch.zeros_like(h)
+        outputs = []
+        for t in range(T):
+            hgates = batched_linear(h, w_hh, b_hh)  # (M, B, G * W)
+            if self.lstm:
+                i, f, g, o = hgates.add(igates[:, :, t]).chunk(4, dim=-1)
+                c = (f.sigmoid() * c).add(i.sigmoid() * g.tanh())
+                h = o.sigmoid() * c.tanh()
+            else:
+                r_x, z_x, n_x = igates[:, :, t].chunk(3, dim=-1)
+                r_h, z_h, n_h = hgates.chunk(3, dim=-1)
+                r, z = r_h.add(r_x).sigmoid(), z_h.add(z_x).sigmoid()
+                n = n_x.add(n_h * r).tanh()
+                h = (h - n).mul(z).add(n)
+            outputs.append(h)
+        return torch.stack(outputs, dim=2)
+
+
+class MambaStack(Stack):
+    """Our Mamba (``models.mamba``) with batched matmuls and one grouped selective scan.
+
+    Mirrors :meth:`models.mamba.MambaBlock.forward` line by line; the members' sequences are
+    concatenated along the batch axis of the scan (member-major), with A of shape (M, N, D).
+    """
+
+    strategy = "mamba"
+
+    def __init__(self, members, lrs, device):
+        super().__init__(members, lrs, device)
+        first = members[0]
+        self.blocks = len(first.blocks)
+        self.split = first.blocks[0].split
+        self.eps = first.ln_f.eps
+
+    def forward(self, tokens: Tensor) -> Tensor:
+        from models.mamba import selective_scan
+
+        p = self.params
+        M, B, _ = tokens.shape
+        h = batched_embedding(tokens.transpose(1, 2), p["embedding.weight"])  # (M, L, B, W)
+        for i in range(self.blocks):
+            q = {n.split(".", 2)[2]: t for n, t in p.items() if n.startswith(f"blocks.{i}.")}
+            u = batched_layer_norm(h, q["norm.weight"], q["norm.bias"], self.eps)
+            x, z = batched_linear(u, q["in_proj.weight"]).chunk(2, dim=-1)  # (M, L, B, D) each
+            width = len(q["conv_weight"][0])
+            L = x.shape[1]
+            xp = F.pad(x, (0, 0, 0, 0, width - 1, 0))
+            conv = q["conv_bias"][:, None, None]
+            for k in range(width):
+                conv = conv + q["conv_weight"][:, k, None, None] * xp[:, k : k + L]
+            x = F.silu(conv)
+            dt, Bm, Cm = batched_linear(x, q["x_proj.weight"]).split(self.split, dim=-1)
+            delta = F.softplus(batched_linear(dt, q["dt_proj.weight"], q["dt_proj.bias"]))
+            A = -torch.exp(q["A_log"])  # (M, N, D): one A per member's group of sequences
+            y = selective_scan(self._batch(delta), A, *(self._batch(t) for t in (Bm, Cm, x)))
+            y = y.unflatten(1, (M, B)).transpose(0, 1) + q["D"][:, None, None] * x
+            h = h + batched_linear(y * F.silu(z), q["out_proj.weight"])
+        h = batched_layer_norm(h.transpose(1, 2), p["ln_f.weight"], p["ln_f.bias"], self.eps)
+        return batched_linear(h, p["head.weight"], p["head.bias"])
+
+    @staticmethod
+    def _batch(t: Tensor) -> Tensor:
+        """(M, L, B, ...) -> (L, M * B, ...): the members' sequences side by side, member-major."""
+        return t.transpose(0, 1).flatten(1, 2)
+
+
+class LoopStack(Stack):
+    """The fallback: the members as their own modules, one after the other, each with its own
+    ``torch.optim.Adam``; exactly a single run's arithmetic."""
+
+    strategy = "loop"
+
+    def __init__(self, members, lrs, device):
+        self.members = [m.to(device) for m in members]
+        self.optimisers = [
+            torch.optim.Adam(m.parameters(), lr=lr) for m, lr in zip(members, lrs, strict=True)
+        ]
+
+    def forward(self, tokens: Tensor) -> Tensor:
+        return torch.stack([m(t) for m, t in zip(self.members, tokens, strict=True)])
+
+    def set_training(self, mode: bool) -> None:
+        for m in self.members:
+            m.train(mode)
+
+    def zero_grad(self) -> None:
+        for o in self.optimisers:
+            o.zero_grad(set_to_none=True)
+
+    def step(self) -> None:
+        for o in self.optimisers:
+            o.step()
+
+    def keep(self, index: Tensor) -> None:
+        keep = index.tolist()
+        self.members = [self.members[i] for i in keep]
+        self.optimisers = [self.optimisers[i] for i in keep]
+
+    def member_state(self, i: int) -> dict[str, Tensor]:
+        return {n: p.detach().cpu() for n, p in self.members[i].named_parameters()}
+
+
+def work(config: TrainConfig) -> float:
+    """Multiply-adds of one training step of one model, roughly: ``batch * T * (layers *
+    per-token + w * classes)``, per token ``12 w^2 + 2 T w`` for the models whose float forward
+    scores all pairs of positions (:data:`QUADRATIC`), ``w^2 + 32 w`` for the others; T is the
+    task's token length and w the width."""
+    from simulations.tasks import get_task
+
+    task = get_task(config.task, config.length)
+    T, w = task.max_tokens, config.width
+    per_token = 12 * w * w + 2 * T * w if config.arch in QUADRATIC else w * w + 32 * w
+    return config.batch * T * (config.layers * per_token + w * task.n_out)
+
+
+def batched_form(config: TrainConfig, device: torch.device) -> type[Stack]:
+    """The form an ensemble of ``config``'s shape trains in on ``device`` (see :data:`BATCHED`)."""
+    form = BATCHED.get(config.arch, LoopStack)
+    if device.type == "cpu" and (config.arch in CPU_LOOP or work(config) > CPU_BATCHED_WORK):
+        return LoopStack
+    return form
+
+
+QUADRATIC = ("transformer", "linear-transformer", "retnet")
+"""Architectures whose float forward computes scores over all pairs of positions."""
+
+BATCHED: dict[str, type[Stack]] = {
+    "transformer": VmapStack,
+    "dss": VmapStack,
+    "linear-transformer": VmapStack,
+    "retnet": VmapStack,
+    "lstm": RecurrenceStack,
+    "gru": RecurrenceStack,
+    "mamba": MambaStack,
+}
+"""Architecture -> batched form; every other architecture runs as :class:`LoopStack`."""
+
+CPU_LOOP = ("lstm", "mamba")
+CPU_BATCHED_WORK = 1e7
+"""On the CPU, batching pays only where per-step overheads dominate: measured on 2 cores
+(``benchmarks/results/ensemble_forms.md``, one thread, 8 members), the batched forms beat running
+the members one after the other for tiny models and lose for larger ones (batched matmuls and the
+grouped scan's buffers leave the caches), and torch's own CPU LSTM and our chunked Mamba scan
+beat their batched forms. So on the CPU an ensemble is batched only below ``CPU_BATCHED_WORK``
+multiply-adds per member step (:func:`work`) and never for ``CPU_LOOP``; on a GPU it is always
+batched."""
+
+
+def make_stack(
+    form: type[Stack], members: list[SequenceModel], lrs: Sequence[float], device: torch.device,
+    tokens: Tensor,
+) -> Stack:  # fmt: skip
+    """These members in ``form``, checked on ``tokens`` (M, B, T) against each member's own
+    forward; :class:`LoopStack` if the batched form raises or disagrees."""
+    arch = members[0].name
+    if form is not LoopStack:
+        try:
+            stack = form(members, lrs, device)
+            with torch.no_grad():
+                batched = stack.forward(tokens)
+                own = torch.stack([m.to(device)(t) for m, t in zip(members, tokens, strict=True)])
+            scale = float(own.abs().max().clamp_min(1.0))
+            error = float((batched - own).abs().max())
+            if error <= CHECK_TOLERANCE * scale:
+                return stack
+            reason = f"logits differ by {error:.2e} from the members' own"
+        except Exception as exc:  # noqa: BLE001 - any failure of the batched form falls back
+            reason = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+        warnings.warn(
+            f"{arch}: batched form {form.strategy!r} unusable ({reason}); "
+            "training the ensemble's members one after the other",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    return LoopStack(members, lrs, device)

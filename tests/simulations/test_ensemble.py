@@ -1,0 +1,213 @@
+"""Ensembles: every member trains as if alone (compared with single runs), grouping, fallbacks."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+import torch
+
+import models
+from ccomplexity.errors import InputError
+from simulations import stacks
+from simulations.ensemble import StaticStep, plan_groups, shape_key, train_ensemble
+from simulations.stacks import BATCHED, LoopStack, StackedAdam, VmapStack
+from simulations.training import TrainConfig, build_model, load_checkpoint, train
+
+BASE = TrainConfig(
+    task="index-lookup", arch="transformer", width=8, layers=2, length=6, heads=2, steps=12,
+    eval_every=4, eval_samples=40, batch=8,
+)  # fmt: skip
+MEMBERS = [(3e-3, 0), (1e-2, 1), (1e-3, 2)]  # (lr, seed)
+
+
+@pytest.fixture(autouse=True)
+def _one_thread(one_thread):
+    """Every test here on one torch thread."""
+
+
+def members(**change) -> list[TrainConfig]:
+    base = dataclasses.replace(BASE, **change)
+    return [dataclasses.replace(base, lr=lr, seed=seed) for lr, seed in MEMBERS]
+
+
+def weights(path: str) -> dict[str, torch.Tensor]:
+    return load_checkpoint(path)[0].state_dict()
+
+
+def test_plan_groups_by_shape_capped_in_order():
+    a = members()
+    b = members(length=8)
+    groups = plan_groups([a[0], b[0], a[1], a[2], b[1]], cap=2)
+    assert groups == [[a[0], a[1]], [a[2]], [b[0], b[1]]]
+    assert plan_groups(a, cap=1) == [[c] for c in a]
+    assert shape_key(a[0]) == shape_key(a[1]) != shape_key(b[0])
+    for bad in (0, -1, True, 2.0):
+        with pytest.raises(InputError, match="ensemble size"):
+            plan_groups(a, cap=bad)
+
+
+def test_stacked_adam_is_torch_adam_bit_for_bit():
+    gen = torch.Generator().manual_seed(0)
+    lrs = [1e-2, 3e-3, 1e-4]
+    stacked = [torch.randn(3, 5, 4, generator=gen), torch.randn(3, 7, generator=gen)]
+    own = [[p[i].clone().requires_grad_() for p in stacked] for i in range(3)]
+    optimisers = [torch.optim.Adam(o, lr=lr) for o, lr in zip(own, lrs, strict=True)]
+    stacked = [p.clone().requires_grad_() for p in stacked]
+    adam = StackedAdam(stacked, lrs)
+    for _ in range(5):
+        grads = [torch.randn(p.shape, generator=gen) for p in stacked]
+        for i, optimiser in enumerate(optimisers):
+            for p, g in zip(own[i], grads, strict=True):
+                p.grad = g[i].clone()
+            optimiser.step()
+        for p, g in zip(stacked, grads, strict=True):
+            p.grad = g.clone()
+        adam.step()
+    for i in range(3):
+        for k in range(2):
+            assert torch.equal(stacked[k][i].detach(), own[i][k].detach())
+
+
+def test_the_graph_step_adam_with_device_scalars_is_the_eager_one():
+    """What a CUDA graph replays: Adam's step scalars read from tensors, not Python floats."""
+    gen = torch.Generator().manual_seed(0)
+    start = [torch.randn(3, 4, 5, generator=gen), torch.randn(3, 6, generator=gen)]
+    eager = StackedAdam([p.clone() for p in start], [1e-2, 1e-3, 3e-4])
+    graphable = StackedAdam([p.clone() for p in start], [1e-2, 1e-3, 3e-4])
+    for _ in range(4):
+        grads = [torch.randn(p.shape, generator=gen) for p in start]
+        for adam in (eager, graphable):
+            for p, g in zip(adam.params, grads, strict=True):
+                p.grad = g.clone()
+        eager.step()
+        neg_step, correction2_sqrt = graphable.advance()
+        graphable.update(neg_step.clone(), torch.tensor(correction2_sqrt))
+    for a, b in zip(eager.params, graphable.params, strict=True):
+        assert torch.allclose(a, b, rtol=1e-6, atol=1e-7)
+
+
+def test_the_static_step_on_the_cpu_is_a_plain_step():
+    configs = members()[:2]
+    models_ = [build_model(c)[0] for c in configs]
+    stack = VmapStack(models_, [c.lr for c in configs], torch.device("cpu"))
+    task = build_model(configs[0])[1]
+    gen = torch.Generator().manual_seed(0)
+    batch = [torch.stack(t) for t in zip(*(task.sample(8, 6, gen) for _ in configs), strict=True)]
+    static = StaticStep(stack, batch[0].shape, torch.device("cpu"))
+    assert not static.graphed
+    before = {n: p.detach().clone() for n, p in stack.params.items()}
+    static.run(*batch)
+    assert stack.optimiser.steps == 1
+    assert any(not torch.equal(before[n], p) for n, p in stack.params.items())
+
+
+@pytest.fixture
+def batched_on_cpu(monkeypatch):
+    """Every batched form, also where the CPU would run the members one after the other."""
+    monkeypatch.setattr(stacks, "CPU_LOOP", ())
+    monkeypatch.setattr(stacks, "CPU_BATCHED_WORK", float("inf"))
+
+
+def test_the_cpu_batches_only_tiny_models():
+    cpu, cuda = torch.device("cpu"), torch.device("cuda")
+    tiny, large = BASE, dataclasses.replace(BASE, width=64, length=64, batch=32)
+    assert stacks.work(tiny) < stacks.CPU_BATCHED_WORK < stacks.work(large)
+    assert stacks.batched_form(tiny, cpu) is VmapStack
+    assert stacks.batched_form(large, cpu) is LoopStack
+    assert stacks.batched_form(large, cuda) is VmapStack
+    lstm = dataclasses.replace(tiny, arch="lstm")
+    assert stacks.batched_form(lstm, cpu) is LoopStack
+    assert stacks.batched_form(lstm, cuda) is stacks.RecurrenceStack
+
+
+@pytest.mark.parametrize("arch", list(models.REGISTRY))
+def test_every_architecture_trains_each_member_as_if_alone(arch, tmp_path, batched_on_cpu):
+    """The ensemble against the same configs run one by one with train(): same hashes, steps and
+    accuracy curves, weights equal to float tolerance (batched matmuls and reductions may round
+    differently in the last bit, and Adam carries that along)."""
+    configs = members(arch=arch)
+    alone = [train(c, checkpoint_dir=tmp_path / "alone", progress=False, device="cpu")
+             for c in configs]  # fmt: skip
+    together = train_ensemble(configs, checkpoint_dir=tmp_path / "together", device="cpu")
+    expected = BATCHED[arch].strategy if arch in BATCHED else "loop"
+    assert all(r["ensemble"] == {"members": 3, "strategy": expected} for r in together)
+    for a, b in zip(alone, together, strict=True):
+        assert b["config_hash"] == a["config_hash"] and b["config"] == a["config"]
+        assert (b["steps"], b["curve"], b["best_accuracy"]) == (a["steps"], a["curve"],
+                                                                a["best_accuracy"])  # fmt: skip
+        assert (b["parameters"], b["state_numel"]) == (a["parameters"], a["state_numel"])
+        assert set(b) == set(a) | {"ensemble"}
+        own, batched = weights(a["checkpoint"]), weights(b["checkpoint"])
+        for name, value in own.items():
+            assert torch.allclose(batched[name], value, atol=5e-3), name
+
+
+def test_members_stop_on_their_own_and_are_reported_at_once(tmp_path):
+    """A member that reaches its target leaves at that evaluation (reported through on_result
+    then), the others go on; the results equal the single runs'."""
+    configs = [
+        dataclasses.replace(c, target=t) for c, t in zip(members(), (1.0, 0.01, 1.0), strict=True)
+    ]
+    reported = []
+    together = train_ensemble(configs, device="cpu", on_result=reported.append)
+    assert [r["config_hash"] for r in reported] == [configs[i].config_hash() for i in (1, 0, 2)]
+    assert [r["steps"] for r in together] == [12, 4, 12]
+    for config, result in zip(configs, together, strict=True):
+        alone = train(config, progress=False, device="cpu")
+        assert (result["steps"], result["curve"]) == (alone["steps"], alone["curve"])
+
+
+def test_an_unknown_architecture_runs_one_after_the_other_bit_for_bit(tmp_path, monkeypatch):
+    monkeypatch.delitem(BATCHED, "transformer")
+    configs = members()[:2]
+    together = train_ensemble(configs, checkpoint_dir=tmp_path / "together", device="cpu")
+    assert together[0]["ensemble"]["strategy"] == "loop"
+    for config, result in zip(configs, together, strict=True):
+        alone = train(config, checkpoint_dir=tmp_path / "alone", progress=False, device="cpu")
+        assert result["curve"] == alone["curve"]
+        own, looped = weights(alone["checkpoint"]), weights(result["checkpoint"])
+        assert all(torch.equal(looped[n], v) for n, v in own.items())
+
+
+class WrongStack(VmapStack):
+    def forward(self, tokens):
+        return super().forward(tokens) * 1.5
+
+
+class BrokenStack(VmapStack):
+    def forward(self, tokens):
+        raise RuntimeError("no batching rule")
+
+
+@pytest.mark.parametrize(("form", "reason"), [(WrongStack, "differ"), (BrokenStack, "batching")])
+def test_a_batched_form_that_fails_its_check_falls_back(form, reason, monkeypatch):
+    monkeypatch.setitem(BATCHED, "transformer", form)
+    configs = members()[:2]
+    with pytest.warns(RuntimeWarning, match=reason):
+        together = train_ensemble(configs, device="cpu")
+    assert together[0]["ensemble"]["strategy"] == "loop"
+    assert together[1]["curve"] == train(configs[1], progress=False, device="cpu")["curve"]
+
+
+def test_bad_ensembles_are_refused():
+    with pytest.raises(InputError, match="differ only in lr, seed, target"):
+        train_ensemble([BASE, dataclasses.replace(BASE, width=16)], device="cpu")
+    with pytest.raises(InputError, match="same config twice"):
+        train_ensemble([BASE, BASE], device="cpu")
+    with pytest.raises(InputError, match="non-empty list"):
+        train_ensemble([], device="cpu")
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU")
+@pytest.mark.parametrize("arch", list(models.REGISTRY))
+def test_on_the_gpu_the_ensemble_learns_as_on_the_cpu(arch):
+    """The GPU path (pinned copies, CUDA graph after the warm-up steps, the fused Mamba scan):
+    the same steps as on the CPU and curves within a few evaluation examples."""
+    configs = members(arch=arch, steps=24, eval_every=8)
+    on_gpu = train_ensemble(configs, device="cuda")
+    on_cpu = train_ensemble(configs, device="cpu")
+    for g, c in zip(on_gpu, on_cpu, strict=True):
+        assert g["steps"] == c["steps"] and g["device"].startswith("cuda")
+        for (step_g, acc_g), (step_c, acc_c) in zip(g["curve"], c["curve"], strict=True):
+            assert step_g == step_c and abs(acc_g - acc_c) <= 0.1
