@@ -3,6 +3,9 @@
 - ``index-lookup``: Theorem 1, a one-layer transformer of width O(log N) (``index_lookup``).
 - ``dyck``: a ReLU RNN on the binary code of the minimal DFA of Dyck-(n,k) (``dfa_rnn``).
 - ``equality``: Theorem 6, a two-layer transformer of width O(log N) (``equality``).
+- ``length2-path``: mixture of parrots Thm 3.2, a dense one-layer model of width |V|
+  (``parrots``).
+- ``memorize``: mixture of parrots Thm A.11 (dense) and A.12 (experts), memorisers (``parrots``).
 
 Each construction's module is imported when its task runs.
 """
@@ -19,12 +22,16 @@ TASKS: dict[str, str] = {
     "index-lookup": "models.constructions.index_lookup:verify_index_lookup",
     "dyck": "models.constructions.dfa_rnn:verify_dyck_rnn",
     "equality": "models.constructions.equality:verify_equality",
+    "length2-path": "models.constructions.parrots:verify_length2_path",
+    "memorize": "models.constructions.parrots:verify_memorize",
 }
 
 DEFAULTS: dict[str, dict[str, Any]] = {
     "index-lookup": {"length": 100, "samples": 10_000, "seed": 0},
     "dyck": {"types": 2, "depth": 2, "length": 16, "samples": 10_000, "seed": 0},
     "equality": {"length": 16, "samples": 3_000, "seed": 0},
+    "length2-path": {"vertices": 20, "samples": 2_000, "seed": 0},
+    "memorize": {"examples": 1000, "dim": 128, "trials": 20, "seed": 0},
 }
 
 

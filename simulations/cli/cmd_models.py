@@ -20,7 +20,6 @@ from simulations.cli import (
     Samples,
     Seed,
     Vocab,
-    Width,
     app,
     emit,
     need_model,
@@ -75,18 +74,40 @@ def models_cmd(
 
 @app.command("construct")
 def construct(
-    task: Annotated[str, typer.Option("--task", help="index-lookup, dyck or equality.")],
-    length: Annotated[int, typer.Option("--length", help="Input length N.")],
-    samples: Annotated[int, typer.Option("--samples", help="Random inputs to check.")] = 10_000,
+    task: Annotated[
+        str,
+        typer.Option("--task", help="index-lookup, dyck, equality, length2-path or memorize."),
+    ],
+    length: Annotated[
+        int | None, typer.Option("--length", help="Input length N (memorize: tokens).")
+    ] = None,
+    samples: Annotated[
+        int | None, typer.Option("--samples", help="Random inputs to check.")
+    ] = None,
     seed: Annotated[int, typer.Option("--seed")] = 0,
     types: Annotated[int, typer.Option("--types", help="dyck: bracket types n.")] = 2,
     depth: Annotated[int, typer.Option("--depth", help="dyck: maximum depth k.")] = 2,
+    vertices: Annotated[
+        int | None, typer.Option("--vertices", help="length2-path: vertices |V|.")
+    ] = None,
+    examples: Annotated[
+        int | None, typer.Option("--examples", help="memorize: examples n.")
+    ] = None,
+    dim: Annotated[int | None, typer.Option("--dim", help="memorize: dimension m.")] = None,
+    experts: Annotated[
+        int | None, typer.Option("--experts", help="memorize: experts K (Thm A.12).")
+    ] = None,
+    trials: Annotated[int | None, typer.Option("--trials", help="memorize: data sets.")] = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Build a hand-wired model realising an upper bound (Thm 1, Thm 6, DFA-RNN) and check it."""
+    """Build a hand-wired model realising an upper bound (Thm 1, Thm 6, DFA-RNN; mixture of
+    parrots Thm 3.2, A.11, A.12) and check it."""
     from models import constructions
 
-    options: dict[str, Any] = {"length": length, "samples": samples, "seed": seed}
+    given = {"length": length, "samples": samples, "vertices": vertices, "examples": examples,
+             "dim": dim, "experts": experts, "trials": trials}  # fmt: skip
+    options: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
+    options["seed"] = seed
     if task == "dyck":
         options.update(types=types, depth=depth)
     result = constructions.run(task, **options)
@@ -135,13 +156,29 @@ def protocol_rnn(
     _protocol_result(result, certificate, f"One-way protocol of {arch}", as_json)
 
 
+Vertices = Annotated[
+    int | None, typer.Option("--vertices", help="length2-path: vertices |V| (Alice's items).")
+]
+Experts = Annotated[int, typer.Option("--experts", help="length2-path: experts K of psi.")]
+
+
 @protocol_app.command("attention")
 def protocol_attention(
-    length: Length,
-    partition: Annotated[
-        str, typer.Option("--partition", help="prefix:K, odd-even, random or alice:i,j,...")
-    ],
     precision: Precision,
+    length: Annotated[int | None, typer.Option("--length", help="Input length N.")] = None,
+    partition: Annotated[
+        str | None,
+        typer.Option("--partition", help="prefix:K, odd-even, random or alice:i,j,..."),
+    ] = None,
+    task: Annotated[
+        str | None,
+        typer.Option("--task", help="length2-path: the mixture-of-parrots protocol (one-way)."),
+    ] = None,
+    vertices: Vertices = None,
+    arch: Annotated[
+        str, typer.Option("--arch", help="length2-path: moe, dense or construction.")
+    ] = "moe",
+    experts: Experts = 1,
     width: OptWidth = None,
     heads: Annotated[int | None, typer.Option("--heads", help="Attention heads H.")] = None,
     samples: Samples = 100,
@@ -157,9 +194,16 @@ def protocol_attention(
     certificate: Certificate = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Thm 4: a one-layer transformer split over any partition, bits counted per step."""
+    """Thm 4: a one-layer transformer split over any partition, bits counted per step; with
+    --task length2-path, Lemma A.3 / Thm A.4 on the mixture-of-parrots class, bit for bit."""
+    if task is not None:
+        _protocol_parrots(task, one_way, certificate, vertices, width, heads, precision,
+                          samples, seed, arch, experts, frac, checkpoint, as_json)  # fmt: skip
+        return
     from simulations.protocols.attention import run_attention_protocol
 
+    if length is None or partition is None:
+        raise InputError("give --length and --partition (or --task length2-path)")
     need_model(checkpoint, width=width, heads=heads)
     result = run_attention_protocol(
         width, heads, length, partition, precision, samples, seed, layers=layers,
@@ -167,6 +211,26 @@ def protocol_attention(
         certificate=certificate is not None, checkpoint=checkpoint,
     )  # fmt: skip
     _protocol_result(result, certificate, "Attention protocol", as_json)
+
+
+def _protocol_parrots(
+    task: str, one_way: bool, certificate: str | None, vertices: int | None,
+    width: int | None, heads: int | None, precision: int, samples: int, seed: int, arch: str,
+    experts: int, frac: int | None, checkpoint: str | None, as_json: bool,
+) -> None:  # fmt: skip
+    from simulations.protocols.parrots import run_parrots_protocol
+
+    if task != "length2-path":
+        raise InputError(f"--task must be length2-path, got {task!r}")
+    if not one_way:
+        raise InputError("the length2-path protocol is one-way (Lemma A.3): add --one-way")
+    if certificate is not None:
+        raise InputError("--certificate is not available for the length2-path protocol")
+    result = run_parrots_protocol(
+        vertices, width, heads or 1, precision, samples, seed, arch=arch, experts=experts,
+        frac=frac, checkpoint=checkpoint,
+    )  # fmt: skip
+    emit(result, as_json, "One-way protocol on length-2 path")
 
 
 @protocol_app.command("reduce")
@@ -178,18 +242,30 @@ def protocol_reduce(
             help="index (Thm 3), equality (Thm 11), dyck (Thm 5), disjointness (Thm 8).",
         ),
     ],  # fmt: skip
-    arch: Annotated[str, typer.Option("--arch", help="A model of `ccx models`, or dfa-rnn.")],
-    width: Width,
-    length: Length,
+    arch: Annotated[
+        str,
+        typer.Option(
+            "--arch",
+            help="A model of `ccx models`, or dfa-rnn (length2-path: moe, dense or construction).",
+        ),
+    ],  # fmt: skip
     precision: Precision,
+    width: OptWidth = None,
+    length: Annotated[int | None, typer.Option("--length", help="Input length N.")] = None,
     samples: Samples = 1000,
     seed: Seed = 0,
+    vertices: Vertices = None,
+    heads: Annotated[int, typer.Option("--heads", help="length2-path: heads H.")] = 1,
+    experts: Experts = 1,
+    checkpoint: Checkpoint = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Run the protocol behind a lower bound on a model; show where a small model fails."""
     from simulations.protocols.reductions import run_reduction
 
-    result = run_reduction(reduction, arch, width, length, precision, seed, samples)
+    extra = {"vertices": vertices, "heads": heads, "experts": experts}
+    result = run_reduction(reduction, arch, width, length, precision, seed, samples,
+                           checkpoint=checkpoint, **extra)  # fmt: skip
     emit(result, as_json, f"Reduction from {reduction}")
 
 

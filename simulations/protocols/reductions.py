@@ -57,30 +57,53 @@ FAILURES_SHOWN = 5
 DFA_RNN = "dfa-rnn"
 
 
+OTHER_PAPERS: dict[str, str] = {
+    "length2-path": "simulations.protocols.parrots:run_length2_path_reduction",
+}
+"""Reductions of the other papers: name -> ``module:function`` taking (arch, width, precision,
+seed, samples, checkpoint=..., **options); the mixture-of-parrots one takes vertices, heads and
+experts and no length (it is 2|V| + 5)."""
+
+
 def run_reduction(
     name: str,
     arch: str,
-    width: int,
-    length: int,
+    width: int | None,
+    length: int | None,
     precision: int,
     seed: int,
     samples: int,
     checkpoint: str | None = None,
+    **options: Any,
 ) -> dict[str, Any]:
-    """Run reduction ``name`` (``REDUCTIONS``) on ``arch`` and report bits against the bound.
+    """Run reduction ``name`` (``REDUCTIONS`` or ``OTHER_PAPERS``) on ``arch`` and report bits
+    against the bound.
 
     Keys: reduction, theorem, problem, arch, width, length, precision, seed, instances,
     exhaustive, bits_sent, lower_bound_bits, lower_bound, below_lower_bound, solved_fraction,
     protocol_agreement (protocol answer = model's own forward), errors, failures (first few),
     distinct_messages, forced_failure, plus reduction-specific fields.
     """
+    if name in OTHER_PAPERS:
+        import importlib
+
+        module, function = OTHER_PAPERS[name].split(":")
+        runner = getattr(importlib.import_module(module), function)
+        with torch.no_grad():
+            return runner(arch, width, precision, seed, samples, checkpoint=checkpoint, **options)
+    unused = sorted(k for k, v in options.items() if v not in (None, 1))
+    if unused:
+        raise InputError(f"reduction {name} takes no option {unused[0]}")
+    if width is None or length is None:
+        raise InputError(f"reduction {name} needs --width and --length")
     if checkpoint is not None:
         raise InputError(
             "checkpoints arrive with the training module; reductions run seeded random models "
             "only (checkpoint must be None)"
         )
     if name not in REDUCTIONS:
-        raise InputError(f"unknown reduction {name!r}; choose one of {', '.join(REDUCTIONS)}")
+        known = ", ".join([*REDUCTIONS, *OTHER_PAPERS])
+        raise InputError(f"unknown reduction {name!r}; choose one of {known}")
     if isinstance(length, bool) or not isinstance(length, int) or not 2 <= length <= LENGTH_LIMIT:
         raise InputError(f"length N must be an integer in 2..{LENGTH_LIMIT}, got {length!r}")
     if name != "index" and length % 2:

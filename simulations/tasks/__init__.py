@@ -12,10 +12,10 @@ import dataclasses
 from typing import Any
 
 from ccomplexity.errors import InputError, check_int
-from simulations.tasks import separations
+from simulations.tasks import parrots, separations
 from simulations.tasks.base import Batch, Task
 
-BUILDERS = {**separations.BUILDERS}
+BUILDERS = {**separations.BUILDERS, **parrots.BUILDERS}
 TASKS: tuple[str, ...] = tuple(BUILDERS)
 
 
