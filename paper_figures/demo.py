@@ -3,9 +3,9 @@
 A paper's share (:data:`SHARES`) runs its bounds, constructions and protocols and a short
 training slice, and returns its results store; the report draws each paper's figures from its
 own store. The separations paper's share: (1) run the ``quick`` profile into
-``results/quick.db`` (runs already stored are skipped, so an interrupted demo resumes; the trained models go to ``results/quick_checkpoints/``);
-(2) run the simulation protocols on trained checkpoints of that store (:func:`protocol_runs`):
-Thm 2's one-way protocol on the LSTM trained on Dyck-(2,2) at the largest N, Thm 4's protocol
+``results/quick.db`` (runs already stored are skipped, so an interrupted demo resumes; the
+trained models go to ``results/quick_checkpoints/``); (2) run the simulation protocols on
+trained checkpoints of that store (:func:`protocol_runs`): Thm 2's one-way protocol on the LSTM trained on Dyck-(2,2) at the largest N, Thm 4's protocol
 with the odd/even split on the one-layer transformer trained on Dyck-(2,2) at the largest N
 (else on index lookup, over its first N tokens, an even number), and the bits that LSTM
 actually uses at the cut; each writes its JSON result under ``results/protocols/`` and prints
@@ -13,6 +13,7 @@ one line; (3) write and independently re-check certificates of the lower bounds 
 (Dyck-(2,2), Lemma 1, N = 1000, symbolic), Thm 11 (equality, Fact 2) and Thm 8
 (disjointness) with ``ccx fooling --certificate`` and ``ccx verify``; (4) draw every figure
 and ``results/report/index.html``.  About 12 minutes on 2 cores, almost all of it the sweep.
+The mixture-of-parrots share (:func:`parrots_share`) is described there.
 Run as ``python -m paper_figures.demo``.
 """
 
@@ -181,7 +182,77 @@ def separations_share() -> dict[str, str]:
     return {"separations": str(store)}
 
 
-SHARES: dict[str, Callable[[], dict[str, str]]] = {"separations": separations_share}
+PARROTS_PROFILE = "parrots"
+PARROTS_COMMANDS: tuple[tuple[str, ...], ...] = (
+    ("bound", "--theorem", "parrots.thm3_1", "--vertices", "256", "--precision", "16"),
+    ("bound", "--theorem", "parrots.cor3_3", "--vertices", "64", "--experts", "16",
+     "--precision", "16"),
+    ("construct", "--task", "length2-path", "--vertices", "20", "--samples", "2000"),
+    ("construct", "--task", "memorize", "--examples", "1000", "--dim", "128", "--trials", "5"),
+    ("construct", "--task", "memorize", "--examples", "10000", "--dim", "64", "--experts",
+     "100", "--trials", "5"),
+    ("protocol", "attention", "--one-way", "--task", "length2-path", "--vertices", "32",
+     "--arch", "moe", "--experts", "4", "--width", "8", "--heads", "2", "--precision", "16",
+     "--samples", "100"),
+    ("protocol", "reduce", "--reduction", "length2-path", "--vertices", "64", "--arch", "moe",
+     "--experts", "4", "--width", "2", "--heads", "1", "--precision", "8", "--samples", "200"),
+)  # fmt: skip
+"""The mixture-of-parrots share's exact part: bounds, constructions, the protocol, the
+reduction; each writes ``results/parrots/<command>.json``."""
+
+
+def parrots_slice(config: Any) -> bool:
+    """The demo's training slice of the ``parrots`` profile: length-2 path at |V| = 4 and
+    memorisation up to n = 256 (the rest runs with ``ccx sweep --profile parrots``)."""
+    if config.task == "length2-path":
+        return config.length == 4
+    return config.length <= 256
+
+
+def parrots_share() -> dict[str, str]:
+    """The mixture-of-parrots share: the bounds, the constructions (Thm 3.2, A.11, A.12), the
+    bit-exact one-way protocol and the DISJ reduction on MoE models (JSON under
+    ``results/parrots/``), then a slice of the ``parrots`` profile into ``results/parrots.db``
+    (the same runs as the full profile, so ``ccx sweep --profile parrots`` later adds the rest).
+    About 2 minutes on 2 cores."""
+    import dataclasses
+    import io
+    from contextlib import redirect_stdout
+
+    from paper_figures import profile_store
+    from simulations.cli import main as ccx
+    from simulations.sweeps import load_spec, run_sweep
+
+    folder = RESULTS / "parrots"
+    for args in PARROTS_COMMANDS:
+        name = "_".join(a.lstrip("-") for a in args[:4])
+        print(f"  $ ccx {' '.join(args)} --json > {folder / name}.json", flush=True)
+        buffer = io.StringIO()
+        with redirect_stdout(buffer):
+            code = ccx([*args, "--json"])
+        if code != 0:
+            raise InputError(f"`ccx {' '.join(args)}` exited with status {code}")
+        result = json.loads(buffer.getvalue())
+        _write_json(folder / f"{name}.json", result)
+        shown = {k: result[k] for k in PARROTS_SHOWN if k in result}
+        print(f"    {json.dumps(shown)}", flush=True)
+    spec = load_spec(PARROTS_PROFILE)
+    part = dataclasses.replace(spec, configs=tuple(c for c in spec.configs if parrots_slice(c)))
+    store = profile_store(PARROTS_PROFILE)
+    print(f"  training slice of {PARROTS_PROFILE!r}: {len(part.configs)} runs into {store}")
+    run_sweep(part, store)
+    return {"parrots": str(store)}
+
+
+PARROTS_SHOWN = ("min_width", "moe_width_numeric", "accuracy", "success_rate",
+                 "max_expert_load", "min_expert_load", "bits_sent", "agreement", "logits_exact",
+                 "below_lower_bound", "errors")  # fmt: skip
+
+
+SHARES: dict[str, Callable[[], dict[str, str]]] = {
+    "separations": separations_share,
+    "parrots": parrots_share,
+}
 """Paper -> its share of the demo (bounds, constructions, protocols, a short training slice),
 returning {paper: results store} for the report's figures. A paper adds one entry."""
 
