@@ -5,15 +5,16 @@ training slice, and returns its results store; the report draws each paper's fig
 own store. The separations paper's share: (1) run the ``quick`` profile into
 ``results/quick.db`` (runs already stored are skipped, so an interrupted demo resumes; the
 trained models go to ``results/quick_checkpoints/``); (2) run the simulation protocols on
-trained checkpoints of that store (:func:`protocol_runs`): Thm 2's one-way protocol on the LSTM trained on Dyck-(2,2) at the largest N, Thm 4's protocol
-with the odd/even split on the one-layer transformer trained on Dyck-(2,2) at the largest N
-(else on index lookup, over its first N tokens, an even number), and the bits that LSTM
-actually uses at the cut; each writes its JSON result under ``results/protocols/`` and prints
-one line; (3) write and independently re-check certificates of the lower bounds behind Thm 5
-(Dyck-(2,2), Lemma 1, N = 1000, symbolic), Thm 11 (equality, Fact 2) and Thm 8
-(disjointness) with ``ccx fooling --certificate`` and ``ccx verify``; (4) draw every figure
-and ``results/report/index.html``.  About 12 minutes on 2 cores, almost all of it the sweep.
-The mixture-of-parrots share (:func:`parrots_share`) is described there.
+trained checkpoints of that store (:func:`protocol_runs`): Thm 2's one-way protocol on the LSTM
+trained on Dyck-(2,2) at the largest N, Thm 4's protocol with the odd/even split on the one-
+layer transformer trained on Dyck-(2,2) at the largest N (else on index lookup, over its first N
+tokens, an even number), and the bits that LSTM actually uses at the cut; each writes its JSON
+result under ``results/protocols/`` and prints one line; (3) write and independently re-check
+certificates of the lower bounds behind Thm 5 (Dyck-(2,2), Lemma 1, N = 1000, symbolic), Thm 11
+(equality, Fact 2) and Thm 8 (disjointness) with ``ccx fooling --certificate`` and ``ccx
+verify``; (4) draw every figure and ``results/report/index.html``. About 12 minutes on 2 cores,
+almost all of it the sweep. The mixture-of-parrots share (:func:`parrots_share`) is described
+there.
 Run as ``python -m paper_figures.demo``.
 """
 
