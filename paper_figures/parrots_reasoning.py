@@ -27,11 +27,17 @@ COLUMNS = ("panel", "vertices", "experts", "width", "heads", "best_accuracy", "m
 K_COLOURS = {1: "#1f77b4", 4: "#ff7f0e", 16: "#2ca02c", 64: "#d62728"}
 
 
-def best_by_model(runs: list[dict[str, Any]]) -> dict[tuple[int, int, int, int], float]:
-    """{(|V|, K, width, heads): best accuracy over learning rates and seeds} on length-2 path."""
+def best_by_model(
+    runs: list[dict[str, Any]], paper_psi: bool = False
+) -> dict[tuple[int, int, int, int], float]:
+    """{(|V|, K, width, heads): best accuracy over learning rates, seeds and psi widths} on
+    length-2 path; with ``paper_psi`` only the runs whose psi has the default width m' = m H
+    (those Cor 3.3's parameter count speaks of)."""
     best: dict[tuple[int, int, int, int], float] = {}
     for r in runs:
         if r["task"] != TASK or r["arch"] != "concat-transformer":
+            continue
+        if paper_psi and r["config"].get("mlp_width") is not None:
             continue
         key = (r["length"], r["config"].get("experts", 1), r["width"], r["heads"] or 1)
         best[key] = max(best.get(key, 0.0), r["best_accuracy"])
@@ -113,7 +119,7 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     else:
         style.note(ax_b, f"no {TASK} runs in the store")
 
-    matched = _parameter_matched(best)
+    matched = _parameter_matched(best_by_model(mine, paper_psi=True))
     for v, points in sorted(matched.items()):
         ks, accs, widths = zip(*points, strict=True)
         ax_c.plot(ks, accs, "o-", label=f"|V| = {v} (widths {', '.join(map(str, widths))})")

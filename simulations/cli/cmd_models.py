@@ -35,26 +35,37 @@ def models_cmd(
     layers: Annotated[int, typer.Option("--layers", help="Layers of each model built.")] = 1,
     vocab_size: Annotated[int, typer.Option("--vocab-size", help="Input symbols.")] = 8,
     precision: Annotated[int, typer.Option("--precision", help="Bits p per number.")] = 16,
+    experts: Annotated[
+        int, typer.Option("--experts", help="Experts K of the models that have them.")
+    ] = 1,
     as_json: JsonFlag = False,
 ) -> None:
-    """The model registry: each architecture's config, parameter count and state size."""
+    """The model registry: each architecture's config, parameters (active and total) and state
+    size."""
     import models
 
     if precision < 1:
         raise InputError(f"--precision must be a positive integer, got {precision}")
     rows = []
     for entry in models.describe_models():
-        model = models.build(entry["name"], vocab_size=vocab_size, width=width, layers=layers)
+        options: dict[str, Any] = {"vocab_size": vocab_size, "width": width, "layers": layers}
+        if "experts" in entry["config"]:
+            options["experts"] = experts
+        if entry["name"] == "concat-transformer":
+            options["layers"] = 1  # the mixture-of-parrots class has exactly one layer
+        model = models.build(entry["name"], **options)
         built = model.describe()
         entry.update(
             built_config=built["config"],
             parameters=built["parameters"],
+            active_parameters=built["active_parameters"],
+            total_parameters=built["total_parameters"],
             state_numel=built["state_numel"],
             state_bits=model.state_bits(precision),
         )
         rows.append(entry)
     if as_json:
-        print(json.dumps({"precision": precision, "models": rows}))
+        print(json.dumps({"precision": precision, "experts": experts, "models": rows}))
         return
     from rich.console import Console
     from rich.table import Table
@@ -62,12 +73,13 @@ def models_cmd(
     table = Table(
         title=f"Models at width {width}, {layers} layer(s); state bits at p = {precision}"
     )
-    for column in ("name", "recurrent", "parameters", "state numbers", "state bits"):
+    for column in ("name", "recurrent", "active params", "total params", "state numbers",
+                   "state bits"):  # fmt: skip
         table.add_column(column)
     for r in rows:
         table.add_row(
-            r["name"], str(r["recurrent"]), str(r["parameters"]), str(r["state_numel"]),
-            str(r["state_bits"]),
+            r["name"], str(r["recurrent"]), str(r["active_parameters"]),
+            str(r["total_parameters"]), str(r["state_numel"]), str(r["state_bits"]),
         )  # fmt: skip
     Console().print(table)
 
