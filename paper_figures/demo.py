@@ -184,20 +184,26 @@ def separations_share() -> dict[str, str]:
 
 
 PARROTS_PROFILE = "parrots"
-PARROTS_COMMANDS: tuple[tuple[str, ...], ...] = (
-    ("bound", "--theorem", "parrots.thm3_1", "--vertices", "256", "--precision", "16"),
-    ("bound", "--theorem", "parrots.cor3_3", "--vertices", "64", "--experts", "16",
-     "--precision", "16"),
-    ("construct", "--task", "length2-path", "--vertices", "20", "--samples", "2000"),
-    ("construct", "--task", "memorize", "--examples", "1000", "--dim", "128", "--trials", "5"),
-    ("construct", "--task", "memorize", "--examples", "10000", "--dim", "64", "--experts",
-     "100", "--trials", "5"),
-    ("protocol", "attention", "--one-way", "--task", "length2-path", "--vertices", "32",
-     "--arch", "moe", "--experts", "4", "--width", "8", "--heads", "2", "--precision", "16",
-     "--samples", "100"),
-    ("protocol", "reduce", "--reduction", "length2-path", "--vertices", "64", "--arch", "moe",
-     "--experts", "4", "--width", "2", "--heads", "1", "--precision", "8", "--samples", "200"),
-)  # fmt: skip
+PARROTS_COMMANDS: dict[str, tuple[str, ...]] = {
+    "bound_thm3_1": ("bound", "--theorem", "parrots.thm3_1", "--vertices", "256",
+                     "--precision", "16"),
+    "bound_cor3_3": ("bound", "--theorem", "parrots.cor3_3", "--vertices", "64", "--experts",
+                     "16", "--precision", "16"),
+    "construct_length2_path": ("construct", "--task", "length2-path", "--vertices", "20",
+                               "--samples", "2000"),
+    "construct_memorize_dense": ("construct", "--task", "memorize", "--examples", "1000",
+                                 "--dim", "128", "--trials", "5"),
+    "construct_memorize_moe": ("construct", "--task", "memorize", "--examples", "10000",
+                               "--dim", "64", "--experts", "100", "--trials", "5"),
+    "protocol_length2_path_moe": ("protocol", "attention", "--one-way", "--task",
+                                  "length2-path", "--vertices", "32", "--arch", "moe",
+                                  "--experts", "4", "--width", "8", "--heads", "2",
+                                  "--precision", "16", "--samples", "100"),
+    "reduce_length2_path_moe": ("protocol", "reduce", "--reduction", "length2-path",
+                                "--vertices", "64", "--arch", "moe", "--experts", "4",
+                                "--width", "2", "--heads", "1", "--precision", "8",
+                                "--samples", "200"),
+}  # fmt: skip
 """The mixture-of-parrots share's exact part: bounds, constructions, the protocol, the
 reduction; each writes ``results/parrots/<command>.json``."""
 
@@ -225,8 +231,7 @@ def parrots_share() -> dict[str, str]:
     from simulations.sweeps import load_spec, run_sweep
 
     folder = RESULTS / "parrots"
-    for args in PARROTS_COMMANDS:
-        name = "_".join(a.lstrip("-") for a in args[:4])
+    for name, args in PARROTS_COMMANDS.items():
         print(f"  $ ccx {' '.join(args)} --json > {folder / name}.json", flush=True)
         buffer = io.StringIO()
         with redirect_stdout(buffer):
