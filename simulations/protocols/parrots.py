@@ -206,6 +206,19 @@ def _prepare(
     return model, info, layout, r
 
 
+def _run(
+    model: ConcatTransformer, layout: graphs.Layout, r: int, samples: int, seed: int
+) -> tuple[dict[str, Any], list[Any], dict[str, torch.Tensor]]:
+    """The instances of a run, and the protocol's transcripts and outputs on them."""
+    _check(r, model.quant.fmt.bits, samples)
+    data = instances(layout, r, samples, seed)
+    with torch.no_grad():
+        transcripts, outputs = harness.run(
+            setup(model, layout, data["tokens"]), len(data["tokens"])
+        )
+    return data, transcripts, outputs
+
+
 def run_parrots_protocol(
     vertices: int | None,
     width: int | None,
@@ -223,11 +236,9 @@ def run_parrots_protocol(
     all of them for |V| <= 8) and compare Bob's logits with the model's own forward."""
     model, info, layout, r = _prepare(arch, vertices, width, heads, experts, precision, frac,
                                       middle, seed, checkpoint)  # fmt: skip
-    _check(r, precision, samples)
-    data = instances(layout, r, samples, seed)
+    data, transcripts, outputs = _run(model, layout, r, samples, seed)
     inputs = data["tokens"]
     with torch.no_grad():
-        transcripts, outputs = harness.run(setup(model, layout, inputs), len(inputs))
         reference = model(inputs)[:, -1]
         fmt = model.quant.fmt
         model.set_precision(None)
@@ -353,11 +364,9 @@ def run_length2_path_reduction(
     model: bits sent against |V|, where the model errs, and a forced failure when it must."""
     model, info, layout, r = _prepare(arch, vertices, width, heads, experts, precision, None,
                                       middle, seed, checkpoint)  # fmt: skip
-    _check(r, precision, samples)
-    data = instances(layout, r, samples, seed)
+    data, transcripts, outputs = _run(model, layout, r, samples, seed)
     inputs = data["tokens"]
     with torch.no_grad():
-        transcripts, outputs = harness.run(setup(model, layout, inputs), len(inputs))
         agreement = harness.compare(outputs, model(inputs)[:, -1])["agreement"]
         forced = forced_failure(model, layout, r, seed)
     target = graphs.disjointness(data["a"], data["b"]).astype(np.int64)
