@@ -210,9 +210,10 @@ reduction; each writes ``results/parrots/<command>.json``."""
 
 def parrots_slice(config: Any) -> bool:
     """The demo's training slice of the ``parrots`` profile: length-2 path at |V| = 4 and
-    memorisation up to n = 256 (the rest runs with ``ccx sweep --profile parrots``)."""
+    width 8 (dense and 4 experts, where both reach the target) and memorisation up to n = 256
+    (the rest runs with ``ccx sweep --profile parrots``)."""
     if config.task == "length2-path":
-        return config.length == 4
+        return config.length == 4 and config.width == 8
     return config.length <= 256
 
 

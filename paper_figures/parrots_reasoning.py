@@ -82,13 +82,20 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     for (v, k), mh in sorted(reached.items()):
         by_k[k].append((v, mh))
         rows.append({"panel": "a", "vertices": v, "experts": k, "min_mH": mh})
+    ks = sorted({k for _, k, _, _ in best})
+
+    def shifted(v: int, k: int) -> float:  # K's markers set slightly apart: equal values show
+        return v * 2 ** (0.08 * (ks.index(k) - (len(ks) - 1) / 2))
+
     for k, points in sorted(by_k.items()):
-        ax_a.plot(*zip(*points, strict=True), "o-", color=K_COLOURS.get(k, style.OTHER_COLOUR),
-                  label=f"trained, K = {k}")  # fmt: skip
+        colour = K_COLOURS.get(k, style.OTHER_COLOUR)
+        ax_a.plot([shifted(v, k) for v, _ in points], [mh for _, mh in points], "o-",
+                  color=colour, label=f"trained, K = {k}")  # fmt: skip
     unreached = sorted({(v, k) for v, k, _, _ in best} - set(reached))
     for v, k in unreached:
         top = max(w * h for (vv, kk, w, h) in best if (vv, kk) == (v, k))
-        ax_a.plot([v], [top], "v", color=K_COLOURS.get(k, style.OTHER_COLOUR), mfc="none")
+        ax_a.plot([shifted(v, k)], [top], "v", color=K_COLOURS.get(k, style.OTHER_COLOUR),
+                  mfc="none")  # fmt: skip
     if unreached:
         ax_a.plot([], [], "kv", mfc="none", label="target not reached (largest m H tried)")
     ax_a.set_xscale("log", base=2)

@@ -89,7 +89,7 @@ def test_parrots_share_writes_its_results_and_slices_the_profile(tmp_path, monke
     first = {"bound_thm3_1": demo.PARROTS_COMMANDS["bound_thm3_1"]}
     monkeypatch.setattr(demo, "PARROTS_COMMANDS", first)
     chosen = [c for c in load_spec("parrots").configs if demo.parrots_slice(c)]
-    assert {c.task for c in chosen} == {"length2-path", "memorize"} and len(chosen) == 18
+    assert {c.task for c in chosen} == {"length2-path", "memorize"} and len(chosen) == 12
     assert all(c.length == 4 for c in chosen if c.task == "length2-path")
     monkeypatch.setattr(demo, "parrots_slice", lambda config: False)  # no training here
     assert demo.parrots_share() == {"parrots": "results/parrots.db"}
