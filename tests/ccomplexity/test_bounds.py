@@ -181,11 +181,12 @@ def test_registry_is_complete_and_documented():
         assert get(theorem).id in {b.id for b in listed}
     for b in listed:
         assert b.statement and b.citation and b.formula and b.name and b.task and b.quantity
-        assert b.kind in bounds.KINDS and b.id.startswith("separations.")
+        assert b.kind in bounds.KINDS and b.paper in bounds.PAPERS
         if b.kind != "lower":
             assert b.max_length(8, 8) is None and b.min_width(8, 8) is None
         # describe is JSON-ready for every bound, evaluated at generic parameters
-        params = dict(width=8, precision=8, length=64, gamma=0.25, states=9, size=4, sparsity=2)
+        params = dict(width=8, precision=8, length=64, gamma=0.25, states=9, size=4, sparsity=2,
+                      vertices=16, experts=4, examples=100, dim=8, delta=0.01)  # fmt: skip
         out = b.describe(**{k: v for k, v in params.items() if k in b.params})
         json.dumps(out)
         assert out["evaluated"], b.id
