@@ -66,3 +66,17 @@ def test_bad_input():
         parrots.run_parrots_protocol(4, 2, 1, 12, 10, 0, arch="moe", experts=1)
     with pytest.raises(InputError, match="vertices must be at most"):
         parrots.run_parrots_protocol(10**6, 2, 1, 12, 10, 0, arch="dense")
+
+
+def test_protocol_on_a_trained_checkpoint(tmp_path):
+    from simulations.training import TrainConfig, train
+
+    config = TrainConfig(task="length2-path", arch="concat-transformer", width=4, layers=1,
+                         length=3, heads=1, steps=20, batch=16, eval_every=20, eval_samples=50,
+                         experts=2, gate="softmax")  # fmt: skip
+    path = train(config, checkpoint_dir=tmp_path, progress=False, device="cpu")["checkpoint"]
+    out = parrots.run_parrots_protocol(None, None, 1, 16, 10, 0, checkpoint=path)
+    assert out["arch"] == "checkpoint" and out["vertices"] == 3 and out["experts"] == 2
+    assert out["agreement"] == out["logits_exact"] == 1.0 and out["samples"] == 4**3
+    with pytest.raises(InputError, match="knows 3 vertices"):
+        parrots.run_parrots_protocol(5, None, 1, 16, 10, 0, checkpoint=path)
