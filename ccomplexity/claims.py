@@ -129,6 +129,28 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("nearest-neighbour", "recurrent", "separations.thm8", "lower", m="state_numel",
           reduction="disjointness", problem="separations.fact1",
           note="Disj on N/2 bits through MQAR; no training task (the reduction runs on tokens)"),
+    # -- mixture of parrots: length-2 path (Thm 3.1 against Thm 3.2), memorisation (3.4, 3.5) --
+    # The paper's class is models' concat-transformer, family "concat-attention": heads of full
+    # width m concatenated, so m is the width and H the heads; "length" is |V| on length2-path
+    # and the number of examples n on memorize.
+    Claim("length2-path", "concat-attention", "parrots.thm3_1", "lower", m="width", h="heads",
+          layers=1, reduction="length2-path", problem="separations.fact1",
+          reads={"experts": "experts"},
+          note="one-way: Alice sends Z_A and L_A per head, H(m+1) numbers; any K (Bob routes)"),
+    Claim("length2-path", "concat-attention", "parrots.thm3_2", "upper", layers=1,
+          construction="length2-path", note="width |V|, uniform attention, threshold psi"),
+    Claim("length2-path", "concat-attention", "parrots.cor3_3", "lower", m="width", h="heads",
+          layers=1, reads={"experts": "experts"},
+          note="parameter-matched: m_s of K experts against Thm 3.1's width"),
+    Claim("length2-path", "attention", "parrots.thm3_1", "lower", m="width/heads", h="heads",
+          layers=1, reads={"experts": "experts"},
+          note="the zoo transformer with or without experts: its query, positions and residual "
+               "are public, so Lemma A.3's protocol applies with m = width / heads"),
+    Claim("memorize", "concat-attention", "parrots.thm3_4", "upper", layers=1,
+          construction="memorize", reads={"experts": "experts"},
+          note="A.12: random router, one A.10 expert per router cell; A.11 for K = 1"),
+    Claim("memorize", "concat-attention", "parrots.thm3_5", "lower", layers=1,
+          note="counting: binds total parameters (dense or MoE), not active ones"),
     # -- layer looping (knowledge graphs): q-hop path queries, Thm 5.2 against Thm 5.1 ----------
     Claim("kg-path", "attention", "kg.thm_b19", "lower", reads={"layers": "layers"},
           note="parameters, not width: relation product models with L <= q layers under "

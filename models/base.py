@@ -194,6 +194,24 @@ class SequenceModel(nn.Module):
     def param_count(self) -> int:
         return sum(p.numel() for p in self.parameters())
 
+    def active_param_count(self) -> int:
+        """Parameters one token uses: all of them, less the experts of every mixture-of-experts
+        layer (``models.moe``) that it is not routed to."""
+        unused = (
+            m.inactive_parameters() for m in self.modules() if hasattr(m, "inactive_parameters")
+        )
+        return self.param_count() - sum(unused)
+
+    def aux_loss(self) -> torch.Tensor | None:
+        """The auxiliary training loss of the last forward (load balancing of mixture-of-experts
+        layers with ``balance`` > 0), or None: the trainer adds it to the task's loss."""
+        losses = [m.last_aux for m in self.modules() if getattr(m, "last_aux", None) is not None]
+        return torch.stack(losses).sum() if losses else None
+
+    def expert_load(self) -> list[list[int]]:
+        """Assignments per expert of each mixture-of-experts layer in the last forward."""
+        return [m.last_load.tolist() for m in self.modules() if hasattr(m, "last_load")]
+
     def state_numel(self) -> int:
         """Numbers in the recurrent state of one sequence (0 for non-recurrent models)."""
         return 0
@@ -207,6 +225,8 @@ class SequenceModel(nn.Module):
             "recurrent": self.recurrent,
             "config": self.config.to_dict(),
             "parameters": self.param_count(),
+            "active_parameters": self.active_param_count(),
+            "total_parameters": self.param_count(),
             "state_numel": self.state_numel(),
         }
 

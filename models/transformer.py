@@ -42,6 +42,7 @@ from torch.nn import functional as F
 
 from ccomplexity.errors import InputError
 from models.base import ModelConfig, SequenceModel, gelu
+from models.moe import MixtureOfExperts, check_moe
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,6 +55,13 @@ class TransformerConfig(ModelConfig):
     layer_norm: bool = True
     attn_scale: float | None = None  # logit = attn_scale * <q, k>; None: 1/sqrt(dh); the paper: 1
     activation: str = "gelu"  # MLP nonlinearity: "gelu" (GPT-2) or "relu" (hand-wired weights)
+    # Mixture-of-experts feed-forward (models/moe.py) in every block when experts > 1 or
+    # expert == "glu": K experts of width mlp_width, top-k routing, gate rule, balance loss.
+    experts: int = 1
+    top_k: int = 1
+    expert: str | None = None  # "relu", "gelu" or "glu"; None: the activation's MLP
+    gate: str = "softmax-topk"  # "argmax", "softmax-topk" or "softmax" (models.moe)
+    balance: float = 0.0  # coefficient of the load-balancing loss
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -61,6 +69,18 @@ class TransformerConfig(ModelConfig):
             raise InputError(f"width {self.width} must be a multiple of heads {self.heads}")
         if self.activation not in ("gelu", "relu"):
             raise InputError(f"activation must be 'gelu' or 'relu', got {self.activation!r}")
+        check_moe(self.experts, self.top_k, self.expert_kind, self.gate)
+        if self.balance < 0:
+            raise InputError(f"balance must be >= 0, got {self.balance}")
+
+    @property
+    def expert_kind(self) -> str:
+        return self.activation if self.expert is None else self.expert
+
+    @property
+    def routed(self) -> bool:
+        """Whether the feed-forward is a models.moe layer (else GPT-2's fc / proj)."""
+        return self.experts > 1 or self.expert_kind != self.activation
 
     @property
     def hidden(self) -> int:
@@ -78,8 +98,14 @@ class Block(nn.Module):
         self.qkv = nn.Linear(d, 3 * d)  # W_Q, W_K, W_V stacked
         self.out = nn.Linear(d, d)  # W_O
         self.ln_mlp = norm(d)
-        self.fc = nn.Linear(d, config.hidden)
-        self.proj = nn.Linear(config.hidden, d)
+        if config.routed:
+            self.moe = MixtureOfExperts(
+                d, config.hidden, d, config.experts, config.top_k, config.expert_kind,
+                config.gate, balance=config.balance,
+            )  # fmt: skip
+        else:
+            self.fc = nn.Linear(d, config.hidden)
+            self.proj = nn.Linear(config.hidden, d)
 
 
 class Transformer(SequenceModel):
@@ -99,7 +125,8 @@ class Transformer(SequenceModel):
         self.head = nn.Linear(config.width, config.outputs)
 
     def exact_sum_terms(self) -> int:
-        return self.linear_terms()  # q.k (dh terms) and LayerNorm (width) are shorter
+        moe = [b.moe.longest_sum() for b in self.blocks if hasattr(b, "moe")]
+        return max([self.linear_terms(), *moe])  # q.k (dh terms) and LayerNorm are shorter
 
     def embed(self, tokens: torch.Tensor, positions: torch.Tensor | None = None) -> torch.Tensor:
         """Token + position embeddings (B, n, d); ``positions`` (n,) default to 0..n-1."""
@@ -154,6 +181,8 @@ class Transformer(SequenceModel):
         B, H, n, dh = u.shape
         heads = self.q(u).transpose(1, 2).reshape(B, n, H * dh)  # concatenated heads
         x = self.q(x + self.linear(block.out, heads))
+        if hasattr(block, "moe"):
+            return self.q(x + block.moe(self.norm(block.ln_mlp, x), self.q, self.qmap))
         h = self.linear(block.fc, self.norm(block.ln_mlp, x))
         h = F.relu(h) if self.config.activation == "relu" else self.qmap(h, F.gelu, gelu)
         return self.q(x + self.linear(block.proj, h))

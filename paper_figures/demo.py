@@ -15,7 +15,8 @@ the middle cut) on both Dyck models at the largest N it takes; each writes its J
 of the lower bounds behind Thm 5 (Dyck-(2,2), Lemma 1, N = 1000, symbolic), Thm 11 (equality,
 Fact 2) and Thm 8 (disjointness) with ``ccx fooling --certificate`` and ``ccx verify``; (4)
 draw every figure and ``results/report/index.html``.  About 12 minutes on 2 cores, almost all
-of it the sweep. Run as ``python -m paper_figures.demo``.
+of it the sweep. The other papers' shares are described in their functions. Run as
+``python -m paper_figures.demo``.
 """
 
 from __future__ import annotations
@@ -214,7 +215,83 @@ def separations_share() -> dict[str, str]:
     return {"separations": str(store)}
 
 
-SHARES: dict[str, Callable[[], dict[str, str]]] = {"separations": separations_share}
+PARROTS_PROFILE = "parrots"
+PARROTS_COMMANDS: dict[str, tuple[str, ...]] = {
+    "bound_thm3_1": ("bound", "--theorem", "parrots.thm3_1", "--vertices", "256",
+                     "--precision", "16"),
+    "bound_cor3_3": ("bound", "--theorem", "parrots.cor3_3", "--vertices", "64", "--experts",
+                     "16", "--precision", "16"),
+    "construct_length2_path": ("construct", "--task", "length2-path", "--vertices", "20",
+                               "--samples", "2000"),
+    "construct_memorize_dense": ("construct", "--task", "memorize", "--examples", "1000",
+                                 "--dim", "128", "--trials", "5"),
+    "construct_memorize_moe": ("construct", "--task", "memorize", "--examples", "10000",
+                               "--dim", "64", "--experts", "100", "--trials", "5"),
+    "protocol_length2_path_moe": ("protocol", "attention", "--one-way", "--task",
+                                  "length2-path", "--vertices", "32", "--arch", "moe",
+                                  "--experts", "4", "--width", "8", "--heads", "2",
+                                  "--precision", "16", "--samples", "100"),
+    "reduce_length2_path_moe": ("protocol", "reduce", "--reduction", "length2-path",
+                                "--vertices", "64", "--arch", "moe", "--experts", "4",
+                                "--width", "2", "--heads", "1", "--precision", "8",
+                                "--samples", "200"),
+}  # fmt: skip
+"""The mixture-of-parrots share's exact part: bounds, constructions, the protocol, the
+reduction; each writes ``results/parrots/<command>.json``."""
+
+
+def parrots_slice(config: Any) -> bool:
+    """The demo's training slice of the ``parrots`` profile: length-2 path at |V| = 4 and
+    width 8 (dense and 4 experts, where both reach the target) and memorisation up to n = 256
+    (the rest runs with ``ccx sweep --profile parrots``)."""
+    if config.task == "length2-path":
+        return config.length == 4 and config.width == 8
+    return config.length <= 256
+
+
+def parrots_share() -> dict[str, str]:
+    """The mixture-of-parrots share: the bounds, the constructions (Thm 3.2, A.11, A.12), the
+    bit-exact one-way protocol and the DISJ reduction on MoE models (JSON under
+    ``results/parrots/``), then a slice of the ``parrots`` profile into ``results/parrots.db``
+    (the same runs as the full profile, so ``ccx sweep --profile parrots`` later adds the rest).
+    About 2 minutes on 2 cores."""
+    import dataclasses
+    import io
+    from contextlib import redirect_stdout
+
+    from paper_figures import profile_store
+    from simulations.cli import main as ccx
+    from simulations.sweeps import load_spec, run_sweep
+
+    folder = RESULTS / "parrots"
+    for name, args in PARROTS_COMMANDS.items():
+        print(f"  $ ccx {' '.join(args)} --json > {folder / name}.json", flush=True)
+        buffer = io.StringIO()
+        with redirect_stdout(buffer):
+            code = ccx([*args, "--json"])
+        if code != 0:
+            raise InputError(f"`ccx {' '.join(args)}` exited with status {code}")
+        result = json.loads(buffer.getvalue())
+        _write_json(folder / f"{name}.json", result)
+        shown = {k: result[k] for k in PARROTS_SHOWN if k in result}
+        print(f"    {json.dumps(shown)}", flush=True)
+    spec = load_spec(PARROTS_PROFILE)
+    part = dataclasses.replace(spec, configs=tuple(c for c in spec.configs if parrots_slice(c)))
+    store = profile_store(PARROTS_PROFILE)
+    print(f"  training slice of {PARROTS_PROFILE!r}: {len(part.configs)} runs into {store}")
+    run_sweep(part, store)
+    return {"parrots": str(store)}
+
+
+PARROTS_SHOWN = ("min_width", "moe_width_numeric", "accuracy", "success_rate",
+                 "max_expert_load", "min_expert_load", "bits_sent", "agreement", "logits_exact",
+                 "below_lower_bound", "errors")  # fmt: skip
+
+
+SHARES: dict[str, Callable[[], dict[str, str]]] = {
+    "separations": separations_share,
+    "parrots": parrots_share,
+}
 """Paper -> its share of the demo (bounds, constructions, protocols, a short training slice),
 returning {paper: results store} for the report's figures. A paper adds one entry."""
 

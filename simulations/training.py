@@ -50,7 +50,12 @@ EVAL_SEED_OFFSET = 0x5EED_0001
 class TrainConfig:
     """One training run. ``length`` is the task's N (evaluation length, training maximum);
     ``heads`` applies to architectures with attention heads; ``target`` is the early-stopping
-    accuracy; ``eval_samples`` fresh examples at exactly N every ``eval_every`` steps."""
+    accuracy; ``eval_samples`` fresh examples at exactly N every ``eval_every`` steps.
+
+    The model options after ``eval_samples`` (:data:`MODEL_OPTIONS`: mixture-of-experts
+    ``experts``, ``top_k``, ``gate`` and ``balance``, and the feed-forward width ``mlp_width``)
+    go to architectures that have them; at their defaults they are left out of the config hash,
+    so runs stored before they existed keep their hash."""
 
     task: str
     arch: str
@@ -65,6 +70,11 @@ class TrainConfig:
     target: float = 0.99
     eval_every: int = 100
     eval_samples: int = 1000
+    experts: int = 1
+    top_k: int = 1
+    gate: str = ""  # "": the architecture's default gate rule
+    balance: float = 0.0
+    mlp_width: int | None = None
 
     def __post_init__(self) -> None:
         typed.check_fields(self)
@@ -84,6 +94,10 @@ class TrainConfig:
             raise InputError(f"TrainConfig.target must lie in (0, 1], got {self.target}")
         if self.seed >= 2**63:
             raise InputError(f"TrainConfig.seed must be < 2**63, got {self.seed}")
+        if self.mlp_width is not None and self.mlp_width < 1:
+            raise InputError(f"TrainConfig.mlp_width must be >= 1, got {self.mlp_width}")
+        if not (math.isfinite(self.balance) and self.balance >= 0):
+            raise InputError(f"TrainConfig.balance must be >= 0, got {self.balance}")
         get_task(self.task, self.length)  # InputError if the task cannot have this length
 
     def to_dict(self) -> dict[str, Any]:
@@ -95,10 +109,25 @@ class TrainConfig:
         return typed.from_plain(cls, d)
 
     def config_hash(self) -> str:
-        """First 16 hex digits of the sha256 of the canonical JSON of :meth:`to_dict`."""
-        text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+        """First 16 hex digits of the sha256 of the canonical JSON of :meth:`to_dict`, less the
+        model options at their defaults."""
+        fields = {
+            k: v
+            for k, v in self.to_dict().items()
+            if not (k in MODEL_OPTIONS and v == MODEL_OPTIONS[k])
+        }
+        text = json.dumps(fields, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
+
+MODEL_OPTIONS: dict[str, Any] = {
+    "experts": 1,
+    "top_k": 1,
+    "gate": "",
+    "balance": 0.0,
+    "mlp_width": None,
+}
+"""TrainConfig fields passed to the model config when not at these defaults."""
 
 # --- models -------------------------------------------------------------------------------------
 
@@ -120,6 +149,16 @@ def model_config(config: TrainConfig, task: Task) -> dict[str, Any]:
         out["heads"] = config.heads
     if "max_length" in fields:
         out["max_length"] = task.max_tokens
+    for name, default in MODEL_OPTIONS.items():
+        value = getattr(config, name)
+        if value != default:
+            if name not in fields:
+                raise InputError(f"{config.arch} has no option {name} (got {value!r})")
+            out[name] = value
+    if task.input_dim() is not None:
+        if "input_dim" not in fields:
+            raise InputError(f"{config.task} has vector inputs; {config.arch} reads tokens")
+        out["input_dim"] = task.input_dim()
     return out
 
 
@@ -162,20 +201,26 @@ def evaluate(
     generator: torch.Generator,
     device: torch.device,
 ) -> float:
-    """Sequence-level accuracy on ``samples`` fresh examples of exactly ``length``."""
+    """Sequence-level accuracy on ``samples`` fresh examples of exactly ``length``, or on the
+    whole training set of a task that has a fixed one (``samples`` is then ignored)."""
     was_training = model.training
     model.eval()
+    fixed = task.training_set(length)
+    total = samples if fixed is None else len(fixed[0])
     correct = 0
     done = 0
-    while done < samples:
-        size = min(EVAL_BATCH, samples - done)
-        tokens, targets, mask = task.sample(size, length, generator, train=False)
+    while done < total:
+        size = min(EVAL_BATCH, total - done)
+        if fixed is None:
+            tokens, targets, mask = task.sample(size, length, generator, train=False)
+        else:
+            tokens, targets, mask = (t[done : done + size] for t in fixed)
         tokens, targets, mask = tokens.to(device), targets.to(device), mask.to(device)
         right = (model(tokens).argmax(-1) == targets) | ~mask
         correct += int(right.all(dim=1).sum())
         done += size
     model.train(was_training)
-    return correct / samples
+    return correct / total
 
 
 def train(
@@ -229,6 +274,9 @@ def _train(
             tokens, targets, mask = task.sample(config.batch, config.length, data, train=True)
             tokens, targets, mask = tokens.to(dev), targets.to(dev), mask.to(dev)
             loss = masked_loss(model(tokens), targets, mask)
+            aux = model.aux_loss()  # mixture-of-experts load balancing, when asked for
+            if aux is not None:
+                loss = loss + aux
             optimiser.zero_grad(set_to_none=True)
             loss.backward()
             optimiser.step()
@@ -262,6 +310,7 @@ def run_result(
         "checkpoint": checkpoint,
         "curve": curve,
         "parameters": model.param_count(),
+        "active_parameters": model.active_param_count(),
         "state_numel": model.state_numel(),
         "config": config.to_dict(),
         "config_hash": config.config_hash(),

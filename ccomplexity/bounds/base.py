@@ -229,6 +229,9 @@ class Bound:
     """The value is a width that suffices (a construction's): also reported as ``min_width``."""
     width_note: str = ""
     """What :meth:`min_width` / :meth:`max_length` rest on, when that is not the formula itself."""
+    length_param: str = ""
+    """The parameter that plays the length in the inequality (e.g. ``vertices``); default
+    ``length`` (``states`` when ``length_name`` is not N)."""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -250,11 +253,16 @@ class Bound:
         return self.id.split(".", 1)[0]
 
     @property
+    def length_key(self) -> str:
+        """The parameter name of the inequality's length (``--length``, ``--states``, ...)."""
+        return self.length_param or ("length" if self.length_name == "N" else "states")
+
+    @property
     def params(self) -> tuple[str, ...]:
         """Every parameter this statement takes: the formula's, then the model's (m, p, H)."""
         names = list(self.value_params + self.optional_params)
         if self._allows is not None:
-            names += ["length" if self.length_name == "N" else "states", "width", "precision"]
+            names += [self.length_key, "width", "precision"]
             if self.uses_heads:
                 names.append("heads")
         return tuple(dict.fromkeys(names))
@@ -388,7 +396,7 @@ class Bound:
             evaluated = True
         if self._allows is not None:
             heads = given.get("heads", 1)
-            length = given.get("length" if self.length_name == "N" else "states")
+            length = given.get(self.length_key)
             if self.bounds_length and "width" in given and "precision" in given:
                 out["max_length"] = self.max_length(given["width"], given["precision"], heads)
                 evaluated = True
@@ -408,6 +416,7 @@ class Bound:
         if self.bounds_length:
             ways.append("--width --precision" + (" [--heads]" if self.uses_heads else ""))
         if self._allows is not None:
-            n = "--length" if self.length_name == "N" else "--states"
-            ways.append(f"{n} --precision" + (" [--heads]" if self.uses_heads else ""))
+            ways.append(
+                f"--{self.length_key} --precision" + (" [--heads]" if self.uses_heads else "")
+            )
         return " | ".join(dict.fromkeys(ways))

@@ -5,6 +5,9 @@
 - ``equality``: Theorem 6, a two-layer transformer of width O(log N) (``equality``).
 - ``kg-path``: Thm 5.1, Prop B.13 and Thm 5.3 of the layer-looping paper, q-hop path queries over
   a matching knowledge graph, standard, looped and looped with experts (``kg``).
+- ``length2-path``: mixture of parrots Thm 3.2, a dense one-layer model of width |V|
+  (``parrots``).
+- ``memorize``: mixture of parrots Thm A.11 (dense) and A.12 (experts), memorisers (``parrots``).
 
 Each construction's module is imported when its task runs.
 """
@@ -22,6 +25,8 @@ TASKS: dict[str, str] = {
     "dyck": "models.constructions.dfa_rnn:verify_dyck_rnn",
     "equality": "models.constructions.equality:verify_equality",
     "kg-path": "models.constructions.kg:verify_kg_path",
+    "length2-path": "models.constructions.parrots:verify_length2_path",
+    "memorize": "models.constructions.parrots:verify_memorize",
 }
 
 DEFAULTS: dict[str, dict[str, Any]] = {
@@ -29,6 +34,8 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "dyck": {"types": 2, "depth": 2, "length": 16, "samples": 10_000, "seed": 0},
     "equality": {"length": 16, "samples": 3_000, "seed": 0},
     "kg-path": {"entities": 32, "relations": 4, "hops": 4, "samples": 500, "seed": 0},
+    "length2-path": {"vertices": 20, "samples": 2_000, "seed": 0},
+    "memorize": {"examples": 1000, "dim": 128, "trials": 20, "seed": 0},
 }
 
 

@@ -35,26 +35,37 @@ def models_cmd(
     layers: Annotated[int, typer.Option("--layers", help="Layers of each model built.")] = 1,
     vocab_size: Annotated[int, typer.Option("--vocab-size", help="Input symbols.")] = 8,
     precision: Annotated[int, typer.Option("--precision", help="Bits p per number.")] = 16,
+    experts: Annotated[
+        int, typer.Option("--experts", help="Experts K of the models that have them.")
+    ] = 1,
     as_json: JsonFlag = False,
 ) -> None:
-    """The model registry: each architecture's config, parameter count and state size."""
+    """The model registry: each architecture's config, parameters (active and total) and state
+    size."""
     import models
 
     if precision < 1:
         raise InputError(f"--precision must be a positive integer, got {precision}")
     rows = []
     for entry in models.describe_models():
-        model = models.build(entry["name"], vocab_size=vocab_size, width=width, layers=layers)
+        options: dict[str, Any] = {"vocab_size": vocab_size, "width": width, "layers": layers}
+        if "experts" in entry["config"]:
+            options["experts"] = experts
+        if entry["name"] == "concat-transformer":
+            options["layers"] = 1  # the mixture-of-parrots class has exactly one layer
+        model = models.build(entry["name"], **options)
         built = model.describe()
         entry.update(
             built_config=built["config"],
             parameters=built["parameters"],
+            active_parameters=built["active_parameters"],
+            total_parameters=built["total_parameters"],
             state_numel=built["state_numel"],
             state_bits=model.state_bits(precision),
         )
         rows.append(entry)
     if as_json:
-        print(json.dumps({"precision": precision, "models": rows}))
+        print(json.dumps({"precision": precision, "experts": experts, "models": rows}))
         return
     from rich.console import Console
     from rich.table import Table
@@ -62,12 +73,13 @@ def models_cmd(
     table = Table(
         title=f"Models at width {width}, {layers} layer(s); state bits at p = {precision}"
     )
-    for column in ("name", "recurrent", "parameters", "state numbers", "state bits"):
+    for column in ("name", "recurrent", "active params", "total params", "state numbers",
+                   "state bits"):  # fmt: skip
         table.add_column(column)
     for r in rows:
         table.add_row(
-            r["name"], str(r["recurrent"]), str(r["parameters"]), str(r["state_numel"]),
-            str(r["state_bits"]),
+            r["name"], str(r["recurrent"]), str(r["active_parameters"]),
+            str(r["total_parameters"]), str(r["state_numel"]), str(r["state_bits"]),
         )  # fmt: skip
     Console().print(table)
 
@@ -77,26 +89,45 @@ OptInt = int | None
 
 @app.command("construct")
 def construct(
-    task: Annotated[str, typer.Option("--task", help="index-lookup, dyck, equality or kg-path.")],
-    length: Annotated[OptInt, typer.Option("--length", help="Input length N.")] = None,
-    samples: Annotated[int, typer.Option("--samples", help="Random inputs to check.")] = 10_000,
+    task: Annotated[
+        str,
+        typer.Option(
+            "--task",
+            help="index-lookup, dyck, equality, length2-path, memorize or kg-path.",
+        ),
+    ],
+    length: Annotated[
+        OptInt, typer.Option("--length", help="Input length N (memorize: tokens).")
+    ] = None,
+    samples: Annotated[OptInt, typer.Option("--samples", help="Random inputs to check.")] = None,
     seed: Annotated[int, typer.Option("--seed")] = 0,
     types: Annotated[OptInt, typer.Option("--types", help="dyck: bracket types n.")] = None,
     depth: Annotated[OptInt, typer.Option("--depth", help="dyck: maximum depth k.")] = None,
+    vertices: Annotated[
+        OptInt, typer.Option("--vertices", help="length2-path: vertices |V|.")
+    ] = None,
+    examples: Annotated[OptInt, typer.Option("--examples", help="memorize: examples n.")] = None,
+    dim: Annotated[OptInt, typer.Option("--dim", help="memorize: dimension m.")] = None,
+    trials: Annotated[OptInt, typer.Option("--trials", help="memorize: data sets.")] = None,
     entities: Annotated[OptInt, typer.Option("--entities", help="kg-path: entities E.")] = None,
     relations: Annotated[OptInt, typer.Option("--relations", help="kg-path: relations R.")] = None,
     hops: Annotated[OptInt, typer.Option("--hops", help="kg-path: hops q.")] = None,
     experts: Annotated[
-        OptInt, typer.Option("--experts", help="kg-path: experts K (default round(sqrt T)).")
+        OptInt,
+        typer.Option(
+            "--experts", help="memorize: experts K (Thm A.12); kg-path: experts (round(sqrt T))."
+        ),
     ] = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Build a hand-wired model realising an upper bound (Thm 1, Thm 6, DFA-RNN, the KG paths of
-    Thm 5.1 / Prop B.13 / Thm 5.3) and check it. Options a task does not take are an error."""
+    """Build a hand-wired model realising an upper bound (Thm 1, Thm 6, DFA-RNN; mixture of
+    parrots Thm 3.2, A.11, A.12; the KG paths of Thm 5.1 / Prop B.13 / Thm 5.3) and check it.
+    Options a task does not take are an error."""
     from models import constructions
 
     given = {
         "length": length, "samples": samples, "seed": seed, "types": types, "depth": depth,
+        "vertices": vertices, "examples": examples, "dim": dim, "trials": trials,
         "entities": entities, "relations": relations, "hops": hops, "experts": experts,
     }  # fmt: skip
     result = constructions.run(task, **{k: v for k, v in given.items() if v is not None})
@@ -149,13 +180,29 @@ def protocol_rnn(
     _protocol_result(result, certificate, f"One-way protocol of {arch}", as_json)
 
 
+Vertices = Annotated[
+    int | None, typer.Option("--vertices", help="length2-path: vertices |V| (Alice's items).")
+]
+Experts = Annotated[int, typer.Option("--experts", help="length2-path: experts K of psi.")]
+
+
 @protocol_app.command("attention")
 def protocol_attention(
-    length: Length,
-    partition: Annotated[
-        str, typer.Option("--partition", help="prefix:K, odd-even, random or alice:i,j,...")
-    ],
     precision: Precision,
+    length: Annotated[int | None, typer.Option("--length", help="Input length N.")] = None,
+    partition: Annotated[
+        str | None,
+        typer.Option("--partition", help="prefix:K, odd-even, random or alice:i,j,..."),
+    ] = None,
+    task: Annotated[
+        str | None,
+        typer.Option("--task", help="length2-path: the mixture-of-parrots protocol (one-way)."),
+    ] = None,
+    vertices: Vertices = None,
+    arch: Annotated[
+        str, typer.Option("--arch", help="length2-path: moe, dense or construction.")
+    ] = "moe",
+    experts: Experts = 1,
     width: OptWidth = None,
     heads: Annotated[int | None, typer.Option("--heads", help="Attention heads H.")] = None,
     samples: Samples = 100,
@@ -181,7 +228,14 @@ def protocol_attention(
     certificate: Certificate = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Thm 4: a one-layer transformer split over any partition, bits counted per step."""
+    """Thm 4: a one-layer transformer split over any partition, bits counted per step; with
+    --task length2-path, Lemma A.3 / Thm A.4 on the mixture-of-parrots class, bit for bit."""
+    if task is not None:
+        _protocol_parrots(task, one_way, certificate, vertices, width, heads, precision,
+                          samples, seed, arch, experts, frac, checkpoint, as_json)  # fmt: skip
+        return
+    if length is None or partition is None:
+        raise InputError("give --length and --partition (or --task length2-path)")
     need_model(checkpoint, width=width, heads=heads)
     if one_way and single_output:
         raise InputError("--one-way and --single-output are different protocols: give one")
@@ -196,32 +250,62 @@ def protocol_attention(
     _protocol_result(result, certificate, "Attention protocol", as_json)
 
 
+def _protocol_parrots(
+    task: str, one_way: bool, certificate: str | None, vertices: int | None,
+    width: int | None, heads: int | None, precision: int, samples: int, seed: int, arch: str,
+    experts: int, frac: int | None, checkpoint: str | None, as_json: bool,
+) -> None:  # fmt: skip
+    from simulations.protocols.parrots import run_parrots_protocol
+
+    if task != "length2-path":
+        raise InputError(f"--task must be length2-path, got {task!r}")
+    if not one_way:
+        raise InputError("the length2-path protocol is one-way (Lemma A.3): add --one-way")
+    if certificate is not None:
+        raise InputError("--certificate is not available for the length2-path protocol")
+    result = run_parrots_protocol(
+        vertices, width, heads or 1, precision, samples, seed, arch=arch, experts=experts,
+        frac=frac, checkpoint=checkpoint,
+    )  # fmt: skip
+    emit(result, as_json, "One-way protocol on length-2 path")
+
+
 @protocol_app.command("reduce")
 def protocol_reduce(
     reduction: Annotated[
         str,
         typer.Option(
             "--reduction",
-            help="index (Thm 3), equality (Thm 11), dyck (Thm 5), disjointness (Thm 8).",
+            help="index (Thm 3), equality (Thm 11), dyck (Thm 5), disjointness (Thm 8), "
+            "length2-path (mixture of parrots Thm 3.1).",
         ),
     ],  # fmt: skip
     precision: Precision,
     arch: Annotated[
-        str | None, typer.Option("--arch", help="A model of `ccx models`, or dfa-rnn.")
+        str | None,
+        typer.Option(
+            "--arch",
+            help="A model of `ccx models`, or dfa-rnn (length2-path: moe, dense or construction).",
+        ),
     ] = None,
     width: OptWidth = None,
     length: OptLength = None,
     samples: Samples = 1000,
     seed: Seed = 0,
+    vertices: Vertices = None,
+    heads: Annotated[int, typer.Option("--heads", help="length2-path: heads H.")] = 1,
+    experts: Experts = 1,
     checkpoint: Checkpoint = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Run the protocol behind a lower bound on a model; show where a small model fails."""
-    from simulations.protocols.reductions import run_reduction
+    from simulations.protocols.reductions import OTHER_PAPERS, run_reduction
 
-    need_model(checkpoint, arch=arch, width=width, length=length)
+    if reduction not in OTHER_PAPERS:
+        need_model(checkpoint, arch=arch, width=width, length=length)
+    extra = {"vertices": vertices, "heads": heads, "experts": experts}
     result = run_reduction(
-        reduction, arch, width, length, precision, seed, samples, checkpoint=checkpoint
+        reduction, arch, width, length, precision, seed, samples, checkpoint=checkpoint, **extra
     )
     emit(result, as_json, f"Reduction from {reduction}")
 

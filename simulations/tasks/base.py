@@ -2,11 +2,14 @@
 
 Every task turns a ``torch.Generator`` into a batch ``(tokens, targets, mask)``:
 
-* ``tokens``  (batch, T) long: the model input;
+* ``tokens``  (batch, T) long: the model input, or (batch, T, dim) float for tasks whose inputs
+  are vectors (:meth:`Task.input_dim` is then ``dim``);
 * ``targets`` (batch, T) long: the class each position should output (0 where it does not count);
 * ``mask``    (batch, T) bool: the positions that count for the loss and for accuracy.
 
 A sequence is correct when every counted position is right (sequence-level accuracy, App. H).
+A task with a fixed finite training set (memorisation) returns it from :meth:`Task.training_set`;
+its accuracy is then measured on that set instead of on fresh examples.
 """
 
 from __future__ import annotations
@@ -69,6 +72,15 @@ class Task(abc.ABC):
             raise InputError("generator must be a CPU torch.Generator")
         tokens, targets, mask = self._sample(size, n, generator, bool(train))
         return tokens, targets, mask
+
+    def input_dim(self) -> int | None:
+        """The dimension of vector inputs, or None for token ids."""
+        return None
+
+    def training_set(self, length: int | None = None) -> Batch | None:
+        """The whole fixed training set at ``length`` (default max_length), or None when every
+        batch is fresh."""
+        return None
 
     @abc.abstractmethod
     def _sample(self, batch: int, length: int, g: torch.Generator, train: bool) -> Batch:

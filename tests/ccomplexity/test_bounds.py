@@ -187,6 +187,7 @@ def test_registry_is_complete_and_documented():
         # describe is JSON-ready for every bound, evaluated at generic parameters
         params = dict(width=8, precision=8, length=64, gamma=0.25, states=9, size=4, sparsity=2)
         params.update(entities=8, relations=3, hops=2, layers=2, permutations=4)
+        params.update(vertices=16, experts=4, examples=100, dim=8, delta=0.01)
         out = b.describe(**{k: v for k, v in params.items() if k in b.params})
         json.dumps(out)
         assert out["evaluated"], b.id

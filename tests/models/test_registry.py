@@ -14,7 +14,10 @@ from ccomplexity.precision import FixedPoint
 from models import FAMILIES, REGISTRY, build, describe_models, model_class
 from models.base import RecurrentModel, SequenceModel
 
-NAMES = ["transformer", "lstm", "gru", "mamba", "dss", "linear-transformer", "retnet"]
+NAMES = [
+    "transformer", "lstm", "gru", "mamba", "dss", "linear-transformer", "retnet",
+    "concat-transformer",
+]  # fmt: skip
 
 
 def test_names():
@@ -24,11 +27,14 @@ def test_names():
 @pytest.mark.parametrize("name", NAMES)
 def test_every_model_follows_the_interface(name):
     torch.manual_seed(0)
-    model = build(name, vocab_size=4, n_out=3, width=8, layers=2)
+    layers = 1 if name == "concat-transformer" else 2  # the mixture-of-parrots one-layer class
+    model = build(name, vocab_size=4, n_out=3, width=8, layers=layers)
     assert isinstance(model, SequenceModel) and model.name == name
     t = torch.randint(0, 4, (2, 6), generator=torch.Generator().manual_seed(0))
     assert model(t).shape == (2, 6, 3)
-    assert model.describe()["parameters"] == model.param_count() > 0
+    described = model.describe()
+    assert described["parameters"] == described["total_parameters"] == model.param_count() > 0
+    assert 0 < described["active_parameters"] <= described["total_parameters"]
     assert model.recurrent == isinstance(model, RecurrentModel)
     if model.recurrent:
         assert model.state_numel() > 0
@@ -57,7 +63,8 @@ def test_describe_models():
     assert [d["name"] for d in described] == NAMES
     by_name = {d["name"]: d for d in described}
     assert not by_name["transformer"]["recurrent"]
-    assert all(by_name[n]["recurrent"] for n in NAMES if n != "transformer")
+    attention = ("transformer", "concat-transformer")
+    assert all(by_name[n]["recurrent"] for n in NAMES if n not in attention)
     assert by_name["transformer"]["config"]["max_length"] == 64
     assert by_name["dss"]["config"]["state_size"] == 16
     for d in described:
@@ -80,5 +87,7 @@ def test_registry_is_torch_free_and_modules_are_imported_lazily():
 def test_families_cover_the_registry():
     assert set(FAMILIES) == set(REGISTRY)
     for name in REGISTRY:
-        expected = "recurrent" if issubclass(model_class(name), RecurrentModel) else "attention"
-        assert FAMILIES[name] == expected
+        recurrent = issubclass(model_class(name), RecurrentModel)
+        assert (FAMILIES[name] == "recurrent") == recurrent
+        assert FAMILIES[name] in ("recurrent", "attention", "concat-attention")
+    assert FAMILIES["concat-transformer"] == "concat-attention"

@@ -90,3 +90,20 @@ def test_protocol_runs_without_checkpoints(tmp_path: Path, capsys) -> None:
     assert protocol_runs(db, tmp_path / "protocols") == []
     out = capsys.readouterr().out
     assert "no LSTM checkpoint on dyck" in out and "no one-layer transformer checkpoint" in out
+
+
+def test_parrots_share_writes_its_results_and_slices_the_profile(tmp_path, monkeypatch, capsys):
+    from paper_figures import demo
+    from simulations.sweeps import load_spec
+
+    monkeypatch.chdir(tmp_path)
+    first = {"bound_thm3_1": demo.PARROTS_COMMANDS["bound_thm3_1"]}
+    monkeypatch.setattr(demo, "PARROTS_COMMANDS", first)
+    chosen = [c for c in load_spec("parrots").configs if demo.parrots_slice(c)]
+    assert {c.task for c in chosen} == {"length2-path", "memorize"} and len(chosen) == 12
+    assert all(c.length == 4 for c in chosen if c.task == "length2-path")
+    monkeypatch.setattr(demo, "parrots_slice", lambda config: False)  # no training here
+    assert demo.parrots_share() == {"parrots": "results/parrots.db"}
+    bound = json.loads((tmp_path / "results/parrots/bound_thm3_1.json").read_text())
+    assert bound["min_width"] == 15
+    assert '"min_width": 15' in capsys.readouterr().out

@@ -122,7 +122,8 @@ def test_families_match_the_model_classes():
     models = pytest.importorskip("models")
     for name in models.REGISTRY:
         recurrent = models.model_class(name).recurrent
-        assert models.family(name) == ("recurrent" if recurrent else "attention"), name
+        assert (models.family(name) == "recurrent") == recurrent, name
+        assert models.family(name) in ("recurrent", "attention", "concat-attention"), name
 
 
 def test_bad_arguments(tmp_path):

@@ -89,7 +89,8 @@ def test_deterministic_on_cpu():
     assert a["steps"] == 12 and a["device"] == "cpu" and a["checkpoint"] is None
     assert set(a) == {
         "accuracy", "best_accuracy", "steps", "wall_seconds", "checkpoint", "curve",
-        "parameters", "state_numel", "config", "config_hash", "seed", "device",
+        "parameters", "active_parameters", "state_numel", "config", "config_hash", "seed",
+        "device",
     }  # fmt: skip
     assert a["config"] == TINY.to_dict() and a["seed"] == 0 and a["state_numel"] == 0
 
@@ -206,3 +207,36 @@ def test_checkpoint_rejects_garbage(tmp_path):
     assert "\n" not in str(info.value)
     with pytest.raises(InputError, match="no such file"):
         load_checkpoint(tmp_path / "missing.pt")
+
+
+def test_model_options_keep_old_hashes_and_reach_the_model():
+    new = ("experts", "top_k", "gate", "balance", "mlp_width")
+    old = {k: v for k, v in TINY.to_dict().items() if k not in new}
+    assert TrainConfig.from_dict(old).config_hash() == TINY.config_hash()
+    moe = dataclasses.replace(TINY, experts=4, top_k=2, balance=0.01)
+    assert moe.config_hash() != TINY.config_hash()
+    model, _ = build_model(moe)
+    assert model.config.experts == 4 and model.config.top_k == 2
+    with pytest.raises(InputError, match="lstm has no option experts"):
+        build_model(dataclasses.replace(TINY, arch="lstm", experts=2))
+
+
+def test_memorize_trains_on_its_training_set_and_learns():
+    config = TrainConfig(task="memorize", arch="concat-transformer", width=16, layers=1,
+                         length=64, heads=1, steps=300, lr=1e-2, batch=64, eval_every=50,
+                         target=1.0, mlp_width=16, experts=2, gate="softmax",
+                         balance=0.01)  # fmt: skip
+    result = train(config, progress=False, device="cpu")
+    assert result["best_accuracy"] == 1.0  # all 64 signs right
+    assert result["active_parameters"] < result["parameters"]
+    with pytest.raises(InputError, match="vector inputs"):
+        build_model(dataclasses.replace(config, arch="transformer", experts=1, gate="",
+                                        balance=0.0, mlp_width=None))  # fmt: skip
+
+
+def test_length2_path_learning_happens():
+    config = TrainConfig(task="length2-path", arch="concat-transformer", width=8, layers=1,
+                         length=2, heads=1, steps=300, lr=1e-2, eval_every=10,
+                         eval_samples=200)  # fmt: skip
+    result = train(config, progress=False, device="cpu")
+    assert result["best_accuracy"] >= result["curve"][0][1] + 0.1

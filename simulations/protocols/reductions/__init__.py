@@ -48,7 +48,14 @@ from simulations.protocols.reductions.base import LENGTH_LIMIT, SAMPLE_LIMIT, Re
 from simulations.protocols.reductions.dyck import dyck
 from simulations.protocols.reductions.recurrent import disjointness, equality, index
 
-__all__ = ["LENGTH_LIMIT", "REDUCTIONS", "run_reduction"]
+__all__ = ["LENGTH_LIMIT", "OTHER_PAPERS", "REDUCTIONS", "run_reduction"]
+
+OTHER_PAPERS: dict[str, str] = {
+    "length2-path": "simulations.protocols.parrots:run_length2_path_reduction",
+}
+"""Reductions of the other papers: name -> ``module:function`` taking (arch, width, precision,
+seed, samples, checkpoint=..., **options); the mixture-of-parrots one takes vertices, heads and
+experts and no length (it is 2|V| + 5)."""
 
 
 def run_reduction(
@@ -60,8 +67,10 @@ def run_reduction(
     seed: int,
     samples: int,
     checkpoint: str | None = None,
+    **options: Any,
 ) -> dict[str, Any]:
-    """Run reduction ``name`` (``REDUCTIONS``) on a model and report bits against the bound.
+    """Run reduction ``name`` (``REDUCTIONS`` or ``OTHER_PAPERS``) on a model and report bits
+    against the bound.
 
     The model: seeded ``arch`` of ``width`` at ``length``, or the trained model of
     ``checkpoint`` (arch, width given beside it must be its own; ``length`` defaults to its
@@ -71,8 +80,19 @@ def run_reduction(
     forward), errors, failures (first few), distinct_messages, forced_failure, plus
     reduction-specific fields.
     """
+    if name in OTHER_PAPERS:
+        import importlib
+
+        module, function = OTHER_PAPERS[name].split(":")
+        runner = getattr(importlib.import_module(module), function)
+        with torch.no_grad():
+            return runner(arch, width, precision, seed, samples, checkpoint=checkpoint, **options)
+    unused = sorted(k for k, v in options.items() if v not in (None, 1))
+    if unused:
+        raise InputError(f"reduction {name} takes no option {unused[0]}")
     if name not in REDUCTIONS:
-        raise InputError(f"unknown reduction {name!r}; choose one of {', '.join(REDUCTIONS)}")
+        known = ", ".join([*REDUCTIONS, *OTHER_PAPERS])
+        raise InputError(f"unknown reduction {name!r}; choose one of {known}")
     if checkpoint is None:
         check_length(name, length)
     if (

@@ -25,8 +25,9 @@ def last_counted(mask: torch.Tensor) -> np.ndarray:
 
 
 def test_registry():
-    assert TASKS[:6] == ("index-lookup", "dyck", "eq-random", "eq-one", "eq-ncp", "mqar")
-    for name in TASKS:
+    own = ("index-lookup", "dyck", "eq-random", "eq-one", "eq-ncp", "mqar")
+    assert TASKS[: len(own)] == own and set(TASKS) >= set(own)
+    for name in own:
         task = get_task(name, 8)
         assert isinstance(task, Task) and task.name == name
         tokens, targets, mask = task.sample(4, 8, gen(), train=True)

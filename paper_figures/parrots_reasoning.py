@@ -1,0 +1,190 @@
+"""Figure ``parrots-reasoning`` (mixture of parrots, Sec. 3.1): width needed for length-2 path.
+
+(a) The smallest m H at which a one-layer concat-transformer reaches the target on length-2 path
+against |V|, per number of experts K (best over learning rates and seeds), with Thm 3.1's
+lower bound H (m + 1) p >= |V| at p = 16 and its asymptotic form |V| / log2 N, and Thm 3.2's
+construction (m = |V|). (b) Best accuracy against width, per |V| and K (what (a) is read from).
+(c) Cor 3.3: accuracy against K at the total parameters of the dense width-|V| model.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import matplotlib.pyplot as plt
+
+from ccomplexity import bounds
+from paper_figures import style
+
+NAME = "parrots-reasoning"
+PAPER = "parrots"
+TASK = "length2-path"
+PRECISION = 16
+COLUMNS = ("panel", "vertices", "experts", "width", "heads", "best_accuracy", "min_mH",
+           "parameters", "bound", "value")  # fmt: skip
+K_COLOURS = {1: "#1f77b4", 4: "#ff7f0e", 16: "#2ca02c", 64: "#d62728"}
+
+
+def best_by_model(
+    runs: list[dict[str, Any]], paper_psi: bool = False
+) -> dict[tuple[int, int, int, int], float]:
+    """{(|V|, K, width, heads): best accuracy over learning rates, seeds and psi widths} on
+    length-2 path; with ``paper_psi`` only the runs whose psi has the default width m' = m H
+    (those Cor 3.3's parameter count speaks of)."""
+    best: dict[tuple[int, int, int, int], float] = {}
+    for r in runs:
+        if r["task"] != TASK or r["arch"] != "concat-transformer":
+            continue
+        if paper_psi and r["config"].get("mlp_width") is not None:
+            continue
+        key = (r["length"], r["config"].get("experts", 1), r["width"], r["heads"] or 1)
+        best[key] = max(best.get(key, 0.0), r["best_accuracy"])
+    return best
+
+
+def min_mh(best: dict[tuple[int, int, int, int], float], target: float) -> dict[tuple, int]:
+    """{(|V|, K): the smallest m H whose best accuracy reaches ``target``} where one does."""
+    out: dict[tuple[int, int], int] = {}
+    for (v, k, w, h), acc in best.items():
+        if acc >= target and ((v, k) not in out or w * h < out[v, k]):
+            out[v, k] = w * h
+    return out
+
+
+def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str, Any]:
+    """Draw the three panels from the store at ``store_path`` into ``out_dir``."""
+    runs, missing = style.load_runs(store_path)
+    mine = [r for r in runs if r["task"] == TASK]
+    target = style.target_of(mine)
+    best = best_by_model(mine)
+    if runs and not best:
+        missing.append(f"{NAME}: no concat-transformer runs on {TASK} in the store")
+    reached = min_mh(best, target)
+    rows: list[dict[str, Any]] = []
+    fig, (ax_a, ax_b, ax_c) = plt.subplots(1, 3, figsize=(16, 4.8))
+
+    thm31, thm32 = bounds.get("parrots.thm3_1"), bounds.get("parrots.thm3_2")
+    vs = sorted({v for v, *_ in best} | {4, 8, 16, 32, 64})
+    lower = [thm31.min_width(v, PRECISION, 1) for v in vs]
+    asym = [thm31.value(vertices=v) for v in vs]
+    upper = [thm32.value(vertices=v) for v in vs]
+    ax_a.plot(vs, upper, "k--", label="Thm 3.2 construction: m = |V| (H = 1)")
+    ax_a.plot(vs, lower, "k-", label=f"Thm 3.1: smallest m with (m+1)p >= |V|, p = {PRECISION}")
+    ax_a.plot(vs, asym, "k:", label="Thm 3.1 asymptotic: |V| / log2 N")
+    ax_a.fill_between(vs, 0, lower, color="#dddddd", label="ruled out (any K)")
+    for v, lo, a, u in zip(vs, lower, asym, upper, strict=True):
+        rows += [{"panel": "a", "vertices": v, "bound": "thm3_1_min_width", "value": lo},
+                 {"panel": "a", "vertices": v, "bound": "thm3_1_asymptotic", "value": a},
+                 {"panel": "a", "vertices": v, "bound": "thm3_2_width", "value": u}]  # fmt: skip
+    by_k: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for (v, k), mh in sorted(reached.items()):
+        by_k[k].append((v, mh))
+        rows.append({"panel": "a", "vertices": v, "experts": k, "min_mH": mh})
+    ks = sorted({k for _, k, _, _ in best})
+
+    def shifted(v: int, k: int) -> float:  # K's markers set slightly apart: equal values show
+        return v * 2 ** (0.08 * (ks.index(k) - (len(ks) - 1) / 2))
+
+    for k, points in sorted(by_k.items()):
+        colour = K_COLOURS.get(k, style.OTHER_COLOUR)
+        ax_a.plot([shifted(v, k) for v, _ in points], [mh for _, mh in points], "o-",
+                  color=colour, label=f"trained, K = {k}")  # fmt: skip
+    unreached = sorted({(v, k) for v, k, _, _ in best} - set(reached))
+    for v, k in unreached:
+        top = max(w * h for (vv, kk, w, h) in best if (vv, kk) == (v, k))
+        ax_a.plot([shifted(v, k)], [top], "v", color=K_COLOURS.get(k, style.OTHER_COLOUR),
+                  mfc="none")  # fmt: skip
+    if unreached:
+        ax_a.plot([], [], "kv", mfc="none", label="target not reached (largest m H tried)")
+    ax_a.set_xscale("log", base=2)
+    ax_a.set_yscale("log", base=2)
+    ax_a.set_xlabel("vertices |V| (items besides s and d)")
+    ax_a.set_ylabel("width x heads, m H")
+    ax_a.set_title(f"(a) smallest m H reaching {target:g} on length-2 path")
+    ax_a.legend(loc="upper left")
+
+    curves: dict[tuple[int, int], list[tuple[int, float]]] = defaultdict(list)
+    for (v, k, w, h), acc in sorted(best.items()):
+        curves[v, k].append((w * h, acc))
+        rows.append({"panel": "b", "vertices": v, "experts": k, "width": w, "heads": h,
+                     "best_accuracy": acc})  # fmt: skip
+    styles = ["-", "--", ":", "-."]
+    for (v, k), points in sorted(curves.items()):
+        ls = styles[sorted({vv for vv, _ in curves}).index(v) % len(styles)]
+        colour = K_COLOURS.get(k, style.OTHER_COLOUR)
+        ax_b.plot(*zip(*points, strict=True), marker="o", ls=ls, color=colour,
+                  label=f"|V| = {v}, K = {k}")  # fmt: skip
+    ax_b.axhline(target, color="k", lw=0.8)
+    ax_b.set_xscale("log", base=2)
+    ax_b.set_xlabel("width x heads, m H")
+    ax_b.set_ylabel("best accuracy (fresh instances)")
+    ax_b.set_title("(b) accuracy against width (colour: K, line: |V|)")
+    if curves:
+        ax_b.legend(fontsize=7)
+    else:
+        style.note(ax_b, f"no {TASK} runs in the store")
+
+    matched = _parameter_matched(best_by_model(mine, paper_psi=True))
+    for v, points in sorted(matched.items()):
+        ks, accs, widths = zip(*points, strict=True)
+        ax_c.plot(ks, accs, "o-", label=f"|V| = {v} (widths {', '.join(map(str, widths))})")
+        need = thm31.min_width(v, PRECISION, 1)
+        for k, acc, w in points:
+            rows.append({"panel": "c", "vertices": v, "experts": k, "width": w,
+                         "best_accuracy": acc,
+                         "parameters": _paper_params(w, k)})  # fmt: skip
+            ax_c.annotate(f"m={w}" + (" (< Thm 3.1)" if w < need else ""), (k, acc),
+                          textcoords="offset points", xytext=(4, 4), fontsize=7)  # fmt: skip
+    ax_c.axhline(target, color="k", lw=0.8)
+    ax_c.set_xscale("log", base=2)
+    ax_c.set_xlabel("experts K (total parameters matched to the dense width-|V| model)")
+    ax_c.set_ylabel("best accuracy")
+    ax_c.set_title("(c) Cor 3.3: parameter-matched MoE against K")
+    if matched:
+        ax_c.legend(fontsize=7)
+    else:
+        style.note(ax_c, "no parameter-matched runs (dense width |V| with MoE of equal size)")
+        if runs:
+            missing.append(f"{NAME}: no parameter-matched MoE runs")
+    fig.suptitle("Mixture of parrots: experts do not lower the width length-2 path needs "
+                 f"({style.store_label(store_path, profile)})", fontsize=10)  # fmt: skip
+    files = style.save(fig, out_dir, NAME, rows, COLUMNS)
+    caption = (
+        "Length-2 path (equivalently DISJ_|V|) on one-layer concat-transformers of the paper's "
+        "class (dense psi, K = 1, or K experts with top-1 routing). (a) The smallest width x "
+        f"heads reaching {target:g} against |V|; grey: ruled out for every K by Thm 3.1's "
+        f"one-way protocol at p = {PRECISION} (H (m + 1) p >= |V|); dashed: Thm 3.2's width-|V|"
+        " construction; open triangles: no width tried reached the target. (b) Best accuracy"
+        " against m H. (c) Cor 3.3: accuracy of MoE models whose total parameters (paper count, "
+        "m' = m H) match the dense width-|V| model, against K. " + style.training_summary(mine)
+    )
+    return {"name": NAME, "files": files, "caption": caption, "missing": missing}
+
+
+def _paper_params(width: int, experts: int) -> int:
+    from ccomplexity.bounds.parrots import one_layer_parameters
+
+    return one_layer_parameters(width, 1, None, experts)["paper_total"]
+
+
+def _parameter_matched(
+    best: dict[tuple[int, int, int, int], float],
+) -> dict[int, list[tuple[int, float, int]]]:
+    """Per |V|: (K, best accuracy, width) of the dense width-|V| model and every MoE model whose
+    width is Cor 3.3's parameter-matched one (one head)."""
+    from ccomplexity.bounds.parrots import moe_matched_width
+
+    out: dict[int, list[tuple[int, float, int]]] = {}
+    for v in sorted({v for v, *_ in best}):
+        if (v, 1, v, 1) not in best:
+            continue
+        points = [(1, best[v, 1, v, 1], v)]
+        for k in sorted({k for vv, k, _, _ in best if vv == v and k > 1}):
+            w = moe_matched_width(v, k)
+            if (v, k, w, 1) in best:
+                points.append((k, best[v, k, w, 1], w))
+        if len(points) > 1:
+            out[v] = points
+    return out

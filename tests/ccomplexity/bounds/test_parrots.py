@@ -1,0 +1,86 @@
+"""Mixture-of-parrots bounds: exact inversions, parameter counts, the stated formulas."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from ccomplexity import bounds, claims
+from ccomplexity.bounds.parrots import (
+    moe_matched_width,
+    one_layer_parameters,
+    one_way_bits,
+    paper_one_way_bits,
+)
+
+
+def test_thm3_1_min_width_inverts_h_m_plus_1_p_exactly():
+    b = bounds.get("parrots.thm3_1")
+    assert bounds.describe("parrots.thm3_1", vertices=256, precision=16, heads=1)["min_width"] == 15
+    for v in range(1, 200, 7):
+        for p in (4, 8, 16):
+            for h in (1, 2, 3):
+                m = b.min_width(v, p, h)
+                assert paper_one_way_bits(m, h, p) >= v
+                assert m == 1 or paper_one_way_bits(m - 1, h, p) < v
+    assert b.max_length(15, 16, 1) == 256  # the largest |V| not ruled out: (15 + 1) 16
+    assert bounds.get("parrots.thmA_4") is b and bounds.get("parrots.lemmaA_3") is b
+
+
+def test_run_protocol_count_and_its_inversion():
+    assert one_way_bits(8, 2, 16, 32) == 2 * ((15 + 5) + 8 * (16 + 5))
+    out = bounds.describe("parrots.thm3_1", vertices=64, precision=8, heads=1)
+    m = out["min_width_run_protocol"]
+    assert one_way_bits(m, 1, 8, 64) >= 64 > one_way_bits(m - 1, 1, 8, 64)
+    assert out["mH_asymptotic"] == pytest.approx(64 / math.log2(129))
+
+
+def test_parameter_counts_of_the_one_layer_class():
+    c = one_layer_parameters(8, 2, 6, 4, 1, vocab=5)
+    assert c["attention"] == 3 * 2 * 64 and c["router"] == 4 * 16 and c["expert"] == 6 * 18
+    assert c["total"] == 40 + 384 + 64 + 4 * 108 and c["active"] == c["total"] - 3 * 108
+    assert one_layer_parameters(8)["router"] == 0
+
+
+def test_cor3_3_matches_parameters_and_finds_the_critical_k():
+    out = bounds.describe("parrots.cor3_3", vertices=64, experts=16, precision=16)
+    assert out["value"] == 16.0 and out["experts_critical_paper"] == pytest.approx(
+        math.log2(129) ** 2
+    )
+    m = out["moe_width_numeric"]
+    budget = one_layer_parameters(64, 1, 64)["paper_total"]
+    assert one_layer_parameters(m, 1, None, 16)["paper_total"] <= budget
+    assert one_layer_parameters(m + 1, 1, None, 16)["paper_total"] > budget
+    k = out["experts_critical_numeric"]
+    assert moe_matched_width(64, k) < out["min_width_thm3_1"] <= moe_matched_width(64, k - 1)
+
+
+def test_thm3_4_and_3_5_formulas():
+    out = bounds.describe("parrots.thm3_4", examples=10000, dim=64, experts=100)
+    assert out["value"] == 64 * 100 + 64 * 100 and out["total_paper"] == 64 * 10000 + 6400
+    assert out["max_load_hoeffding"] == pytest.approx(100 + math.sqrt(5000 * math.log(20000)))
+    assert out["max_load_hoeffding"] - 100 > 100  # spec gap (b): the deviation beats n/K
+    t35 = bounds.describe("parrots.thm3_5", examples=1000, precision=32)
+    assert t35["value"] == 31.25 and t35["min_parameters"] == 32
+
+
+def test_lemmas_a7_to_a9_and_a10():
+    a7 = bounds.get("parrots.lemmaA_7").value(examples=100, dim=64, delta=0.01)
+    assert a7 == pytest.approx(math.sqrt(128 * (2 * math.log(100) + math.log(200))))
+    a9 = bounds.get("parrots.lemmaA_9").value(examples=100, dim=64, delta=0.01, sigma=2.0)
+    assert a9 == pytest.approx(16 * (1 - math.sqrt(2 * math.log(1e4) / 64)))
+    a10 = bounds.describe("parrots.thmA_10", examples=1000, dim=4096)
+    assert a10["sufficient_condition"] and a10["shift_s"] == 2048
+
+
+def test_claims_rows_of_the_paper():
+    assert claims.lower_bound_for("length2-path", "concat-attention", 1).bound_id == (
+        "parrots.thm3_1"
+    )
+    row = claims.lower_bound_for("length2-path", "concat-attention", 1)
+    assert row.model_params({"width": 8, "heads": 2}, 16)["m"] == 8  # heads of full width m
+    assert claims.lower_bound_for("length2-path", "attention", 1).m == "width/heads"
+    assert {c.bound_id for c in claims.claims(task="memorize")} == {
+        "parrots.thm3_4", "parrots.thm3_5"
+    }  # fmt: skip

@@ -1,0 +1,76 @@
+"""The mixture-of-parrots figures from a store of fake runs shaped like the trainer's."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from paper_figures import make_figure, paper_of
+from simulations.store import Store
+
+
+def fake(task: str, length: int, width: int, accuracy: float, **options) -> dict:
+    config = {"task": task, "arch": "concat-transformer", "width": width, "layers": 1,
+              "length": length, "steps": 100, "lr": 0.01, "seed": 0, "batch": 64, "heads": 1,
+              "target": 1.0 if task == "memorize" else 0.99, "eval_every": 50,
+              "eval_samples": 100, **options}  # fmt: skip
+    digest = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
+    return {"accuracy": accuracy, "best_accuracy": accuracy, "steps": 100,
+            "curve": [[100, accuracy]],
+            "parameters": 1, "state_numel": None, "config": config, "config_hash": digest,
+            "seed": 0, "device": "cpu", "checkpoint": None, "wall_seconds": 1.0}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("parrots") / "parrots.db"
+    with Store(path) as s:
+        for v in (4, 8):
+            for w in (2, 4, 8):
+                for k in (1, 4):
+                    s.add_run(fake("length2-path", v, w, 1.0 if w >= v else 0.7,
+                                   experts=k, mlp_width=32))  # fmt: skip
+        s.add_run(fake("length2-path", 8, 8, 1.0))  # Cor 3.3: dense, m' = m
+        s.add_run(fake("length2-path", 8, 5, 0.8, experts=4))
+        s.add_run(fake("length2-path", 8, 2, 0.6, experts=16))
+        for n in (128, 256, 512):
+            for hidden, k, ok in ((4, 1, 128), (16, 1, 512), (4, 4, 256)):
+                accuracy = 1.0 if n <= ok and (hidden, n) != (16, 256) else 0.9
+                s.add_run(fake("memorize", n, 16, accuracy, mlp_width=hidden, experts=k))
+    return path
+
+
+def rows(path: Path) -> list[dict]:
+    with path.open() as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_reasoning_figure(store: Path, tmp_path: Path) -> None:
+    result = make_figure("parrots-reasoning", tmp_path, store=store)
+    assert result["missing"] == [] and paper_of("parrots-reasoning") == "parrots"
+    table = rows(tmp_path / "parrots-reasoning.csv")
+    reached = {(r["vertices"], r["experts"]): r["min_mH"] for r in table if r["min_mH"]}
+    assert reached == {("4", "1"): "4", ("4", "4"): "4", ("8", "1"): "8", ("8", "4"): "8"}
+    matched = [(r["experts"], r["width"]) for r in table if r["panel"] == "c"]
+    assert matched == [("1", "8"), ("4", "5"), ("16", "2")]  # Cor 3.3's widths at |V| = 8
+    lower = [r for r in table if r["bound"] == "thm3_1_min_width" and r["vertices"] == "8"]
+    assert lower[0]["value"] == "1"
+
+
+def test_memorization_figure(store: Path, tmp_path: Path) -> None:
+    result = make_figure("parrots-memorization", tmp_path, store=store)
+    assert result["missing"] == []
+    table = [r for r in rows(tmp_path / "parrots-memorization.csv") if r["n_star"]]
+    n_star = {(r["mlp_width"], r["experts"]): r["n_star"] for r in table}
+    # the largest n memorised, even where a smaller one was missed (m' = 16 at n = 256)
+    assert n_star == {("4", "1"): "128", ("16", "1"): "512", ("4", "4"): "256"}
+    moe = next(r for r in table if r["experts"] == "4")
+    dense = next(r for r in table if r["experts"] == "1" and r["mlp_width"] == "4")
+    # K experts add only the router (K m) to the active parameters
+    assert int(moe["active_parameters"]) == int(dense["active_parameters"]) + 4 * 16
+    assert int(moe["total_parameters"]) > int(dense["total_parameters"])
+    assert (tmp_path / "parrots-memorization.png").stat().st_size > 0
