@@ -12,14 +12,19 @@ The clique search is a bitset branch and bound in the style of MCQ/BBMC (Tomita;
 - at each node the candidates P are greedily coloured: a colour class is a set of pairwise
   crossing cells (e.g. one row), so a clique takes at most one cell per class and the number of
   classes bounds what P can add. Only cells whose colour could still beat the incumbent are
-  branched on, highest colour first, and each is removed from P once branched on;
+  branched on, highest colour first, and each is removed from P once branched on; before that,
+  such a cell is moved into a lower class when it crosses all of it but one cell that fits in
+  another lower class (Re-NUMBER, from MCS), and a node meeting too few rows or columns (each
+  also a class) is not branched at all;
 - the incumbent is shared across the values b: the value whose greedy set is larger is searched
   first, and the other only has to beat it.
 
-Measured alternatives (``benchmarks/max_fooling.py`` has the numbers): MaxSAT with one soft
-clause per cell (RC2, the previous method) and per row, and CaDiCaL with a totalizer "at least k
-rows" constraint all prove optimality far more slowly: the proof of "no set of size k + 1" is
-a counting argument that clause learning handles badly, while colouring bounds count directly.
+Alternatives measured before choosing this one (random 24 x 24 matrices, one shared 2-core
+machine): MaxSAT with one soft clause per cell (RC2, the previous method) did not finish in
+120 s, RC2 with one soft clause per row took 26 s + 41 s for the two values, and CaDiCaL with a
+totalizer "at least k rows" took 19 s + 181 s, against a few seconds here: proving "no set of
+size k + 1" is a counting argument that clause learning handles badly, while colouring bounds
+count directly.
 
 Anytime: with a budget (seconds or nodes) the search stops when it runs out and returns the best
 set found with ``exact`` False and an ``upper_bound``: for a value whose search was cut short,

@@ -435,47 +435,20 @@ def test_cc_exact_on_random_and_matrix(ccx_json, tmp_path: Path):
 
 
 @pytest.mark.parametrize(
-    ("args", "needle"),
+    ("command", "needle"),
     [
-        (["cc", "exact", "--problem", "equality", "--half", "12"], "limited to 1048576 entries"),
-        (["cc", "exact", "--problem", "equality", "--half", "40"], "limited to 1048576 entries"),
-        (["cc", "rank", "--problem", "equality", "--half", "40"], "limited to 4194304"),
-        (["fooling", "--problem", "equality", "--half", "40", "--exact"], "limited to 1048576"),
-        (["cc", "oneway", "--problem", "equality", "--half", "40"], "dense limit"),
-        (
-            [
-                "fooling",
-                "--problem",
-                "random",
-                "--rows",
-                "99999",
-                "--cols",
-                "99999",
-                "--seed",
-                "0",
-                "--exact",
-            ],
-            "limited to 16777216",
-        ),  # fmt: skip
-        (["cc", "rank", "--problem", "matrix", "--file", "missing.csv"], "does not exist"),
-        (
-            [
-                "fooling",
-                "--problem",
-                "dyck",
-                "--types",
-                "2",
-                "--depth",
-                "2",
-                "--length",
-                "1000000000",
-            ],
-            "limited to length",
-        ),  # fmt: skip
-        (["codes", "--length", "1000000000000"], "got 1000000000000"),
+        ("cc exact --problem equality --half 12", "limited to 1048576 entries"),
+        ("cc exact --problem equality --half 40", "limited to 1048576 entries"),
+        ("cc rank --problem equality --half 40", "limited to 4194304"),
+        ("fooling --problem equality --half 40 --exact", "limited to 1048576"),
+        ("cc oneway --problem equality --half 40", "dense limit"),
+        ("fooling --problem random --rows 99999 --cols 99999 --seed 0 --exact", "limited to 1677"),
+        ("cc rank --problem matrix --file missing.csv", "does not exist"),
+        ("fooling --problem dyck --types 2 --depth 2 --length 1000000000", "limited to length"),
+        ("codes --length 1000000000000", "got 1000000000000"),
     ],
 )
-def test_refusals_come_before_any_matrix_is_built(ccx, monkeypatch, tmp_path, args, needle):
+def test_refusals_come_before_any_matrix_is_built(ccx, monkeypatch, tmp_path, command, needle):
     # Matrices of 2^40 x 2^40 entries could not be allocated; and evaluating f at all fails.
     from ccomplexity import problems
 
@@ -484,6 +457,6 @@ def test_refusals_come_before_any_matrix_is_built(ccx, monkeypatch, tmp_path, ar
 
     monkeypatch.setattr(problems.TwoPartyProblem, "entries", refuse)
     monkeypatch.chdir(tmp_path)
-    code, out, err = ccx(*args)
+    code, out, err = ccx(*command.split())
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and needle in err, err
