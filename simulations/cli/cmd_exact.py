@@ -290,8 +290,6 @@ def fooling(
             result["method"] = "complementary-pairs"
         else:
             raise InputError(f"no constructive fooling set for {problem}; use --exact")
-        if found.size == 0:
-            raise InputError("the matrix has no cell of the requested value")
         check = lower_bounds.verify_fooling_set(prob, found.rows, found.cols, found.value)
         result.update(size=check.size, value=int(found.value), verified=check.valid)
         result["bits"] = ceil_log2(check.size)
