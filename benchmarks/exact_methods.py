@@ -119,7 +119,7 @@ METHODS: dict[str, tuple[str, list[int], Callable[[int], str]]] = {
     "fooling-dyck-symbolic": ("N, automaton", [10**3, 10**4, 10**5, 170_000], _dyck_symbolic),
     "verify-symbolic-certificate": ("N", [10**3, 10**4, 10**5], _verify_symbolic),
     "verify-explicit-certificate": ("N, all ordered pairs", [8, 10, 12, 14], _verify_explicit),
-    "max-fooling-sat": ("H, EQ on H bits", [2, 3, 4, 5, 6], _max_fooling),
+    "max-fooling": ("H, EQ on H bits", [2, 3, 4, 5, 6], _max_fooling),
     "rank-gf-p": ("H, DISJ on H bits", [8, 9, 10, 11, 12, 13], _rank),
     "one-way-dense": ("N, INDEX on N bits", [10, 12, 14, 16, 18, 20, 22], _one_way_dense),
     "one-way-dyck-symbolic": ("N, cut N/2", [10**2, 10**3, 10**4, 10**5], _one_way_symbolic),

@@ -62,7 +62,7 @@ def fooling_set_certificate(
         )
     claim = {"size": size, "value": int(value), "bits": ceil_log2(size)}
     pairs = [[x, y] for x, y in zip(xs, ys, strict=True)]
-    return _envelope("fooling_set", problem.describe(), claim, {"pairs": pairs})
+    return _envelope("fooling_set", problem.spec(), claim, {"pairs": pairs})
 
 
 def symbolic_dyck_certificate(types: int, depth: int, length: int, count: int) -> dict[str, Any]:
@@ -83,7 +83,7 @@ def one_way_certificate(
         "alice_inputs": problem.alice_inputs(rows).tolist(),
         "bob_inputs": problem.bob_inputs(cols).tolist(),
     }
-    return _envelope("one_way", problem.describe(), claim, witness)
+    return _envelope("one_way", problem.spec(), claim, witness)
 
 
 def rank_certificate(
@@ -95,7 +95,7 @@ def rank_certificate(
         "alice_inputs": problem.alice_inputs(rows).tolist(),
         "bob_inputs": problem.bob_inputs(cols).tolist(),
     }
-    return _envelope("rank", problem.describe(), claim, witness)
+    return _envelope("rank", problem.spec(), claim, witness)
 
 
 def write_certificate(cert: dict[str, Any], path: str | os.PathLike[str]) -> Path:

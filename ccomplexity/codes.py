@@ -25,6 +25,8 @@ import numpy as np
 from ccomplexity.errors import InputError
 
 SEED_LIMIT = 1 << 64
+SEARCH_LIMIT = 1 << 14
+"""Most vectors :func:`smallest_k` searches codes for (each check is quadratic in their number)."""
 """Seeds and row indices are the two 64-bit words of the Philox key, so both lie in [0, 2^64)."""
 
 BLOCK_ROWS = 512
@@ -286,8 +288,9 @@ def smallest_k(
     matters since c = k mod 2), so the result is a local minimum: P(k) holds, P(k - 1) fails.
     The paper's k (:func:`paper_k`) makes each family pass with probability >= 1/2, so P fails
     there with probability <= 2^-tries; the search gives up (InputError) past 4 * paper_k.
+    At most ``SEARCH_LIMIT`` vectors, refused before any is drawn.
     """
-    n = _check_int(n, "n", 1, SEED_LIMIT)
+    n = _check_int(n, "n", 1, SEARCH_LIMIT + 1)
     g = _check_gamma(gamma)
     tries = _check_int(tries, "tries", 1)
     seed = _check_int(seed, "seed", 0, SEED_LIMIT - tries + 1)

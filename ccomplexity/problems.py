@@ -9,8 +9,11 @@ Positions in partition specs are 1-based as in the papers; arrays inside are 0-b
 
 from __future__ import annotations
 
+import hashlib
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -20,6 +23,12 @@ from ccomplexity.languages.kg import MatchingKG
 
 DENSE_LIMIT = 1 << 26
 """Most matrix entries (64 Mi) that :meth:`TwoPartyProblem.matrix` materialises."""
+LENGTH_LIMIT = 1 << 20
+"""Longest word a string problem is split into (the partition lists every position)."""
+MATRIX_ENTRY_LIMIT = 1 << 24
+"""Most entries of a matrix problem (read from a file or drawn at random)."""
+MATRIX_FILE_BYTES = 1 << 25
+"""Largest CSV file read as a matrix (checked before reading it)."""
 
 
 @dataclass(frozen=True)
@@ -35,6 +44,8 @@ class Partition:
         """``prefix:K`` (Alice holds 1..K), ``odd-even`` (Alice odd positions), ``alice:i,..``."""
         if length < 2:
             raise InputError(f"a partition needs length >= 2, got {length}")
+        if length > LENGTH_LIMIT:
+            raise InputError(f"a partition is limited to length {LENGTH_LIMIT}, got {length}")
         if spec == "odd-even":
             if length % 2:
                 raise InputError(f"partition odd-even needs an even length, got {length}")
@@ -95,6 +106,8 @@ class TwoPartyProblem:
     bob_length: int
     evaluate: Callable[[np.ndarray, np.ndarray], np.ndarray] = field(repr=False)
     partition: Partition | None = None
+    embedded: dict[str, object] = field(default_factory=dict, repr=False)
+    """What a certificate must carry besides :meth:`describe` to rebuild f (a matrix's rows)."""
 
     @property
     def n_rows(self) -> int:
@@ -133,6 +146,10 @@ class TwoPartyProblem:
         if self.partition is not None:
             out["partition"] = self.partition.spec
         return out
+
+    def spec(self) -> dict[str, object]:
+        """:meth:`describe` plus what rebuilds f from the description alone (for certificates)."""
+        return {**self.describe(), **self.embedded}
 
 
 def _positive(value: int, what: str) -> int:
@@ -253,7 +270,86 @@ def kg_query(entities: int, relations: int, hops: int, cut: int, seed: int = 0) 
     return TwoPartyProblem("kg", params, e * r**k, 1, r ** (q - k) * e, 1, evaluate, None)
 
 
-PROBLEMS = ("dyck", "equality", "disjointness", "index", "kg")
+def _matrix_problem(name: str, params: dict[str, object], m: np.ndarray, **embedded: object):
+    """M as a problem: Alice holds a row index (one symbol of [rows]), Bob a column index."""
+    m.setflags(write=False)
+
+    def evaluate(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return m[x[:, 0], y[:, 0]]
+
+    rows, cols = m.shape
+    return TwoPartyProblem(name, params, rows, 1, cols, 1, evaluate, None, dict(embedded))
+
+
+def _check_shape(rows: int, cols: int) -> None:
+    for value, what in ((rows, "--rows"), (cols, "--cols")):
+        _positive(value, what)
+    if rows * cols > MATRIX_ENTRY_LIMIT:
+        raise InputError(
+            f"a matrix problem is limited to {MATRIX_ENTRY_LIMIT} entries, got {rows} x {cols}"
+        )
+
+
+def matrix_rows_sha256(lines: list[str]) -> str:
+    """SHA-256 of the rows as text: each row's 0/1 digits, then a newline."""
+    return hashlib.sha256("".join(f"{line}\n" for line in lines).encode("ascii")).hexdigest()
+
+
+def from_csv(path: str | os.PathLike[str]) -> TwoPartyProblem:
+    """Any 0/1 matrix from a CSV file: one line per row (Alice's inputs), comma-separated 0 or 1
+    per column (Bob's). The file is data: its size is checked before it is read, then every
+    entry is validated (ragged rows, other values, empty files and non-UTF-8 text are refused).
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"matrix file {p} does not exist or is not a file")
+    size = p.stat().st_size
+    if size > MATRIX_FILE_BYTES:
+        raise InputError(f"matrix file {p} has {size} bytes; the limit is {MATRIX_FILE_BYTES}")
+    try:
+        text = p.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise InputError(f"matrix file {p} is not UTF-8 text (byte {err.start})") from None
+    lines = [line.strip() for line in text.splitlines()]
+    while lines and not lines[-1]:
+        lines.pop()
+    if not lines:
+        raise InputError(f"matrix file {p} is empty")
+    rows: list[str] = []
+    for number, line in enumerate(lines, 1):
+        cells = [c.strip() for c in line.split(",")]
+        bad = next((c for c in cells if c not in ("0", "1")), None)
+        if bad is not None:
+            raise InputError(f"matrix file {p}, line {number}: entries must be 0 or 1, got {bad!r}")
+        if rows and len(cells) != len(rows[0]):
+            raise InputError(
+                f"matrix file {p}, line {number}: {len(cells)} entries, but line 1 has "
+                f"{len(rows[0])} (rows must have equal length)"
+            )
+        rows.append("".join(cells))
+    _check_shape(len(rows), len(rows[0]))
+    m = (np.frombuffer("".join(rows).encode("ascii"), dtype=np.uint8) - ord("0")).astype(np.int8)
+    m = m.reshape(len(rows), len(rows[0]))
+    params = {"rows": len(rows), "cols": len(rows[0]), "sha256": matrix_rows_sha256(rows)}
+    return _matrix_problem("matrix", params, m, entries=rows)
+
+
+def random_matrix(rows: int, cols: int, seed: int, density: float = 0.5) -> TwoPartyProblem:
+    """A seeded random 0/1 matrix: M = [U < density] with U uniform in [0, 1) from numpy's
+    ``Generator(PCG64(seed)).random((rows, cols))``, row by row. The verifier redraws it."""
+    _check_shape(rows, cols)
+    if seed is None or not 0 <= seed < 1 << 64:
+        raise InputError(f"--seed must be an integer in 0..2^64-1, got {seed}")
+    density = float(density)
+    if not 0.0 <= density <= 1.0:
+        raise InputError(f"--density must lie in [0, 1], got {density}")
+    u = np.random.Generator(np.random.PCG64(seed)).random((rows, cols))
+    m = (u < density).astype(np.int8)
+    params = {"rows": rows, "cols": cols, "seed": seed, "density": density, "generator": "PCG64"}
+    return _matrix_problem("random", params, m)
+
+
+PROBLEMS = ("dyck", "equality", "disjointness", "index", "kg", "matrix", "random")
 
 
 def make(name: str, **options: object) -> TwoPartyProblem:
@@ -274,6 +370,10 @@ def make(name: str, **options: object) -> TwoPartyProblem:
             return kg_query(
                 opts["entities"], opts["relations"], opts["hops"], opts["cut"], opts.get("seed", 0)
             )
+        if name == "matrix":
+            return from_csv(opts["file"])
+        if name == "random":
+            return random_matrix(opts["rows"], opts["cols"], opts["seed"], opts.get("density", 0.5))
     except KeyError as missing:
         where = " (ccx kg split)" if name == "kg" else ""
         raise InputError(f"problem {name} needs --{missing.args[0]}{where}") from None

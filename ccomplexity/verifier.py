@@ -12,6 +12,7 @@ The file is data: it is parsed as JSON, every field is validated, nothing is exe
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -28,6 +29,11 @@ from ccomplexity.integers import ceil_log2
 
 MAX_FILE_BYTES = 64 << 20
 MAX_SYMBOLIC_LENGTH = 100_000
+MAX_MATRIX_ENTRIES = 1 << 24
+MATRIX_FIELDS = {
+    "matrix": {"problem", "rows", "cols", "sha256", "entries"},
+    "random": {"problem", "rows", "cols", "seed", "density", "generator"},
+}
 
 
 class InvalidCertificate(Exception):
@@ -112,6 +118,8 @@ def field(obj: dict[str, Any], name: str, typ: type) -> Any:
 
 
 def _build_problem(spec: dict[str, Any]) -> problems.TwoPartyProblem:
+    if spec.get("problem") in MATRIX_FIELDS:
+        return _matrix_problem(spec)
     allowed = {"problem", "types", "depth", "length", "half", "alphabet", "partition"}
     allowed |= {"entities", "relations", "hops", "cut", "seed", "graph_sha256"}  # kg
     extra = set(spec) - allowed
@@ -135,6 +143,37 @@ def _build_problem(spec: dict[str, Any]) -> problems.TwoPartyProblem:
         )
     require(problem.describe() == spec, "problem description is not canonical")
     return problem
+
+
+def _matrix_problem(spec: dict[str, Any]) -> problems.TwoPartyProblem:
+    """A matrix problem rebuilt here: the embedded rows (checked against their SHA-256), or the
+    seeded draw M = [U < density], U = numpy Generator(PCG64(seed)).random((rows, cols))."""
+    name = spec["problem"]
+    require(set(spec) == MATRIX_FIELDS[name], f"a {name} problem has the fields "
+            f"{sorted(MATRIX_FIELDS[name])}")  # fmt: skip
+    rows, cols = field(spec, "rows", int), field(spec, "cols", int)
+    require(rows >= 1 and cols >= 1 and rows * cols <= MAX_MATRIX_ENTRIES, "bad matrix shape")
+    if name == "matrix":
+        lines = field(spec, "entries", list)
+        ok = len(lines) == rows and all(
+            isinstance(t, str) and len(t) == cols and not t.strip("01") for t in lines
+        )
+        require(ok, f"entries must be {rows} strings of {cols} digits 0 or 1")
+        text = "".join(f"{t}\n" for t in lines).encode("ascii")
+        require(hashlib.sha256(text).hexdigest() == spec["sha256"], "sha256 differs from entries")
+        m = np.frombuffer(text, dtype=np.uint8).reshape(rows, cols + 1)[:, :cols] == ord("1")
+    else:
+        seed, density = field(spec, "seed", int), field(spec, "density", float)
+        require(0 <= seed < 1 << 64 and 0.0 <= density <= 1.0, "seed or density out of range")
+        require(spec["generator"] == "PCG64", "the generator must be PCG64")
+        m = np.random.Generator(np.random.PCG64(seed)).random((rows, cols)) < density
+    m = m.astype(np.int8)
+
+    def evaluate(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return m[x[:, 0], y[:, 0]]
+
+    params = {k: v for k, v in spec.items() if k not in ("problem", "entries")}
+    return problems.TwoPartyProblem(name, params, rows, 1, cols, 1, evaluate)
 
 
 def _words(rows: Any, alphabet: int, length: int, what: str) -> np.ndarray:

@@ -14,6 +14,8 @@ from ccomplexity.problems import TwoPartyProblem
 
 EXACT_BUDGET = 5_000_000
 """Default number of splits :func:`exact_bits` may examine (roughly 10-30 s) before giving up."""
+EXACT_ENTRY_LIMIT = 1 << 20
+"""Most matrix entries :func:`exact_bits` materialises from a problem to find its distinct rows."""
 
 
 @dataclass(frozen=True)
@@ -275,8 +277,15 @@ def exact_bits(
     - D <= the trivial protocol: one side names its (distinct) input, the other the value.
 
     EQ_n (the 2^n identity) gives n + 1. Refuses more than ``limit`` distinct rows or columns
-    and gives up (InputError with the bounds reached) after examining ``budget`` splits.
+    and gives up (InputError with the bounds reached) after examining ``budget`` splits. A
+    problem with more than ``EXACT_ENTRY_LIMIT`` entries is refused before its matrix is built.
     """
+    if isinstance(matrix, TwoPartyProblem) and matrix.n_rows * matrix.n_cols > EXACT_ENTRY_LIMIT:
+        raise InputError(
+            f"exact protocol-tree search materialises the matrix to merge equal rows: limited to "
+            f"{EXACT_ENTRY_LIMIT} entries, got {matrix.n_rows} x {matrix.n_cols}; use rank_mod_p "
+            "or a fooling set for a lower bound"
+        )
     m = as_matrix(matrix, "exact_bits")
     rep_r, row_cls = row_classes(m)
     rep_c, col_cls = row_classes(m.T)

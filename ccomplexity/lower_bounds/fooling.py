@@ -1,5 +1,6 @@
-"""Fooling sets (Def. 1, Fact 4): verification, the constructive sets of Lemma 1 (Dyck, exhaustive
-and symbolic), equality and disjointness, and the exact maximum fooling set of a matrix."""
+"""Fooling sets (Def. 1, Fact 4): verification, and the constructive sets of Lemma 1 (Dyck,
+exhaustive and symbolic), equality and disjointness. The exact maximum fooling set of a matrix
+is in :mod:`ccomplexity.lower_bounds.max_fooling`."""
 
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ from ccomplexity.errors import InputError
 from ccomplexity.integers import ceil_log2 as _ceil_log2
 from ccomplexity.lower_bounds.matrix import (
     CHUNK,
-    as_matrix,
     chunked_entries,
     dfa_count,
     dyck_count,
@@ -22,7 +22,6 @@ from ccomplexity.lower_bounds.matrix import (
     first_duplicate,
     index_array,
     live_dfa,
-    row_classes,
     value_cell_count,
 )
 from ccomplexity.problems import Partition, TwoPartyProblem, undigits
@@ -39,8 +38,6 @@ DENSE_VERIFY_LIMIT = 1 << 24
 """Most matrix entries the fooling check materialises to count value-cells or look pairs up."""
 MATERIALISE_LIMIT = 1 << 24
 """Most pairs the equality and disjointness fooling sets list explicitly."""
-MAX_FOOLING_CELL_LIMIT = 4096
-"""Most cells of the chosen value (after merging equal rows/columns) for the SAT search."""
 SYMBOLIC_LIMIT = 1 << 24
 """Most product-automaton cells (live states^2 x 2 x (N + 1)) the symbolic check stores."""
 
@@ -93,28 +90,6 @@ class FoolingSet:
             out["verified"] = self.check.valid
             out["reason"] = self.check.reason
         return out
-
-
-@dataclass(frozen=True)
-class MaxFoolingSet:
-    """A maximum fooling set of a matrix: ``cells`` = ((row, col), ...) sorted, value ``value``.
-
-    ``rows``/``cols`` list the same cells column-wise so that the result can be passed to
-    :func:`verify_fooling_set` like a :class:`FoolingSet`.
-    """
-
-    size: int
-    value: int
-    cells: tuple[tuple[int, int], ...]
-    bits: int
-
-    @property
-    def rows(self) -> np.ndarray:
-        return np.array([r for r, _ in self.cells], dtype=np.int64)
-
-    @property
-    def cols(self) -> np.ndarray:
-        return np.array([c for _, c in self.cells], dtype=np.int64)
 
 
 def verify_fooling_set(
@@ -435,81 +410,3 @@ def disjointness_fooling_set(problem: TwoPartyProblem) -> FoolingSet:
     rows.setflags(write=False)
     cols.setflags(write=False)
     return FoolingSet(problem, rows, cols, 0)
-
-
-def max_fooling_set(
-    matrix: TwoPartyProblem | np.ndarray, value: int | None = None
-) -> MaxFoolingSet:
-    """The exact maximum fooling set of a matrix (Def. 1), by MaxSAT (pysat RC2).
-
-    Identical rows (columns) are merged first: cells in two identical rows always conflict, and
-    any row of a class can stand in for another, so the maximum is unchanged. Then, per value b:
-    one variable per b-cell; a hard clause (not a or not b) for every conflicting pair of cells
-    (M[r1, c2] = M[r2, c1] = b, which includes two cells sharing a row or a column); a soft unit
-    clause per cell; RC2's optimum is the maximum. Shortcuts, also exact: a fooling set uses each
-    row and column at most once, so its size is at most U = min(#rows, #columns containing b);
-    a greedy set of size U needs no SAT, and no SAT is run for a value whose U cannot beat the
-    best set found so far (greedy sets of every value are found first).
-
-    With ``value`` None every value present is tried; the largest set wins (on a tie, the
-    smaller value among the sets found). Refuses more than ``MAX_FOOLING_CELL_LIMIT`` cells of a
-    value it has to solve for (MaxSAT is NP-hard: dense conflicts can still be slow below that).
-    """
-    m = as_matrix(matrix, "max_fooling_set")
-    rep_r, _ = row_classes(m)
-    rep_c, _ = row_classes(m.T)
-    sub = m[np.ix_(rep_r, rep_c)]
-    values = [int(value)] if value is not None else [int(v) for v in np.unique(sub)]
-    found = {}
-    for v in values:
-        upper = int(min((sub == v).any(axis=1).sum(), (sub == v).any(axis=0).sum()))
-        found[v] = (_FoolingCells(sub, v), upper)
-    for v in values:
-        cells, upper = found[v]
-        best = max(len(c.chosen) for c, _ in found.values())
-        if len(cells.chosen) < upper and upper > best:
-            cells.solve()
-    v = max(values, key=lambda v: (len(found[v][0].chosen), -v))
-    cells = found[v][0]
-    out = sorted((int(rep_r[r]), int(rep_c[c])) for r, c in cells.cells[cells.chosen])
-    return MaxFoolingSet(len(out), v, tuple(out), _ceil_log2(len(out)))
-
-
-class _FoolingCells:
-    """The b-cells of a (merged) matrix, their conflicts, and the best fooling set found."""
-
-    def __init__(self, sub: np.ndarray, value: int) -> None:
-        self.value = value
-        self.cells = np.argwhere(sub == value)
-        cr, cc = self.cells[:, 0], self.cells[:, 1]
-        self.k = len(self.cells)
-        if self.k > MAX_FOOLING_CELL_LIMIT:
-            raise InputError(
-                f"the exact maximum fooling set is limited to {MAX_FOOLING_CELL_LIMIT} cells of "
-                f"value {value} (after merging equal rows/columns), got {self.k}; "
-                "use a constructive set"
-            )
-        hit = sub[np.ix_(cr, cc)] == value  # hit[i, j]: f(x_i, y_j) = value
-        self.clash = hit & hit.T  # the diagonal is True: a cell "conflicts" with itself
-        self.chosen: list[int] = []
-        blocked = np.zeros(self.k, dtype=bool)
-        while not blocked.all():  # greedy: the first cell compatible with all chosen so far
-            i = int(np.argmin(blocked))
-            self.chosen.append(i)
-            blocked |= self.clash[i]
-
-    def solve(self) -> None:
-        from pysat.examples.rc2 import RC2
-        from pysat.formula import WCNF
-
-        wcnf = WCNF()
-        for i, j in zip(*np.nonzero(np.triu(self.clash, 1)), strict=True):
-            wcnf.append([-(int(i) + 1), -(int(j) + 1)])
-        for i in range(self.k):
-            wcnf.append([i + 1], weight=1)
-        with RC2(wcnf, adapt=True) as rc2:  # adapt: rows/columns give at-most-one groups
-            model = rc2.compute()
-        chosen = sorted(lit - 1 for lit in model if 0 < lit <= self.k)
-        if (self.clash[np.ix_(chosen, chosen)] & ~np.eye(len(chosen), dtype=bool)).any():
-            raise RuntimeError("MaxSAT returned a set that is not a fooling set")
-        self.chosen = chosen

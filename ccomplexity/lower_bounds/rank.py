@@ -14,6 +14,8 @@ from ccomplexity.problems import TwoPartyProblem
 
 DEFAULT_PRIME = 2_147_483_647
 """2^31 - 1, prime; also the largest modulus accepted, so products of residues stay < 2^62."""
+RANK_ENTRY_LIMIT = 1 << 22
+"""Most matrix entries eliminated (2048 x 2048 takes seconds; time grows as rows x cols^2)."""
 
 
 @dataclass(frozen=True)
@@ -48,14 +50,23 @@ def rank_mod_p(matrix: TwoPartyProblem | np.ndarray, prime: int = DEFAULT_PRIME)
     lower-triangular transform of a triangular matrix with nonzero diagonal: nonsingular mod p.
     A nonzero minor mod p is a nonzero integer, so rank_GF(p) <= rank over the reals, and the
     log-rank bound D(f) >= log2 rank_GF(p)(M_f) holds (each 1-leaf of a protocol is a rank-one
-    term over any field). EQ_3 (the 8 x 8 identity) has rank 8.
+    term over any field). EQ_3 (the 8 x 8 identity) has rank 8. Refuses more than
+    ``RANK_ENTRY_LIMIT`` entries, for a problem before its matrix is built.
     """
     prime = int(prime)
     if not 2 <= prime <= DEFAULT_PRIME or not _is_prime(prime):
         raise InputError(
             f"prime must be a prime in 2..{DEFAULT_PRIME} (products must fit in int64), got {prime}"
         )
-    m = as_matrix(matrix, "rank_mod_p")
+    shape = (matrix.n_rows, matrix.n_cols) if isinstance(matrix, TwoPartyProblem) else None
+    m = None if shape else as_matrix(matrix, "rank_mod_p")
+    rows, cols = shape or m.shape
+    if rows * cols > RANK_ENTRY_LIMIT:
+        raise InputError(
+            f"rank over GF(q) is limited to {RANK_ENTRY_LIMIT} matrix entries, got {rows} x "
+            f"{cols}; use a fooling set or the one-way count for a lower bound"
+        )
+    m = as_matrix(matrix, "rank_mod_p") if m is None else m
     a = np.mod(m.astype(np.int64), prime) if m.dtype != np.uint64 else np.mod(m, prime)
     a = a.astype(np.int64)
     n_rows, n_cols = a.shape

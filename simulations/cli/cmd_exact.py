@@ -30,7 +30,10 @@ Depth = Annotated[int, typer.Option("--depth", help="Maximum depth k.")]
 
 # Problem options shared by `fooling` and `cc`.
 ProblemName = Annotated[
-    str, typer.Option("--problem", help="dyck, equality, disjointness or index.")
+    str,
+    typer.Option(
+        "--problem", help="dyck, equality, disjointness, index, matrix (--file) or random."
+    ),
 ]
 OptTypes = Annotated[int | None, typer.Option("--types", help="dyck: bracket types n.")]
 OptDepth = Annotated[int | None, typer.Option("--depth", help="dyck: maximum depth k.")]
@@ -41,28 +44,29 @@ OptPartition = Annotated[
     str | None,
     typer.Option("--partition", help="prefix:K, odd-even or alice:i,j,... (1-based positions)."),
 ]
+OptFile = Annotated[
+    str | None,
+    typer.Option("--file", help="matrix: CSV of 0/1, rows = Alice's inputs, columns = Bob's."),
+]
+OptRows = Annotated[int | None, typer.Option("--rows", help="random: rows R.")]
+OptCols = Annotated[int | None, typer.Option("--cols", help="random: columns C.")]
+OptSeed = Annotated[int | None, typer.Option("--seed", help="random: PCG64 seed.")]
+OptDensity = Annotated[
+    float | None, typer.Option("--density", help="random: P(entry = 1), default 0.5.")
+]
 
 
-def _problem(
-    name: str,
-    types: int | None,
-    depth: int | None,
-    length: int | None,
-    half: int | None,
-    alphabet: int | None,
-    partition: str | None,
-):
+PROBLEM_OPTIONS = (
+    "types", "depth", "length", "half", "alphabet", "partition", "file", "rows", "cols", "seed",
+    "density",
+)  # fmt: skip
+
+
+def _problem(name: str, options: dict[str, Any]):
+    """The problem named by ``--problem`` from a command's options (its ``locals()``)."""
     from ccomplexity import problems
 
-    return problems.make(
-        name,
-        types=types,
-        depth=depth,
-        length=length,
-        half=half,
-        alphabet=alphabet,
-        partition=partition,
-    )
+    return problems.make(name, **{k: options.get(k) for k in PROBLEM_OPTIONS})
 
 
 # --------------------------------------------------------------------------------- dyck
@@ -216,9 +220,21 @@ def fooling(
     half: OptHalf = None,
     alphabet: OptAlphabet = None,
     partition: OptPartition = None,
+    file: OptFile = None,
+    rows: OptRows = None,
+    cols: OptCols = None,
+    seed: OptSeed = None,
+    density: OptDensity = None,
     exact: Annotated[
-        bool, typer.Option("--exact", help="Exact maximum fooling set by SAT (small matrices).")
+        bool, typer.Option("--exact", help="Maximum fooling set of the matrix (clique search).")
     ] = False,
+    seconds: Annotated[
+        float | None,
+        typer.Option("--seconds", help="--exact: time budget; then the best found, exact false."),
+    ] = None,
+    nodes: Annotated[
+        int | None, typer.Option("--nodes", help="--exact: budget of search nodes.")
+    ] = None,
     method: Annotated[
         str,
         typer.Option("--method", help="dyck: auto, exhaustive (N <= 20) or symbolic."),
@@ -235,7 +251,9 @@ def fooling(
         raise InputError(f"--method must be auto, exhaustive or symbolic, got {method!r}")
     if problem == "dyck" and partition is None:
         partition = "odd-even"
-    prob = _problem(problem, types, depth, length, half, alphabet, partition)
+    if not exact and (seconds is not None or nodes is not None):
+        raise InputError("--seconds and --nodes budget the --exact search only")
+    prob = _problem(problem, locals())
     result: dict[str, Any] = prob.describe()
     cert = None
     symbolic = (
@@ -254,8 +272,9 @@ def fooling(
             cert = certificates.symbolic_dyck_certificate(types, depth, length, sym["count"])
     else:
         if exact:
-            found = lower_bounds.max_fooling_set(prob.matrix())
-            result["method"] = "exact-sat"
+            found = lower_bounds.max_fooling_set(prob, seconds=seconds, nodes=nodes)
+            result.update(method="exact-clique", exact=found.exact)
+            result.update(upper_bound=found.upper_bound, nodes=found.nodes)
         elif problem == "dyck":
             if prob.partition.spec != "odd-even":
                 raise InputError(
@@ -300,6 +319,11 @@ def cc_oneway(
         int | None, typer.Option("--cut", help="Alice holds positions 1..K (prefix:K).")
     ] = None,
     partition: OptPartition = None,
+    file: OptFile = None,
+    rows: OptRows = None,
+    cols: OptCols = None,
+    seed: OptSeed = None,
+    density: OptDensity = None,
     certificate: Certificate = None,
     as_json: JsonFlag = False,
 ) -> None:
@@ -311,7 +335,7 @@ def cc_oneway(
         if partition is not None:
             raise InputError("give either --cut or --partition, not both")
         partition = f"prefix:{cut}"
-    prob = _problem(problem, types, depth, length, half, alphabet, partition)
+    prob = _problem(problem, locals())
     result: dict[str, Any] = prob.describe()
     symbolic = problem == "dyck" and prob.partition.spec.startswith("prefix:")
     if symbolic:
@@ -341,6 +365,11 @@ def cc_rank(
     half: OptHalf = None,
     alphabet: OptAlphabet = None,
     partition: OptPartition = None,
+    file: OptFile = None,
+    rows: OptRows = None,
+    cols: OptCols = None,
+    seed: OptSeed = None,
+    density: OptDensity = None,
     prime: Annotated[int, typer.Option("--prime", help="Field GF(q).")] = 2_147_483_647,
     certificate: Certificate = None,
     as_json: JsonFlag = False,
@@ -350,8 +379,8 @@ def cc_rank(
     from ccomplexity.integers import ceil_log2
 
     start = time.perf_counter()
-    prob = _problem(problem, types, depth, length, half, alphabet, partition)
-    res = lower_bounds.rank_mod_p(prob.matrix(), prime)
+    prob = _problem(problem, locals())
+    res = lower_bounds.rank_mod_p(prob, prime)
     result: dict[str, Any] = prob.describe()
     result.update(rank=res.rank, prime=prime, bits=ceil_log2(max(res.rank, 1)))
     result["seconds"] = round(time.perf_counter() - start, 3)
@@ -373,6 +402,11 @@ def cc_exact(
     half: OptHalf = None,
     alphabet: OptAlphabet = None,
     partition: OptPartition = None,
+    file: OptFile = None,
+    rows: OptRows = None,
+    cols: OptCols = None,
+    seed: OptSeed = None,
+    density: OptDensity = None,
     tree: Annotated[
         bool, typer.Option("--tree", help="Include the optimal protocol tree.")
     ] = False,
@@ -382,8 +416,8 @@ def cc_exact(
     from ccomplexity import lower_bounds
 
     start = time.perf_counter()
-    prob = _problem(problem, types, depth, length, half, alphabet, partition)
-    res = lower_bounds.exact_bits(prob.matrix())
+    prob = _problem(problem, locals())
+    res = lower_bounds.exact_bits(prob)
     result: dict[str, Any] = prob.describe()
     result["bits"] = res.bits
     if tree:

@@ -114,3 +114,64 @@ def test_non_json_file_is_invalid_not_a_crash(tmp_path):
     path.write_text("{not json")
     verdict = verifier.verify_file(path)
     assert not verdict.valid and "JSON" in verdict.reason
+
+
+def _matrix_certificates(prob: problems.TwoPartyProblem) -> list[dict]:
+    best = lower_bounds.max_fooling_set(prob)
+    one_way = lower_bounds.one_way_bits(prob)
+    rank = lower_bounds.rank_mod_p(prob)
+    return [
+        certificates.fooling_set_certificate(prob, best.rows, best.cols, best.value),
+        certificates.one_way_certificate(prob, one_way.rows, one_way.cols),
+        certificates.rank_certificate(prob, rank.rows, rank.cols, rank.prime),
+    ]
+
+
+def test_matrix_certificates_embed_the_matrix(tmp_path):
+    path = tmp_path / "m.csv"
+    path.write_text("1,0,0,1\n0,1,1,0\n1,1,0,0\n0,0,1,1\n1,0,1,0\n")
+    for cert in _matrix_certificates(problems.from_csv(path)):
+        cert = json.loads(json.dumps(cert))
+        assert verifier.verify(cert).valid, verifier.verify(cert).reason
+        assert cert["problem"]["entries"][0] == "1001"
+        bad = copy.deepcopy(cert)
+        bad["problem"]["entries"][0] = "0110"  # the matrix changed, its hash did not
+        assert "sha256" in verifier.verify(bad).reason
+        bad = copy.deepcopy(cert)
+        bad["problem"]["entries"][0] = "10012"
+        assert "entries" in verifier.verify(bad).reason
+        bad = copy.deepcopy(cert)
+        bad["problem"]["extra"] = 1
+        assert "fields" in verifier.verify(bad).reason
+
+
+def test_matrix_certificate_is_checked_against_the_embedded_matrix():
+    # A fooling set of one matrix, certified under another (consistent hash): rejected.
+    m = problems.random_matrix(6, 6, 1).matrix()
+    prob = problems._matrix_problem("matrix", {}, m)
+    best = lower_bounds.max_fooling_set(m)
+    rows = ["".join(str(int(v)) for v in row) for row in 1 - m]
+    other = problems._matrix_problem(
+        "matrix", {"rows": 6, "cols": 6, "sha256": problems.matrix_rows_sha256(rows)},
+        (1 - m).astype(np.int8), entries=rows,
+    )  # fmt: skip
+    assert lower_bounds.verify_fooling_set(prob, best.rows, best.cols, best.value).valid
+    cert = certificates.fooling_set_certificate(other, best.rows, best.cols, best.value)
+    assert not verifier.verify(cert).valid
+
+
+def test_random_certificates_are_redrawn_by_the_verifier():
+    for cert in _matrix_certificates(problems.random_matrix(7, 5, 11, density=0.4)):
+        cert = json.loads(json.dumps(cert))
+        assert verifier.verify(cert).valid, verifier.verify(cert).reason
+        assert "entries" not in cert["problem"]
+        bad = copy.deepcopy(cert)
+        bad["problem"]["density"] = 1
+        assert "density" in verifier.verify(bad).reason
+        bad = copy.deepcopy(cert)
+        bad["problem"]["generator"] = "MT19937"
+        assert "PCG64" in verifier.verify(bad).reason
+    cert = _matrix_certificates(problems.random_matrix(8, 8, 0))[0]
+    cert["problem"]["density"] = 0.0  # every entry 0: the claimed cells no longer have value b
+    value = cert["claim"]["value"]
+    assert verifier.verify(cert).valid is (value == 0 and cert["claim"]["size"] == 1)

@@ -412,3 +412,76 @@ def test_figure_and_report_acceptance(ccx, ccx_json, tmp_path: Path, monkeypatch
     assert all(f'src="{name}.png"' in html for name in FIGURES)
     code, _, err = ccx("figure", "nosuch", "--out", "d4")
     assert code == 2 and len(err.strip().splitlines()) == 1
+
+
+# ------------------------------------------------------------------ matrix problems, refusals
+
+RANDOM = ["--problem", "random", "--rows", "12", "--cols", "12", "--seed", "0"]
+
+
+def test_fooling_random_exact(ccx_json):
+    out = ccx_json("fooling", *RANDOM, "--exact")
+    assert out["exact"] is True and out["verified"] is True and out["method"] == "exact-clique"
+    assert out["size"] == out["upper_bound"] and "seconds" in out
+    from ccomplexity import lower_bounds, problems
+
+    assert out["size"] == lower_bounds.max_fooling_set(problems.random_matrix(12, 12, 0)).size
+
+
+def test_fooling_budget_gives_the_best_found(ccx_json, ccx):
+    args = ["--problem", "random", "--rows", "40", "--cols", "40", "--seed", "0", "--exact"]
+    out = ccx_json("fooling", *args, "--nodes", "3")
+    assert out["exact"] is False and out["verified"] is True
+    assert out["size"] <= out["upper_bound"] <= 40
+    code, _, err = ccx("fooling", *RANDOM, "--seconds", "5")
+    assert code == 2 and "--exact search only" in err
+    code, _, err = ccx("fooling", *RANDOM)
+    assert code == 2 and "use --exact" in err
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["fooling", "--exact"], ["cc", "oneway"], ["cc", "rank"]],
+)
+def test_matrix_file_certificates_verify(ccx, ccx_json, tmp_path: Path, command):
+    csv = tmp_path / "m.csv"
+    csv.write_text("1,0,0,1,1\n0,1,1,0,1\n1,1,0,0,0\n0,0,1,1,1\n")
+    cert = tmp_path / "c.json"
+    out = ccx_json(*command, "--problem", "matrix", "--file", str(csv), "--certificate", str(cert))
+    assert out["rows"] == 4 and out["cols"] == 5 and out["bits"] >= 1
+    assert ccx("verify", str(cert))[0] == 0
+
+
+def test_cc_exact_on_random_and_matrix(ccx_json, tmp_path: Path):
+    csv = tmp_path / "eye.csv"
+    csv.write_text("1,0,0,0\n0,1,0,0\n0,0,1,0\n0,0,0,1\n")
+    assert ccx_json("cc", "exact", "--problem", "matrix", "--file", str(csv))["bits"] == 3
+    assert ccx_json("cc", "exact", *RANDOM[:-2], "--seed", "5")["bits"] >= 1
+
+
+@pytest.mark.parametrize(
+    ("command", "needle"),
+    [
+        ("cc exact --problem equality --half 12", "limited to 1048576 entries"),
+        ("cc exact --problem equality --half 40", "limited to 1048576 entries"),
+        ("cc rank --problem equality --half 40", "limited to 4194304"),
+        ("fooling --problem equality --half 40 --exact", "limited to 1048576"),
+        ("cc oneway --problem equality --half 40", "dense limit"),
+        ("fooling --problem random --rows 99999 --cols 99999 --seed 0 --exact", "limited to 1677"),
+        ("cc rank --problem matrix --file missing.csv", "does not exist"),
+        ("fooling --problem dyck --types 2 --depth 2 --length 1000000000", "limited to length"),
+        ("codes --length 1000000000000", "got 1000000000000"),
+    ],
+)
+def test_refusals_come_before_any_matrix_is_built(ccx, monkeypatch, tmp_path, command, needle):
+    # Matrices of 2^40 x 2^40 entries could not be allocated; and evaluating f at all fails.
+    from ccomplexity import problems
+
+    def refuse(self, rows, cols):
+        raise AssertionError("entries were computed before the refusal")
+
+    monkeypatch.setattr(problems.TwoPartyProblem, "entries", refuse)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = ccx(*command.split())
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and needle in err, err

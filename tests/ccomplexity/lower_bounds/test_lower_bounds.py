@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import itertools
 import math
 
 import numpy as np
@@ -29,35 +28,6 @@ def brute_members(types: int, depth: int, length: int) -> np.ndarray:
     """Every word of [2n]^N filtered by the stack oracle (no DFA involved)."""
     words = P.digits(np.arange((2 * types) ** length), 2 * types, length)
     return words[is_dyck(words, types, depth)]
-
-
-def is_fooling(m: np.ndarray, cells: list[tuple[int, int]], value: int) -> bool:
-    """Def. 1 straight from the definition on a dense matrix."""
-    if len(set(cells)) != len(cells) or any(m[r, c] != value for r, c in cells):
-        return False
-    return not any(
-        m[r1, c2] == value and m[r2, c1] == value
-        for (r1, c1), (r2, c2) in itertools.combinations(cells, 2)
-    )
-
-
-def brute_max_fooling(m: np.ndarray, value: int) -> int:
-    """Largest fooling set by trying every partial injection rows -> columns (tiny m only)."""
-    n_rows, n_cols = m.shape
-    best = 0
-
-    def grow(r: int, cells: list[tuple[int, int]], used: set[int]) -> None:
-        nonlocal best
-        if r == n_rows:
-            best = max(best, len(cells))
-            return
-        grow(r + 1, cells, used)
-        for c in range(n_cols):
-            if c not in used and m[r, c] == value and is_fooling(m, [*cells, (r, c)], value):
-                grow(r + 1, [*cells, (r, c)], used | {c})
-
-    grow(0, [], set())
-    return best
 
 
 def naive_d(m: np.ndarray) -> int:
@@ -310,37 +280,6 @@ def test_constructors_reject_other_problems():
         lb.disjointness_fooling_set(P.equality(2))
     with pytest.raises(InputError, match="dyck"):
         lb.dyck_fooling_set(P.equality(2))
-
-
-# ---------------------------------------------------------------------- max fooling set
-
-
-def test_max_fooling_set_of_eq3_is_the_diagonal():
-    prob = P.equality(3)
-    best = lb.max_fooling_set(prob.matrix())
-    assert best.size == 8 and best.value == 1 and best.bits == 3
-    assert best.cells == tuple((i, i) for i in range(8))
-    assert lb.verify_fooling_set(prob, best.rows, best.cols, best.value).valid
-
-
-def test_max_fooling_set_matches_brute_force():
-    rng = np.random.default_rng(2024)
-    for trial in range(60):
-        shape = tuple(rng.integers(1, 6, size=2))
-        m = rng.integers(0, 2 if trial % 3 else 3, size=shape)
-        best = lb.max_fooling_set(m)
-        assert best.size == max(brute_max_fooling(m, int(v)) for v in np.unique(m))
-        assert is_fooling(m, list(best.cells), best.value)
-        for v in (0, 1):
-            one = lb.max_fooling_set(m, value=v)
-            assert one.size == brute_max_fooling(m, v)
-            assert is_fooling(m, list(one.cells), v) if one.size else one.cells == ()
-
-
-def test_max_fooling_set_limit():
-    m = np.ones((100, 100), dtype=int) - np.eye(100, dtype=int)
-    with pytest.raises(InputError, match="limited to 4096 cells"):
-        lb.max_fooling_set(m, value=1)
 
 
 # ---------------------------------------------------------------------------------- rank
