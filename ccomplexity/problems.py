@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ccomplexity.errors import InputError
+from ccomplexity.groups import FiniteGroup
 from ccomplexity.languages.dyck import is_dyck
+from ccomplexity.languages.hops import hop_p
 
 DENSE_LIMIT = 1 << 26
 """Most matrix entries (64 Mi) that :meth:`TwoPartyProblem.matrix` materialises."""
@@ -221,6 +223,27 @@ def index(length: int) -> TwoPartyProblem:
         return x[np.arange(x.shape[0]), y[:, 0]]
 
     return TwoPartyProblem("index", {"length": length}, 2, length, length, 1, evaluate, None)
+
+
+def group_word(group: FiniteGroup, length: int, cut: int) -> TwoPartyProblem:
+    """The word problem of ``group`` split at ``cut``: Alice holds g_1..g_K, Bob g_K+1..g_n,
+    f = [g_1 ∘ ... ∘ g_n = e] (looped-reasoning Thm 2.1's task as a decision problem)."""
+    n = _positive(length, "--length")
+    part = Partition.parse(f"prefix:{_positive(cut, '--cut')}", n)
+    params = {"group": group.name, "length": n}
+    return string_problem(
+        "group-word", params, lambda w: group.compose(w) == 0, group.order, n, part
+    )
+
+
+def p_hop(alphabet: int, length: int, hops: int, cut: int, strict: bool = False) -> TwoPartyProblem:
+    """hop_p (looped-reasoning Def. A.1) split at ``cut``: Alice holds v_1..v_K, Bob the rest
+    and the query position n; the value is the answer symbol, or -1 for ⊥."""
+    a = _positive(alphabet, "--alphabet")
+    n = _positive(length, "--length")
+    part = Partition.parse(f"prefix:{_positive(cut, '--cut')}", n)
+    params = {"alphabet": a, "length": n, "hops": _positive(hops, "--hops"), "strict": strict}
+    return string_problem("p-hop", params, lambda w: hop_p(w, hops, strict), a, n, part)
 
 
 PROBLEMS = ("dyck", "equality", "disjointness", "index")
