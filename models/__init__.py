@@ -26,6 +26,7 @@ REGISTRY: dict[str, str] = {
     "dss": "models.dss:DSS",
     "linear-transformer": "models.linear_transformer:LinearTransformer",
     "retnet": "models.retnet:RetNet",
+    "looped": "models.looped:LoopedTransformer",
 }
 """Model name -> ``module:Class``."""
 
@@ -37,11 +38,14 @@ FAMILIES: dict[str, str] = {
     "dss": "recurrent",
     "linear-transformer": "recurrent",
     "retnet": "recurrent",
+    "looped": "looped",
 }
 """Model name -> family, the axis the claims table (``ccomplexity.claims``) speaks of:
 ``recurrent`` (a state of ``state_numel`` numbers carried token to token: Thm 2's one-way
-protocol) or ``attention`` (softmax attention over the whole prefix: Thm 4's protocol). A test
-checks it against each class's ``recurrent`` flag."""
+protocol), ``attention`` (softmax attention over the whole prefix: Thm 4's protocol) or
+``looped`` (a k-layer block applied L times: its depth is kL, so claims about one-layer
+transformers must not match a looped model with a one-layer block). A test checks it against
+each class's ``recurrent`` flag."""
 
 
 def family(name: str) -> str:

@@ -14,7 +14,7 @@ from ccomplexity.precision import FixedPoint
 from models import FAMILIES, REGISTRY, build, describe_models, model_class
 from models.base import RecurrentModel, SequenceModel
 
-NAMES = ["transformer", "lstm", "gru", "mamba", "dss", "linear-transformer", "retnet"]
+NAMES = ["transformer", "lstm", "gru", "mamba", "dss", "linear-transformer", "retnet", "looped"]
 
 
 def test_names():
@@ -56,8 +56,8 @@ def test_describe_models():
     described = describe_models()
     assert [d["name"] for d in described] == NAMES
     by_name = {d["name"]: d for d in described}
-    assert not by_name["transformer"]["recurrent"]
-    assert all(by_name[n]["recurrent"] for n in NAMES if n != "transformer")
+    assert not by_name["transformer"]["recurrent"] and not by_name["looped"]["recurrent"]
+    assert all(by_name[n]["recurrent"] for n in NAMES if n not in ("transformer", "looped"))
     assert by_name["transformer"]["config"]["max_length"] == 64
     assert by_name["dss"]["config"]["state_size"] == 16
     for d in described:
@@ -81,4 +81,6 @@ def test_families_cover_the_registry():
     assert set(FAMILIES) == set(REGISTRY)
     for name in REGISTRY:
         expected = "recurrent" if issubclass(model_class(name), RecurrentModel) else "attention"
+        if name == "looped":  # depth k L: one-layer transformer claims must not match it
+            expected = "looped"
         assert FAMILIES[name] == expected
