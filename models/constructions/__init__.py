@@ -3,6 +3,8 @@
 - ``index-lookup``: Theorem 1, a one-layer transformer of width O(log N) (``index_lookup``).
 - ``dyck``: a ReLU RNN on the binary code of the minimal DFA of Dyck-(n,k) (``dfa_rnn``).
 - ``equality``: Theorem 6, a two-layer transformer of width O(log N) (``equality``).
+- ``group-composition``: looped-reasoning Thm 2.1, one layer looped ceil(lg n) times
+  (``group_composition``).
 
 Each construction's module is imported when its task runs.
 """
@@ -19,12 +21,14 @@ TASKS: dict[str, str] = {
     "index-lookup": "models.constructions.index_lookup:verify_index_lookup",
     "dyck": "models.constructions.dfa_rnn:verify_dyck_rnn",
     "equality": "models.constructions.equality:verify_equality",
+    "group-composition": "models.constructions.group_composition:verify_group_composition",
 }
 
 DEFAULTS: dict[str, dict[str, Any]] = {
     "index-lookup": {"length": 100, "samples": 10_000, "seed": 0},
     "dyck": {"types": 2, "depth": 2, "length": 16, "samples": 10_000, "seed": 0},
     "equality": {"length": 16, "samples": 3_000, "seed": 0},
+    "group-composition": {"group": "S5", "length": 64, "samples": 1_000, "seed": 0, "loops": None},
 }
 
 
@@ -51,8 +55,13 @@ def run(task: str, **options: Any) -> dict[str, Any]:
 
 
 def _check_option(key: str, value: Any) -> None:
-    """Integers everywhere; ``eta`` may be any real number and ``k``, ``eta`` may be None."""
-    if value is None and key in ("k", "eta"):
+    """Integers everywhere; ``eta`` may be any real number, ``k``, ``eta`` and ``loops`` may be
+    None and ``group`` is a name."""
+    if value is None and key in ("k", "eta", "loops"):
+        return
+    if key == "group":
+        if not isinstance(value, str):
+            raise InputError(f"option group must be a group name such as S5, got {value!r}")
         return
     kinds = (int, float) if key == "eta" else (int,)
     if isinstance(value, bool) or not isinstance(value, kinds):

@@ -75,20 +75,29 @@ def models_cmd(
 
 @app.command("construct")
 def construct(
-    task: Annotated[str, typer.Option("--task", help="index-lookup, dyck or equality.")],
+    task: Annotated[
+        str, typer.Option("--task", help="index-lookup, dyck, equality or group-composition.")
+    ],
     length: Annotated[int, typer.Option("--length", help="Input length N.")],
     samples: Annotated[int, typer.Option("--samples", help="Random inputs to check.")] = 10_000,
     seed: Annotated[int, typer.Option("--seed")] = 0,
     types: Annotated[int, typer.Option("--types", help="dyck: bracket types n.")] = 2,
     depth: Annotated[int, typer.Option("--depth", help="dyck: maximum depth k.")] = 2,
+    group: Annotated[str, typer.Option("--group", help="group-composition: G.")] = "S5",
+    loops: Annotated[
+        int | None, typer.Option("--loops", help="group-composition: loops (default ceil(lg n)).")
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Build a hand-wired model realising an upper bound (Thm 1, Thm 6, DFA-RNN) and check it."""
+    """Build a hand-wired model realising an upper bound (Thm 1, Thm 6, DFA-RNN, looped Thm 2.1)
+    and check it."""
     from models import constructions
 
     options: dict[str, Any] = {"length": length, "samples": samples, "seed": seed}
     if task == "dyck":
         options.update(types=types, depth=depth)
+    if task == "group-composition":
+        options.update(group=group, loops=loops)
     result = constructions.run(task, **options)
     emit(result, as_json, f"Construction for {task}")
 
