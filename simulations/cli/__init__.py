@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 # Each module registers its commands on ``app`` when imported (typer and the standard library only).
-from simulations.cli import cmd_exact, cmd_models, cmd_training  # noqa: E402, F401
+from simulations.cli import cmd_exact, cmd_looped, cmd_models, cmd_training  # noqa: E402, F401
 
 if __name__ == "__main__":
     sys.exit(main())

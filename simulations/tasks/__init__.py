@@ -1,7 +1,7 @@
 """Seeded torch data generators for the experiments, one module per paper.
 
 :mod:`~simulations.tasks.base` holds the :class:`Task` interface; each paper module
-(``separations``, ...) defines its tasks and a ``BUILDERS`` dict, name -> builder(name,
+(``separations``, ``looped``, ...) defines its tasks and a ``BUILDERS`` dict, name -> builder(name,
 max_length, options), merged here. Labels are computed in torch from the construction; the tests
 check them against the exact oracles of ``ccomplexity.languages``.
 """
@@ -12,10 +12,10 @@ import dataclasses
 from typing import Any
 
 from ccomplexity.errors import InputError, check_int
-from simulations.tasks import separations
+from simulations.tasks import looped, separations
 from simulations.tasks.base import Batch, Task
 
-BUILDERS = {**separations.BUILDERS}
+BUILDERS = {**separations.BUILDERS, **looped.BUILDERS}
 TASKS: tuple[str, ...] = tuple(BUILDERS)
 
 
