@@ -25,10 +25,15 @@ import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ccomplexity.automata import DFA
 from ccomplexity.errors import InputError
+
+if TYPE_CHECKING:
+    from ccomplexity.lower_bounds import FoolingSet
 
 GROUP_TABLE_LIMIT = 720
 """Most elements of a group whose multiplication table is built (S6); orders of larger named
@@ -219,28 +224,26 @@ def get_group(name: str) -> FiniteGroup:
     return _build(family, k)
 
 
-def word_problem_dfa(group: FiniteGroup):
+def word_problem_dfa(group: FiniteGroup) -> DFA:
     """The DFA of {g_1..g_n in G* : g_1 ∘ ... ∘ g_n = e} over the alphabet G (no '#').
 
     States are the running products (start and only accepting state: e); reading h moves g to
     g ∘ h. Every state is live and any two g != h are told apart by the suffix g^-1, so this DFA
     is minimal with exactly |G| states (tested through :func:`ccomplexity.automata.minimize`).
     """
-    from ccomplexity.automata import DFA
-
     accepting = np.zeros(group.order, dtype=bool)
     accepting[0] = True
     return DFA(group.table, 0, accepting, group.element_names())
 
 
-def word_problem_fooling_set(group: FiniteGroup, length: int, cut: int):
+def word_problem_fooling_set(group: FiniteGroup, length: int, cut: int) -> FoolingSet:
     """The fooling set {(g e..e, g^-1 e..e) : g in G} of the prefix/suffix word problem.
 
     f(x_g, y_h) = [g ∘ h^-1 = e] = [g = h], so every pair is a 1 and every cross pair a 0:
     |G| pairs, ceil(log2 |G|) bits, for every n and every cut (Def. 1, Fact 4 of the
     separations paper).
     """
-    from ccomplexity.lower_bounds import FoolingSet
+    from ccomplexity.lower_bounds import FoolingSet  # (both import this module)
     from ccomplexity.problems import group_word
 
     problem = group_word(group, length, cut)

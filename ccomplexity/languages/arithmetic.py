@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ccomplexity.automata import DFA, minimize
 from ccomplexity.errors import InputError, check_int
 
 DIGITS = 3
@@ -90,7 +91,7 @@ def nary_sum(operands: np.ndarray) -> np.ndarray:
     return rows.sum(axis=1)
 
 
-def carry_dfa(operands: int):
+def carry_dfa(operands: int) -> DFA:
     """The minimal carry automaton of n-ary addition, column by column (least significant first).
 
     Symbols are (s, d) encoded as 10 s + d, with s in 0..9n a column's digit sum and d the
@@ -99,8 +100,6 @@ def carry_dfa(operands: int):
     end write out the last carry). Accepts exactly the column words whose claimed digits are
     the sum. Returned minimised: n + 1 states.
     """
-    from ccomplexity.automata import DFA, minimize
-
     n = check_int(operands, "operands n")
     if n > CARRY_OPERANDS_LIMIT:
         raise InputError(f"carry_dfa builds at most {CARRY_OPERANDS_LIMIT} operands, got {n}")

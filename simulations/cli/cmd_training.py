@@ -180,12 +180,16 @@ def threshold_cmd(
     from rich.table import Table
 
     table = Table(title=f"Thresholds (target {target}, bounds at p = {precision})")
-    for column in ("task", "arch", "width", "layers", "threshold N", "bound N", "bound"):
+    options = any("options" in r for r in rows)  # loops, hops, ...: runs that differ in them
+    columns = ("task", "arch", "width", "layers", *(("options",) if options else ()),
+               "threshold N", "bound N", "bound")  # fmt: skip
+    for column in columns:
         table.add_column(column)
     for r in rows:
+        shown = (" ".join(f"{k}={v}" for k, v in r.get("options", {}).items()),) if options else ()
         table.add_row(
-            r["task"], r["arch"], str(r["width"]), str(r["layers"]), str(r["threshold_length"]),
-            str(r["bound_length"]), str(r["bound_id"]),
+            r["task"], r["arch"], str(r["width"]), str(r["layers"]), *shown,
+            str(r["threshold_length"]), str(r["bound_length"]), str(r["bound_id"]),
         )  # fmt: skip
     Console().print(table)
 
