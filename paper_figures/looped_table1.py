@@ -90,7 +90,7 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         unseen = [n for n in operands if n not in (2, 4, 8, 16, 32)]
         note = f" ({', '.join(map(str, unseen))} never seen in training)" if unseen else ""
         ax.set_xlabel(f"operands n at evaluation{note}")
-        fig.colorbar(image, ax=ax, label="accuracy (whole sum right), shown in %")
+        fig.colorbar(image, ax=ax, label="accuracy, whole sum right (cells in %)")
     ax.set_title("Addition of n 3-digit numbers: looped against iso-param and iso-FLOP models")
     files = style.save(fig, out_dir, NAME, csv_rows, COLUMNS)
     caption = (
