@@ -157,6 +157,19 @@ CLAIMS: tuple[Claim, ...] = (
                "Assumption B.17; E, R and q are the task's"),
     Claim("kg-path", "attention", "kg.thm5_1", "upper", construction="kg-path",
           note="q stacked (substitute, lookup) blocks, each storing every triple"),
+    # -- looped-reasoning: loops against n and p; family "looped" (a k-layer block looped L
+    # times has depth kL, so no claim about one-layer transformers may match it) ------------
+    Claim("group-composition", "looped", "looped.thm2_1", "upper", layers=1,
+          construction="group-composition", reads={"loops": "loops", "group": "task option"},
+          note="1-layer block, 2 heads, ceil(lg n) loops; Algorithm 2 (ccx looped rounds)"),
+    Claim("group-composition", "recurrent", "looped.word_problem", "lower", m="state_numel",
+          note="the state must tell the |G| running products apart: m p >= ceil(lg |G|)"),
+    Claim("p-hop", "looped", "looped.cor2_3", "upper", layers=1,
+          reads={"loops": "loops", "hops": "task option"},
+          note="Thm 2.2 on Thm B.6 (R = 3); pointer doubling in floor(lg p) + 2 rounds"),
+    Claim("p-hop", "attention", "looped.thmB_6", "upper",
+          reads={"layers": "layers", "hops": "task option"},
+          note="non-looped: floor(lg p) + 2 layers, at most 3 distinct"),
 )  # fmt: skip
 
 

@@ -18,7 +18,9 @@ from pathlib import Path
 import numpy as np
 
 from ccomplexity.errors import InputError, check_int
+from ccomplexity.groups import FiniteGroup
 from ccomplexity.languages.dyck import is_dyck
+from ccomplexity.languages.hops import hop_p
 from ccomplexity.languages.kg import MatchingKG
 
 DENSE_LIMIT = 1 << 26
@@ -347,6 +349,27 @@ def random_matrix(rows: int, cols: int, seed: int, density: float = 0.5) -> TwoP
     m = (u < density).astype(np.int8)
     params = {"rows": rows, "cols": cols, "seed": seed, "density": density, "generator": "PCG64"}
     return _matrix_problem("random", params, m)
+
+
+def group_word(group: FiniteGroup, length: int, cut: int) -> TwoPartyProblem:
+    """The word problem of ``group`` split at ``cut``: Alice holds g_1..g_K, Bob g_K+1..g_n,
+    f = [g_1 ∘ ... ∘ g_n = e] (looped-reasoning Thm 2.1's task as a decision problem)."""
+    n = _positive(length, "--length")
+    part = Partition.parse(f"prefix:{_positive(cut, '--cut')}", n)
+    params = {"group": group.name, "length": n}
+    return string_problem(
+        "group-word", params, lambda w: group.compose(w) == 0, group.order, n, part
+    )
+
+
+def p_hop(alphabet: int, length: int, hops: int, cut: int, strict: bool = False) -> TwoPartyProblem:
+    """hop_p (looped-reasoning Def. A.1) split at ``cut``: Alice holds v_1..v_K, Bob the rest
+    and the query position n; the value is the answer symbol, or -1 for ⊥."""
+    a = _positive(alphabet, "--alphabet")
+    n = _positive(length, "--length")
+    part = Partition.parse(f"prefix:{_positive(cut, '--cut')}", n)
+    params = {"alphabet": a, "length": n, "hops": _positive(hops, "--hops"), "strict": strict}
+    return string_problem("p-hop", params, lambda w: hop_p(w, hops, strict), a, n, part)
 
 
 PROBLEMS = ("dyck", "equality", "disjointness", "index", "kg", "matrix", "random")

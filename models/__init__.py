@@ -27,6 +27,7 @@ REGISTRY: dict[str, str] = {
     "linear-transformer": "models.linear_transformer:LinearTransformer",
     "retnet": "models.retnet:RetNet",
     "concat-transformer": "models.concat_transformer:ConcatTransformer",
+    "looped": "models.looped:LoopedTransformer",
 }
 """Model name -> ``module:Class``."""
 
@@ -39,13 +40,16 @@ FAMILIES: dict[str, str] = {
     "linear-transformer": "recurrent",
     "retnet": "recurrent",
     "concat-transformer": "concat-attention",
+    "looped": "looped",
 }
 """Model name -> family, the axis the claims table (``ccomplexity.claims``) speaks of:
 ``recurrent`` (a state of ``state_numel`` numbers carried token to token: Thm 2's one-way
 protocol), ``attention`` (softmax attention over the whole prefix: Thm 4's protocol) or
 ``concat-attention`` (the mixture-of-parrots paper's one-layer class: heads of full width m
-concatenated, so m is the width itself). A test checks it against each class's ``recurrent``
-flag."""
+concatenated, so m is the width itself) or
+``looped`` (a k-layer block applied L times: its depth is kL, so claims about one-layer
+transformers must not match a looped model with a one-layer block). A test checks it against
+each class's ``recurrent`` flag."""
 
 
 def family(name: str) -> str:

@@ -18,6 +18,8 @@ from paper_figures import (
     fig2,
     fig3,
     fig4,
+    looped_loops,
+    looped_table1,
     parrots_memorization,
     parrots_reasoning,
     protocols,
@@ -33,11 +35,23 @@ FIGURES: dict[str, ModuleType] = {
     "protocols": protocols,
     "parrots-reasoning": parrots_reasoning,
     "parrots-memorization": parrots_memorization,
+    "looped-loops": looped_loops,
+    "looped-table1": looped_table1,
 }
 """Figure name -> module with ``make(store_path, out_dir, profile) -> dict``."""
 
 NEEDS_STORE = frozenset(
-    {"thresholds", "fig2", "fig3", "fig4", "protocols", "parrots-reasoning", "parrots-memorization"}
+    {
+        "thresholds",
+        "fig2",
+        "fig3",
+        "fig4",
+        "protocols",
+        "parrots-reasoning",
+        "parrots-memorization",
+        "looped-loops",
+        "looped-table1",
+    }
 )
 """Figures drawn from training runs (protocols: its panel (b)); the others need no store."""
 

@@ -288,9 +288,42 @@ PARROTS_SHOWN = ("min_width", "moe_width_numeric", "accuracy", "success_rate",
                  "below_lower_bound", "errors")  # fmt: skip
 
 
+LOOPED_PROFILE = "looped-demo"
+LOOPED_COMMANDS: tuple[tuple[str, ...], ...] = (
+    ("bound", "--theorem", "looped.thm2_1", "--group", "S5", "--length", "256", "--json"),
+    ("bound", "--theorem", "looped.cor2_3", "--hops", "32", "--json"),
+    ("looped", "rounds", "--task", "group-composition", "--group", "S5", "--length", "300",
+     "--json"),
+    ("looped", "rounds", "--task", "p-hop", "--hops", "32", "--length", "256", "--json"),
+    ("construct", "--task", "group-composition", "--group", "A5", "--length", "64",
+     "--samples", "100", "--json"),
+    ("construct", "--task", "group-composition", "--group", "A5", "--length", "64",
+     "--loops", "5", "--samples", "100", "--json"),
+    ("dfa", "group", "--group", "A5", "--json"),
+    ("dfa", "addition", "--operands", "32", "--json"),
+    ("looped", "comm", "--task", "p-hop", "--alphabet", "2", "--length", "10", "--hops", "3"),
+)  # fmt: skip
+"""The looped paper's exact side: its bounds, the round-counting simulators, Thm 2.1 as weights
+(with ceil(lg n) loops and one fewer), the automata and a per-cut communication table."""
+
+
+def looped_share() -> dict[str, str]:
+    """The looped paper's share: the commands of :data:`LOOPED_COMMANDS`, then the short
+    ``looped-demo`` training slice (loops against p on p-hop). Returns {paper: store}."""
+    from paper_figures import profile_store
+
+    for args in LOOPED_COMMANDS:
+        _ccx(*args)
+    store = profile_store(LOOPED_PROFILE)
+    print(f"  sweep {LOOPED_PROFILE!r} into {store} (resumes if interrupted)", flush=True)
+    _ccx("sweep", "--profile", LOOPED_PROFILE, "--store", str(store))
+    return {"looped": str(store)}
+
+
 SHARES: dict[str, Callable[[], dict[str, str]]] = {
     "separations": separations_share,
     "parrots": parrots_share,
+    "looped": looped_share,
 }
 """Paper -> its share of the demo (bounds, constructions, protocols, a short training slice),
 returning {paper: results store} for the report's figures. A paper adds one entry."""

@@ -1,8 +1,10 @@
 """Empirical thresholds from the results store, each next to the bound it is drawn against.
 
-For a model (task, arch, width, layers) the empirical threshold is the largest length N in the
-sweep such that the best accuracy over every stored run of that model at N (over learning rates,
-seeds and any other setting, such as heads or steps) reaches the target, and every shorter
+For a model (task, arch, width, layers, and the settings only some runs have: loops, hops,
+alphabet, group, regulariser; reported as ``options``) the empirical threshold is the largest
+length N in the sweep such that the best accuracy over every stored run of that model at N
+(over learning rates, seeds and any other setting, such as heads or steps) reaches the target,
+and every shorter
 length in the sweep passes too (ARCHITECTURE.md, "Thresholds").  It is None when the shortest
 length fails.  A run's accuracy is its ``best_accuracy`` (the best validation accuracy during
 training, the model the paper reports) unless ``metric="accuracy"`` (the final evaluation).
@@ -22,6 +24,7 @@ Where the store has no ``state_numel`` for a run, m falls back to its width (the
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -74,12 +77,16 @@ def thresholds(
     if metric not in METRICS:
         raise InputError(f"metric must be one of {', '.join(METRICS)}, got {metric!r}")
 
-    groups: dict[tuple[str, str, int, int], list[dict[str, Any]]] = defaultdict(list)
+    from simulations.training import OPTIONAL_FIELDS
+
+    groups: dict[tuple[str, str, int, int, str], list[dict[str, Any]]] = defaultdict(list)
     for run in runs(store_path):
-        groups[run["task"], run["arch"], run["width"], run["layers"]].append(run)
+        options = {k: run["config"][k] for k in OPTIONAL_FIELDS if k in run["config"]}
+        key = (run["task"], run["arch"], run["width"], run["layers"], json.dumps(options))
+        groups[key].append(run)
 
     rows = []
-    for (task, arch, width, layers), members in sorted(groups.items()):
+    for (task, arch, width, layers, options), members in sorted(groups.items()):
         best: dict[int, float] = {}
         for run in members:
             best[run["length"]] = max(best.get(run["length"], 0.0), run[metric])
@@ -101,6 +108,7 @@ def thresholds(
                 "arch": arch,
                 "width": width,
                 "layers": layers,
+                **({"options": json.loads(options)} if options != "{}" else {}),
                 "threshold_length": threshold_length(best, target),
                 "bound_length": bound_length,
                 "bound_id": bound_id,

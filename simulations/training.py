@@ -36,6 +36,7 @@ from ccomplexity import typed
 from ccomplexity.errors import InputError
 from ccomplexity.files import atomic_open
 from models.base import SequenceModel
+from models.looped import block_cosine, block_cosine_penalty
 from simulations.tasks import TASKS, Task, get_task
 
 CHECKPOINT_FORMAT = "ccomplexity-checkpoint"
@@ -44,6 +45,14 @@ EVAL_BATCH = 500
 """Evaluation examples per forward pass."""
 EVAL_SEED_OFFSET = 0x5EED_0001
 """Evaluation data come from ``Generator().manual_seed(seed + EVAL_SEED_OFFSET)``."""
+TASK_OPTIONS = ("hops", "alphabet", "group", "reverse")
+"""TrainConfig fields passed to the task's builder when set."""
+OPTIONAL_FIELDS = ("loops", *TASK_OPTIONS, "reg_lambda", "reg_block")
+"""TrainConfig fields left out of ``to_dict`` (and the hash) while None."""
+
+
+def _model_fields(arch: str) -> set[str]:
+    return {f.name for f in dataclasses.fields(models.config_class(models.model_class(arch)))}
 
 
 @dataclass(frozen=True)
@@ -75,15 +84,24 @@ class TrainConfig:
     gate: str = ""  # "": the architecture's default gate rule
     balance: float = 0.0
     mlp_width: int | None = None
+    # Settings of some architectures and tasks only. None means unused: such a field is then
+    # left out of to_dict() and so of the config hash, and runs stored before it existed keep
+    # their hashes.
+    loops: int | None = None  # looped architectures: loops L of the block (default 1)
+    hops: int | None = None  # task option: p of p-hop
+    alphabet: int | None = None  # task option: |Sigma| of p-hop
+    group: str | None = None  # task option: G of group-composition
+    reverse: bool | None = None  # task option: addition's sum least significant digit first
+    reg_lambda: float | None = None  # transformer: lambda of the block-cosine regulariser (Eq. 5)
+    reg_block: int | None = None  # its block size k (layers k i + j and k (i + 1) + j are pulled)
 
     def __post_init__(self) -> None:
         typed.check_fields(self)
         for name, hint in typed.field_types(TrainConfig).items():
             least = 0 if name == "seed" else 1
-            if hint is int and getattr(self, name) < least:
-                raise InputError(
-                    f"TrainConfig.{name} must be >= {least}, got {getattr(self, name)}"
-                )
+            value = getattr(self, name)
+            if hint in (int, int | None) and value is not None and value < least:
+                raise InputError(f"TrainConfig.{name} must be >= {least}, got {value}")
         if self.task not in TASKS:
             raise InputError(f"unknown task {self.task!r}; known: {', '.join(TASKS)}")
         if self.arch not in models.REGISTRY:
@@ -98,10 +116,40 @@ class TrainConfig:
             raise InputError(f"TrainConfig.mlp_width must be >= 1, got {self.mlp_width}")
         if not (math.isfinite(self.balance) and self.balance >= 0):
             raise InputError(f"TrainConfig.balance must be >= 0, got {self.balance}")
-        get_task(self.task, self.length)  # InputError if the task cannot have this length
+        self._check_architecture_fields()
+        self.make_task()  # InputError if the task cannot have this length or these options
+
+    def _check_architecture_fields(self) -> None:
+        fields = _model_fields(self.arch)
+        if "loops" in fields:
+            object.__setattr__(self, "loops", 1 if self.loops is None else self.loops)
+        elif self.loops is not None:
+            raise InputError(f"loops applies to looped architectures, not {self.arch!r}")
+        if (self.reg_lambda is None) != (self.reg_block is None):
+            raise InputError("the block-cosine regulariser needs both reg_lambda and reg_block")
+        if self.reg_block is not None:
+            if self.arch != "transformer":
+                raise InputError(
+                    f"the block-cosine regulariser is for 'transformer', not {self.arch!r}"
+                )
+            if self.layers % self.reg_block or self.layers // self.reg_block < 2:
+                raise InputError(
+                    f"reg_block {self.reg_block} must split the {self.layers} layers into "
+                    ">= 2 blocks"
+                )
+
+    def task_options(self) -> dict[str, Any]:
+        """The task options this run sets (hops, alphabet, group, reverse)."""
+        return {k: getattr(self, k) for k in TASK_OPTIONS if getattr(self, k) is not None}
+
+    def make_task(self) -> Task:
+        """The run's task at its length N with its options."""
+        return get_task(self.task, self.length, **self.task_options())
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """The fields as plain values; unused optional fields (None) are left out."""
+        values = dataclasses.asdict(self)
+        return {k: v for k, v in values.items() if not (k in OPTIONAL_FIELDS and v is None)}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> TrainConfig:
@@ -136,9 +184,7 @@ def model_config(config: TrainConfig, task: Task) -> dict[str, Any]:
     """The ``models.build`` arguments of a run: sizes from the config, vocabulary and classes
     from the task, ``heads`` where the architecture has heads and ``max_length`` (the task's
     longest token sequence) where it has learned positions."""
-    fields = {
-        f.name for f in dataclasses.fields(models.config_class(models.model_class(config.arch)))
-    }
+    fields = _model_fields(config.arch)
     out: dict[str, Any] = {
         "vocab_size": task.vocab_size,
         "n_out": task.n_out,
@@ -159,12 +205,14 @@ def model_config(config: TrainConfig, task: Task) -> dict[str, Any]:
         if "input_dim" not in fields:
             raise InputError(f"{config.task} has vector inputs; {config.arch} reads tokens")
         out["input_dim"] = task.input_dim()
+    if "loops" in fields:
+        out["loops"] = config.loops
     return out
 
 
 def build_model(config: TrainConfig) -> tuple[SequenceModel, Task]:
     """A freshly initialised model (from ``torch.manual_seed(config.seed)``) and its task."""
-    task = get_task(config.task, config.length)
+    task = config.make_task()
     torch.manual_seed(config.seed)
     return models.build(config.arch, **model_config(config, task)), task
 
@@ -277,6 +325,8 @@ def _train(
             aux = model.aux_loss()  # mixture-of-experts load balancing, when asked for
             if aux is not None:
                 loss = loss + aux
+            if config.reg_lambda is not None:
+                loss = loss + config.reg_lambda * block_cosine_penalty(model, config.reg_block)
             optimiser.zero_grad(set_to_none=True)
             loss.backward()
             optimiser.step()
@@ -289,20 +339,25 @@ def _train(
                 bar.update(step, loss.item(), accuracy if curve else None)
             if evaluated and accuracy >= config.target:
                 break
-    return run_result(model, config, curve, best, step, start, checkpoint_dir, dev)
+    model.eval()
+    extra = _extra_results(model, config, task, held_out, dev, curve[-1][1])
+    return run_result(model, config, curve, best, step, start, checkpoint_dir, dev, extra)
 
 
 def run_result(
     model: SequenceModel, config: TrainConfig, curve: list[list[float]], best: float, steps: int,
     start: float, checkpoint_dir: str | Path | None, dev: torch.device,
+    extra: dict[str, Any] | None = None,
 ) -> dict:  # fmt: skip
-    """The report of a finished run (its last evaluation is ``curve[-1]``), after saving its
-    model into ``checkpoint_dir`` when one is given."""
+    """The report of a finished run (its last evaluation is ``curve[-1]``; ``extra``: what
+    some runs report beyond the rest), after saving its model into ``checkpoint_dir`` when one
+    is given."""
     model.eval()
     checkpoint = None
     if checkpoint_dir is not None:
         checkpoint = str(save_checkpoint(model, config, checkpoint_dir))
     return {
+        **(extra or {}),
         "accuracy": curve[-1][1],
         "best_accuracy": best,
         "steps": steps,
@@ -317,6 +372,30 @@ def run_result(
         "seed": config.seed,
         "device": str(dev),
     }
+
+
+def _extra_results(
+    model: SequenceModel,
+    config: TrainConfig,
+    task: Task,
+    held_out: torch.Generator,
+    dev: torch.device,
+    accuracy: float,
+) -> dict[str, Any]:
+    """What some runs report beyond the rest: the final accuracy at the task's further
+    evaluation lengths (``accuracy_by_length``), and the regulariser's R_G(k) per group."""
+    extra: dict[str, Any] = {}
+    lengths = task.eval_lengths(config.length)
+    if lengths:
+        by_length = {
+            n: evaluate(model, task, n, config.eval_samples, held_out, dev) for n in lengths
+        }
+        extra["accuracy_by_length"] = {**by_length, config.length: accuracy}
+    if config.reg_block is not None:
+        with torch.no_grad():
+            cosines = block_cosine(model, config.reg_block)
+        extra["block_cosine"] = {group: float(v) for group, v in cosines.items()}
+    return extra
 
 
 class _ProgressBar:
@@ -437,7 +516,7 @@ def load_checkpoint(path: str | Path) -> tuple[SequenceModel, TrainConfig]:
     for name in sorted(fields):
         if not typed.matches(values[name], hints[name]):
             raise InputError(f"{where}: model config {name}={values[name]!r} has the wrong type")
-    task = get_task(config.task, config.length)
+    task = config.make_task()
     for name, value in model_config(config, task).items():
         if values[name] != value:
             raise InputError(

@@ -8,7 +8,7 @@ which task on which model family is not here but in :mod:`ccomplexity.claims`.
 
 from __future__ import annotations
 
-from ccomplexity.bounds import kg, parrots, separations
+from ccomplexity.bounds import kg, looped, parrots, separations
 from ccomplexity.bounds.base import KINDS, PARAMS, Bound, Param, define_param
 from ccomplexity.bounds.separations import (
     Thm4Bits,
@@ -18,7 +18,7 @@ from ccomplexity.bounds.separations import (
 )
 from ccomplexity.errors import InputError
 
-PAPERS = {"separations": separations, "parrots": parrots, "kg": kg}
+PAPERS = {"separations": separations, "parrots": parrots, "looped": looped, "kg": kg}
 """Paper id -> module; each module's ``BOUNDS`` lists its statements."""
 
 

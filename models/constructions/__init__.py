@@ -8,6 +8,8 @@
 - ``length2-path``: mixture of parrots Thm 3.2, a dense one-layer model of width |V|
   (``parrots``).
 - ``memorize``: mixture of parrots Thm A.11 (dense) and A.12 (experts), memorisers (``parrots``).
+- ``group-composition``: looped-reasoning Thm 2.1, one layer looped ceil(lg n) times
+  (``group_composition``).
 
 Each construction's module is imported when its task runs.
 """
@@ -27,6 +29,7 @@ TASKS: dict[str, str] = {
     "kg-path": "models.constructions.kg:verify_kg_path",
     "length2-path": "models.constructions.parrots:verify_length2_path",
     "memorize": "models.constructions.parrots:verify_memorize",
+    "group-composition": "models.constructions.group_composition:verify_group_composition",
 }
 
 DEFAULTS: dict[str, dict[str, Any]] = {
@@ -36,6 +39,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "kg-path": {"entities": 32, "relations": 4, "hops": 4, "samples": 500, "seed": 0},
     "length2-path": {"vertices": 20, "samples": 2_000, "seed": 0},
     "memorize": {"examples": 1000, "dim": 128, "trials": 20, "seed": 0},
+    "group-composition": {"group": "S5", "length": 64, "samples": 1_000, "seed": 0, "loops": None},
 }
 
 
@@ -62,9 +66,13 @@ def run(task: str, **options: Any) -> dict[str, Any]:
 
 
 def _check_option(key: str, value: Any) -> None:
-    """Integers everywhere; ``eta`` may be any real number; ``k``, ``eta``, ``experts`` may be
-    None."""
-    if value is None and key in ("k", "eta", "experts"):
+    """Integers everywhere; ``eta`` may be any real number, ``k``, ``eta``, ``experts`` and
+    ``loops`` may be None and ``group`` is a name."""
+    if value is None and key in ("k", "eta", "experts", "loops"):
+        return
+    if key == "group":
+        if not isinstance(value, str):
+            raise InputError(f"option group must be a group name such as S5, got {value!r}")
         return
     kinds = (int, float) if key == "eta" else (int,)
     if isinstance(value, bool) or not isinstance(value, kinds):

@@ -93,7 +93,8 @@ def construct(
         str,
         typer.Option(
             "--task",
-            help="index-lookup, dyck, equality, length2-path, memorize or kg-path.",
+            help="index-lookup, dyck, equality, length2-path, memorize, kg-path or "
+            "group-composition.",
         ),
     ],
     length: Annotated[
@@ -118,10 +119,17 @@ def construct(
             "--experts", help="memorize: experts K (Thm A.12); kg-path: experts (round(sqrt T))."
         ),
     ] = None,
+    group: Annotated[
+        str | None, typer.Option("--group", help="group-composition: G (default S5).")
+    ] = None,
+    loops: Annotated[
+        OptInt, typer.Option("--loops", help="group-composition: loops (default ceil(lg n)).")
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Build a hand-wired model realising an upper bound (Thm 1, Thm 6, DFA-RNN; mixture of
-    parrots Thm 3.2, A.11, A.12; the KG paths of Thm 5.1 / Prop B.13 / Thm 5.3) and check it.
+    parrots Thm 3.2, A.11, A.12; the KG paths of Thm 5.1 / Prop B.13 / Thm 5.3; looped Thm 2.1)
+    and check it.
     Options a task does not take are an error."""
     from models import constructions
 
@@ -129,6 +137,7 @@ def construct(
         "length": length, "samples": samples, "seed": seed, "types": types, "depth": depth,
         "vertices": vertices, "examples": examples, "dim": dim, "trials": trials,
         "entities": entities, "relations": relations, "hops": hops, "experts": experts,
+        "group": group, "loops": loops,
     }  # fmt: skip
     result = constructions.run(task, **{k: v for k, v in given.items() if v is not None})
     emit(result, as_json, f"Construction for {task}")

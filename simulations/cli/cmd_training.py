@@ -18,12 +18,67 @@ from simulations.cli import (
     emit,
 )
 
+# --------------------------------------------------------------------------------- tasks
+
+
+@app.command(
+    "task",
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+)
+def task_cmd(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="A training task (index-lookup, p-hop, ...).")],
+    length: Length,
+    batch: Annotated[int, typer.Option("--batch", help="Samples to draw.")] = 3,
+    seed: Seed = 0,
+    train: Annotated[
+        bool, typer.Option("--train", help="The training distribution (default: exactly N).")
+    ] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Draw samples of any task: ccx task NAME --length N [--OPTION VALUE]... (the task's own
+    options, e.g. p-hop --hops 16 --alphabet 4). Each sample: its tokens and answer(s)."""
+    import torch
+
+    from simulations.cli.cmd_bounds import parse_params
+    from simulations.tasks import get_task
+
+    given = parse_params(list(ctx.args))
+    options = {k: {"true": True, "false": False}.get(v, v) for k, v in given.items()}
+    if not 1 <= batch <= 10_000:
+        raise InputError(f"--batch must lie in 1..10000, got {batch}")
+    task = get_task(name, length, **options)
+    tokens, targets, mask = task.sample(batch, length, torch.Generator().manual_seed(seed), train)
+    render = getattr(task, "render", None)
+    samples = []
+    for row in range(batch):
+        kept = tokens[row] if task.pad is None else tokens[row][tokens[row] != task.pad]
+        answers = targets[row][mask[row]].tolist()
+        sample: dict = {
+            "input": kept.tolist(),
+            "answer": answers[0] if len(answers) == 1 else answers,
+        }
+        if render is not None:
+            sample["text"] = render(kept.tolist())
+        samples.append(sample)
+    result = {
+        "task": name, "length": length, "options": options, "seed": seed, "train": train,
+        "vocab_size": task.vocab_size, "classes": task.n_out, "samples": samples,
+    }  # fmt: skip
+    if as_json:
+        print(json.dumps(result))
+        return
+    for sample in samples:
+        shown = sample.get("text", " ".join(map(str, sample["input"])))
+        print(f"{shown}  ->  {sample['answer']}")
+
+
 # --------------------------------------------------------------------------------- training
 
 
 @app.command("train")
 def train_cmd(
-    task: Annotated[str, typer.Option("--task", help="index-lookup, dyck, eq-random, ...")],
+    task: Annotated[str, typer.Option("--task", help="index-lookup, dyck, p-hop, ...")],
     arch: Annotated[str, typer.Option("--arch", help="A model of `ccx models`.")],
     width: Width,
     length: Length,
@@ -34,6 +89,19 @@ def train_cmd(
     batch: Annotated[int, typer.Option("--batch", help="Fresh examples per step.")] = 64,
     heads: Annotated[int, typer.Option("--heads", help="Heads (attention models).")] = 4,
     target: Annotated[float, typer.Option("--target", help="Early-stop accuracy.")] = 0.99,
+    loops: Annotated[int | None, typer.Option("--loops", help="Loops L (looped).")] = None,
+    hops: Annotated[int | None, typer.Option("--hops", help="p-hop: hops p.")] = None,
+    alphabet: Annotated[int | None, typer.Option("--alphabet", help="p-hop: |Sigma|.")] = None,
+    group: Annotated[str | None, typer.Option("--group", help="group-composition: G.")] = None,
+    reverse: Annotated[
+        bool | None, typer.Option("--reverse/--no-reverse", help="addition: sum LSB first.")
+    ] = None,
+    reg_lambda: Annotated[
+        float | None, typer.Option("--reg-lambda", help="Block-cosine regulariser lambda.")
+    ] = None,
+    reg_block: Annotated[
+        int | None, typer.Option("--reg-block", help="Its block size k (transformer).")
+    ] = None,
     checkpoint_dir: Annotated[
         str, typer.Option("--checkpoint-dir", help="Where the checkpoint is written.")
     ] = "results/checkpoints",
@@ -47,7 +115,9 @@ def train_cmd(
 
     config = TrainConfig(
         task=task, arch=arch, width=width, layers=layers, length=length, steps=steps, lr=lr,
-        seed=seed, batch=batch, heads=heads, target=target,
+        seed=seed, batch=batch, heads=heads, target=target, loops=loops, hops=hops,
+        alphabet=alphabet, group=group, reverse=reverse, reg_lambda=reg_lambda,
+        reg_block=reg_block,
     )  # fmt: skip
     Path(checkpoint_dir).mkdir(parents=True, exist_ok=True)
     result = train(config, checkpoint_dir=checkpoint_dir, progress=not as_json, device=device)
@@ -123,12 +193,16 @@ def threshold_cmd(
     from rich.table import Table
 
     table = Table(title=f"Thresholds (target {target}, bounds at p = {precision})")
-    for column in ("task", "arch", "width", "layers", "threshold N", "bound N", "bound"):
+    options = any("options" in r for r in rows)  # loops, hops, ...: runs that differ in them
+    columns = ("task", "arch", "width", "layers", *(("options",) if options else ()),
+               "threshold N", "bound N", "bound")  # fmt: skip
+    for column in columns:
         table.add_column(column)
     for r in rows:
+        shown = (" ".join(f"{k}={v}" for k, v in r.get("options", {}).items()),) if options else ()
         table.add_row(
-            r["task"], r["arch"], str(r["width"]), str(r["layers"]), str(r["threshold_length"]),
-            str(r["bound_length"]), str(r["bound_id"]),
+            r["task"], r["arch"], str(r["width"]), str(r["layers"]), *shown,
+            str(r["threshold_length"]), str(r["bound_length"]), str(r["bound_id"]),
         )  # fmt: skip
     Console().print(table)
 

@@ -12,10 +12,10 @@ import dataclasses
 from typing import Any
 
 from ccomplexity.errors import InputError, check_int
-from simulations.tasks import kg, parrots, separations
+from simulations.tasks import kg, looped, parrots, separations
 from simulations.tasks.base import Batch, Task
 
-BUILDERS = {**separations.BUILDERS, **parrots.BUILDERS, **kg.BUILDERS}
+BUILDERS = {**separations.BUILDERS, **parrots.BUILDERS, **looped.BUILDERS, **kg.BUILDERS}
 TASKS: tuple[str, ...] = tuple(BUILDERS)
 
 

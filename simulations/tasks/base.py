@@ -82,6 +82,11 @@ class Task(abc.ABC):
         batch is fresh."""
         return None
 
+    def eval_lengths(self, length: int) -> tuple[int, ...]:
+        """Further lengths a model trained at ``length`` is evaluated at after training (none;
+        addition reports the paper's evaluation operand counts)."""
+        return ()
+
     @abc.abstractmethod
     def _sample(self, batch: int, length: int, g: torch.Generator, train: bool) -> Batch:
         """The task's own sampler, called with validated arguments."""

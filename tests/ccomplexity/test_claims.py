@@ -51,6 +51,17 @@ def test_model_params_read_as_the_row_says():
         tf.model_params({"width": 64, "heads": 3}, 32)
 
 
+def test_looped_rows():
+    assert claims.claims(task="group-composition", family="looped")[0].construction == (
+        "group-composition"
+    )
+    assert claims.lower_bound_for("group-composition", "recurrent").bound_id == (
+        "looped.word_problem"
+    )
+    assert claims.lower_bound_for("dyck", "looped", 1) is None  # not a one-layer transformer
+    assert [c.bound_id for c in claims.claims(task="p-hop")] == ["looped.cor2_3", "looped.thmB_6"]
+
+
 def test_bad_rows_are_refused():
     with pytest.raises(InputError, match="unknown theorem"):
         claims.Claim("dyck", "recurrent", "separations.nosuch", "lower")

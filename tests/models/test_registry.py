@@ -16,7 +16,7 @@ from models.base import RecurrentModel, SequenceModel
 
 NAMES = [
     "transformer", "lstm", "gru", "mamba", "dss", "linear-transformer", "retnet",
-    "concat-transformer",
+    "concat-transformer", "looped",
 ]  # fmt: skip
 
 
@@ -62,8 +62,8 @@ def test_describe_models():
     described = describe_models()
     assert [d["name"] for d in described] == NAMES
     by_name = {d["name"]: d for d in described}
-    assert not by_name["transformer"]["recurrent"]
-    attention = ("transformer", "concat-transformer")
+    attention = ("transformer", "concat-transformer", "looped")
+    assert not any(by_name[n]["recurrent"] for n in attention)
     assert all(by_name[n]["recurrent"] for n in NAMES if n not in attention)
     assert by_name["transformer"]["config"]["max_length"] == 64
     assert by_name["dss"]["config"]["state_size"] == 16
@@ -89,5 +89,6 @@ def test_families_cover_the_registry():
     for name in REGISTRY:
         recurrent = issubclass(model_class(name), RecurrentModel)
         assert (FAMILIES[name] == "recurrent") == recurrent
-        assert FAMILIES[name] in ("recurrent", "attention", "concat-attention")
+        assert FAMILIES[name] in ("recurrent", "attention", "concat-attention", "looped")
     assert FAMILIES["concat-transformer"] == "concat-attention"
+    assert FAMILIES["looped"] == "looped"  # depth k L: one-layer transformer claims must not match

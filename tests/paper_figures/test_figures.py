@@ -47,6 +47,28 @@ def fake_result(task: str, arch: str, width: int, layers: int, length: int, lr: 
     }  # fmt: skip
 
 
+def looped_results() -> list[dict]:
+    """Fake runs of the looped paper: loops against n and p, and the addition grid."""
+    out = []
+    for task, sizes in (("group-composition", (2, 4, 8)), ("p-hop", (1, 2, 4))):
+        for x in sizes:
+            for loops in (1, 2, 3, 4, 5):
+                result = fake_result(task, "looped", 32, 1, 16 if task == "p-hop" else x,
+                                     1e-3, 0)  # fmt: skip
+                result["config"].update(loops=loops, **({"hops": x} if task == "p-hop" else {}))
+                acc = 1.0 if loops >= x.bit_length() + (task == "p-hop") else 0.3
+                result.update(best_accuracy=acc, accuracy=acc, config_hash=f"{task}{x}{loops}")
+                out.append(result)
+    for arch, layers, loops in (("transformer", 1, 1), ("looped", 1, 4), ("transformer", 4, 1)):
+        result = fake_result("addition", arch, 64, layers, 8, 1e-3, 0)
+        if arch == "looped":
+            result["config"]["loops"] = loops
+        result["accuracy_by_length"] = {2: 0.9, 4: 0.5 * layers * loops / 4, 6: 0.2, 8: 0.1}
+        result["config_hash"] = f"addition{arch}{layers}"
+        out.append(result)
+    return out
+
+
 @pytest.fixture(scope="module")
 def fake_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("store") / "fake.db"
@@ -55,6 +77,8 @@ def fake_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
             for n in lengths:
                 for lr in (1e-3, 1e-4):
                     store.add_run(fake_result(task, arch, width, layers, n, lr, ratio))
+        for result in looped_results():
+            store.add_run(result)
     return path
 
 
@@ -98,6 +122,20 @@ def test_thresholds_csv_holds_bounds_and_thresholds(fake_store: Path, tmp_path: 
     text = (tmp_path / "thresholds.csv").read_text()
     assert "empirical,index-lookup,lstm,1,64,20," in text  # fails from N = 50 on
     assert "separations.thm3" in text and "separations.thm5" in text
+
+
+def test_looped_figures_read_the_claims_and_the_store(fake_store: Path, tmp_path: Path) -> None:
+    make_figure("looped-loops", tmp_path, store=fake_store)
+    rows = _csv_rows(tmp_path / "looped-loops.csv")
+    fewest = {(r["task"], r["x"]): (r["fewest_loops"], r["proved_loops"]) for r in rows}
+    assert fewest[("group-composition", "8")] == ("4", "3")  # ceil(lg 8) from Thm 2.1's claim
+    assert fewest[("p-hop", "4")] == ("4", "4")  # floor(lg 4) + 2 from Cor. 2.3's claim
+    make_figure("looped-table1", tmp_path, store=fake_store)
+    table = _csv_rows(tmp_path / "looped-table1.csv")
+    assert [r["row"] for r in table if r["operands"] == "4"] == [
+        "(1⊗1) iso-param", "(1⊗4) looped", "(4⊗1) iso-FLOP"
+    ]  # fmt: skip
+    assert {r["operands"] for r in table} == {"2", "4", "6", "8"}
 
 
 def test_bounds_csv_has_thm3_example(tmp_path: Path) -> None:

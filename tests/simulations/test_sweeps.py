@@ -216,7 +216,7 @@ def test_bad_files(tmp_path):
 
 
 def test_profiles_load():
-    assert profiles() == ["gpu", "paper", "parrots", "parrots-paper", "quick", "smoke"]
+    assert {"paper", "quick", "smoke"} <= set(profiles())  # and the other papers' profiles
     smoke = load_spec("smoke")
     assert len(smoke.configs) == 8 and {c.seed for c in smoke.configs} == {0, 1}
     assert all(c.width == 16 and c.steps <= 100 and c.eval_samples <= 200 for c in smoke.configs)

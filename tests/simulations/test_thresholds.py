@@ -123,7 +123,22 @@ def test_families_match_the_model_classes():
     for name in models.REGISTRY:
         recurrent = models.model_class(name).recurrent
         assert (models.family(name) == "recurrent") == recurrent, name
-        assert models.family(name) in ("recurrent", "attention", "concat-attention"), name
+        assert models.family(name) in ("recurrent", "attention", "concat-attention", "looped")
+
+
+def test_runs_differing_in_loops_or_hops_are_separate_models(tmp_path):
+    path = tmp_path / "looped.db"
+    with Store(path) as store:
+        for loops, hops, acc in ((2, 1, 1.0), (3, 1, 0.5), (2, 2, 0.3)):
+            config = {"task": "p-hop", "arch": "looped", "width": 32, "layers": 1, "length": 16,
+                      "lr": 1e-3, "seed": 0, "loops": loops, "hops": hops}  # fmt: skip
+            store.add_run({"config": config, "config_hash": f"h{loops}{hops}",
+                           "accuracy": acc, "best_accuracy": acc})  # fmt: skip
+    rows = thresholds(path)
+    assert [(r["options"], r["threshold_length"]) for r in rows] == [
+        ({"loops": 2, "hops": 1}, 16), ({"loops": 2, "hops": 2}, None),
+        ({"loops": 3, "hops": 1}, None),
+    ]  # fmt: skip
 
 
 def test_bad_arguments(tmp_path):

@@ -1,0 +1,148 @@
+"""Figure ``looped-loops``: the fewest loops a trained looped model needs, against the proved count.
+
+Two panels, group composition against n and p-hop against p. Each cell (x, L) is the best
+accuracy of the stored ``(k ⊗ L)`` looped models (best over learning rates, seeds and
+evaluations) at that task size with L loops; a star marks the fewest loops reaching the target,
+an x a size where no stored L did. The step line is the loop count the paper proves suffices,
+read from the claims table: ceil(lg n) (Thm 2.1) and floor(lg p) + 2 (Cor. 2.3); they are also
+the rounds of the exact simulators (Algorithm 2, pointer doubling). A trained model may need
+more loops (it has to learn the algorithm) or fewer (a wider block can do more per loop).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from ccomplexity import claims
+from paper_figures import style
+
+NAME = "looped-loops"
+PAPER = "looped"
+PANELS = (
+    ("group-composition", "length", "n, elements composed"),
+    ("p-hop", "hops", "p, hops"),
+)
+COLUMNS = ("task", "variant", "x", "loops", "accuracy", "runs", "fewest_loops", "proved_loops")
+
+
+def _x(run: dict[str, Any], key: str) -> int:
+    return run["length"] if key == "length" else run["config"][key]
+
+
+def _variant(run: dict[str, Any], task: str) -> str:
+    """What is held fixed along the panel's x axis: the group, or n and the alphabet."""
+    cfg = run["config"]
+    if task == "group-composition":
+        return f"{cfg.get('group', 'S5')}, k={run['layers']}, d={run['width']}"
+    return f"n={run['length']}, |Σ|={cfg.get('alphabet', 4)}, k={run['layers']}, d={run['width']}"
+
+
+def proved_loops(task: str, run: dict[str, Any]) -> int:
+    """Loops the claims table's upper bound for (task, looped models) gives at this run's size."""
+    claim = claims.claims(task=task, family="looped", role="upper")[0]
+    cfg = run["config"]
+    if task == "group-composition":
+        return int(claim.bound.value(group=cfg.get("group", "S5"), length=run["length"]))
+    return int(claim.bound.value(hops=cfg["hops"]))
+
+
+Cells = dict[int, tuple[dict[int, tuple[float, int]], dict[str, Any]]]
+"""{x: ({loops: (best accuracy, runs)}, one run of that size)} of one variant."""
+
+
+def grid(runs: list[dict[str, Any]], task: str, key: str) -> dict[str, Cells]:
+    """{variant: cells} of the looped runs on ``task``."""
+    out: dict[str, Cells] = defaultdict(dict)
+    for run in runs:
+        if run["task"] != task or run["arch"] != "looped":
+            continue
+        by_loops, _ = out[_variant(run, task)].setdefault(_x(run, key), ({}, run))
+        loops = run["config"]["loops"]
+        best, count = by_loops.get(loops, (0.0, 0))
+        by_loops[loops] = (max(best, run["best_accuracy"]), count + 1)
+    return out
+
+
+def fewest_loops(by_loops: dict[int, tuple[float, int]], target: float) -> int | None:
+    """The smallest L whose best accuracy reaches ``target`` (None if none does)."""
+    passed = [loops for loops, (acc, _) in by_loops.items() if acc >= target]
+    return min(passed) if passed else None
+
+
+def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str, Any]:
+    """Draw both panels from the store at ``store_path`` into ``out_dir``."""
+    runs, missing = style.load_runs(store_path)
+    target = style.target_of(runs)
+    fig, axes = plt.subplots(1, len(PANELS), figsize=(12, 5.8))
+    csv_rows: list[dict[str, Any]] = []
+    image = None
+    for ax, (task, key, xlabel) in zip(axes, PANELS, strict=True):
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("loops L of the block")
+        data = grid(runs, task, key)
+        if not data:
+            missing.append(f"{NAME}: no looped runs on {task} in the store")
+            style.note(ax, f"no looped runs on {task}")
+            ax.set_title(task)
+            continue
+        variant = max(data, key=lambda v: sum(len(c[0]) for c in data[v].values()))
+        cells = data[variant]
+        xs = sorted(cells)
+        top = max(max(by_loops) for by_loops, _ in cells.values())
+        acc = np.full((top, len(xs)), np.nan)
+        proved, fewest = [], []
+        for j, x in enumerate(xs):
+            by_loops, run = cells[x]
+            proved.append(proved_loops(task, run))
+            fewest.append(fewest_loops(by_loops, target))
+            for loops, (best, count) in by_loops.items():
+                acc[loops - 1, j] = best
+                ax.text(j, loops, f"{best:.2f}", ha="center", va="center", fontsize=7,
+                        color="white" if best < 0.5 else "black")  # fmt: skip
+                csv_rows.append(
+                    {"task": task, "variant": variant, "x": x, "loops": loops, "accuracy": best,
+                     "runs": count, "fewest_loops": fewest[-1], "proved_loops": proved[-1]}
+                )  # fmt: skip
+        image = ax.imshow(acc, origin="lower", cmap="viridis", vmin=0, vmax=1, aspect="auto",
+                          extent=(-0.5, len(xs) - 0.5, 0.5, top + 0.5))  # fmt: skip
+        steps = np.arange(len(xs) + 1) - 0.5
+        ax.stairs(np.array(proved) - 0.5, steps, color="black", linewidth=2.5, baseline=None,
+                  label="proved to suffice: the loops on and above the line")  # fmt: skip
+        reached = f"fewest trained loops reaching {target:g}"
+        hit = [(j - 0.33, f) for j, f in enumerate(fewest) if f is not None]
+        if hit:
+            ax.plot(*zip(*hit, strict=True), "*", color="#d62728", markersize=14,
+                    markeredgecolor="white", label=reached)  # fmt: skip
+        miss = [j for j, f in enumerate(fewest) if f is None]
+        if miss:
+            ax.plot(miss, [top + 0.35] * len(miss), "x", color="#d62728", markersize=10,
+                    mew=2.5, label=f"no stored loop count reaches {target:g}")  # fmt: skip
+        ax.set_xticks(range(len(xs)), [str(x) for x in xs])
+        ax.set_yticks(range(1, top + 1))
+        ax.set_ylim(0.5, top + 0.6)
+        bound = (
+            "ceil(lg n), Thm 2.1" if task == "group-composition" else "floor(lg p) + 2, Cor. 2.3"
+        )
+        ax.set_title(f"{task}: proved {bound}\n{variant}", fontsize=10)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), fontsize=8, frameon=False)
+    if image is not None:
+        fig.colorbar(image, ax=list(axes), label="best accuracy at that size and loop count")
+    fig.suptitle("Loops a trained 1-layer-block looped transformer needs, against the proved count")
+    files = style.save(fig, out_dir, NAME, csv_rows, COLUMNS)
+    caption = (
+        "Cells: best accuracy (fresh examples, best over evaluations, learning rates and seeds) of "
+        "looped transformers (k ⊗ L) with the block width d shown, for each task size and loop "
+        f"count L; star: the fewest loops reaching the target {target:g}; x: none of the stored "
+        "loop counts reached it. Black steps: the loops the paper proves suffice, ceil(lg n) for "
+        "group composition (Thm 2.1, also Algorithm 2's rounds) and floor(lg p) + 2 for p-hop "
+        "(Cor. 2.3, also the pointer-doubling simulator's rounds); they are upper bounds for a "
+        "construction, not lower bounds for trained models. Guessing scores 1/|G| on group "
+        f"composition and 1/|Σ| on p-hop. Training: {style.training_summary(runs)} "
+        f"Data: {style.store_label(store_path, profile)}."
+    )
+    return {"name": NAME, "files": files, "caption": caption, "missing": missing}

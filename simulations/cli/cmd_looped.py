@@ -1,0 +1,167 @@
+"""Commands of the looped-reasoning paper: the group and carry automata (``ccx dfa group``,
+``ccx dfa addition``), the round-counting simulators and the per-cut communication tables
+(``ccx looped rounds``, ``ccx looped comm``)."""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any
+
+import typer
+
+from ccomplexity.errors import InputError
+from simulations.cli import JsonFlag, Length, Samples, Seed, app, emit
+from simulations.cli.cmd_exact import Show, _dfa_result, dfa_app
+
+looped_app = typer.Typer(
+    no_args_is_help=True, help="Looped models: round counts and what crosses a cut."
+)
+app.add_typer(looped_app, name="looped")
+
+GroupName = Annotated[str, typer.Option("--group", help="A finite group: Sk, Ak, Zk, Dk.")]
+Task = Annotated[str, typer.Option("--task", help="group-composition or p-hop.")]
+OptGroup = Annotated[str | None, typer.Option("--group", help="group-composition: G.")]
+Hops = Annotated[int | None, typer.Option("--hops", help="p-hop: hops p.")]
+Alphabet = Annotated[int, typer.Option("--alphabet", help="p-hop: alphabet size.")]
+Strict = Annotated[bool, typer.Option("--strict", help="p-hop: find_1 with j < i.")]
+
+
+@dfa_app.command("group")
+def dfa_group(group: GroupName, show: Show = False, as_json: JsonFlag = False) -> None:
+    """Minimal DFA of the word problem {g_1..g_n in G* : g_1 ∘ ... ∘ g_n = e} over the alphabet
+    G (no '#'): |G| states, the running products."""
+    from ccomplexity.groups import get_group, word_problem_dfa
+
+    g = get_group(group)
+    language = f"{{w in {g.name}* : product of w = e}}"
+    result = _dfa_result(word_problem_dfa(g), language, show)
+    result.update(group=g.name, group_order=g.order, solvable=g.is_solvable())
+    if not show:
+        result.pop("alphabet")  # the |G| element names; --show lists them with the table
+    emit(result, as_json, f"Minimal DFA of the word problem of {g.name}")
+
+
+@dfa_app.command("addition")
+def dfa_addition(
+    operands: Annotated[int, typer.Option("--operands", help="Number of operands n.")],
+    show: Show = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Minimal carry automaton of n-ary addition, column by column: n + 1 states (n live)."""
+    from ccomplexity.languages.arithmetic import carry_dfa
+
+    result = _dfa_result(carry_dfa(operands), f"carries of {operands}-ary addition", show)
+    if not show:
+        result.pop("alphabet")
+    result["operands"] = operands
+    emit(result, as_json, f"Carry automaton of {operands}-ary addition")
+
+
+def _rounds_inputs(task: str, group: str | None, hops: int | None, alphabet: int) -> None:
+    if task == "group-composition" and group is None:
+        raise InputError("group-composition needs --group")
+    if task == "p-hop" and hops is None:
+        raise InputError("p-hop needs --hops")
+    if task not in ("group-composition", "p-hop"):
+        raise InputError(f"--task must be group-composition or p-hop, got {task!r}")
+    if alphabet < 2:
+        raise InputError(f"--alphabet must be at least 2, got {alphabet}")
+
+
+@looped_app.command("rounds")
+def looped_rounds(
+    task: Task,
+    length: Length,
+    group: OptGroup = None,
+    hops: Hops = None,
+    alphabet: Alphabet = 4,
+    strict: Strict = False,
+    rounds: Annotated[
+        int | None, typer.Option("--rounds", help="Rounds to run (default: those needed).")
+    ] = None,
+    samples: Samples = 1000,
+    seed: Seed = 0,
+    as_json: JsonFlag = False,
+) -> None:
+    """Run the exact round-counting simulator (Algorithm 2, or pointer doubling for p-hop) on
+    uniform random inputs: its accuracy with the rounds given and with one round fewer."""
+    import numpy as np
+
+    from ccomplexity.groups import get_group
+    from ccomplexity.languages.hops import hop_p
+    from ccomplexity.rounds import group_doubling, pointer_doubling
+
+    _rounds_inputs(task, group, hops, alphabet)
+    if not 1 <= samples <= 10**5:
+        raise InputError(f"--samples must lie in 1..{10**5}, got {samples}")
+    if not 1 <= length <= 10**4:
+        raise InputError(f"--length must lie in 1..{10**4}, got {length}")
+    start = time.perf_counter()
+    rng = np.random.default_rng(seed)
+    result: dict[str, Any] = {"task": task, "length": length}
+    if task == "group-composition":
+        g = get_group(group)
+        words = rng.integers(0, g.order, (samples, length))
+        truth = g.compose(words)
+
+        def run(r: int | None):
+            return group_doubling(g, words, r)
+
+        result.update(group=g.name, bound="looped.thm2_1")
+    else:
+        words = rng.integers(0, alphabet, (samples, length))
+        truth = hop_p(words, hops, strict)
+
+        def run(r: int | None):
+            return pointer_doubling(words, hops, r, strict)
+
+        result.update(hops=hops, alphabet=alphabet, strict=strict, bound="looped.cor2_3")
+    done = run(rounds)
+    result.update(rounds=done.rounds, rounds_needed=done.rounds_needed)
+    result["accuracy"] = float((done.answers == truth).mean())
+    if done.rounds >= 1 + (task == "p-hop"):
+        fewer = run(done.rounds - 1)
+        result["accuracy_one_round_fewer"] = float((fewer.answers == truth).mean())
+    result.update(samples=samples, seed=seed, seconds=round(time.perf_counter() - start, 3))
+    emit(result, as_json, f"Rounds of the {task} simulator")
+
+
+@looped_app.command("comm")
+def looped_comm(
+    task: Annotated[str, typer.Option("--task", help="group-composition, p-hop or addition.")],
+    length: Annotated[int | None, typer.Option("--length", help="Input length n.")] = None,
+    group: OptGroup = None,
+    hops: Hops = None,
+    alphabet: Alphabet = 2,
+    strict: Strict = False,
+    operands: Annotated[int | None, typer.Option("--operands", help="addition: n.")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """What must cross each prefix/suffix cut, exactly, next to the loops the paper proves:
+    one-way bits and fooling sets per cut (group composition, p-hop) and automaton sizes."""
+    from ccomplexity import cut_tables
+    from ccomplexity.groups import get_group
+
+    start = time.perf_counter()
+    if task == "addition":
+        if operands is None:
+            raise InputError("addition needs --operands")
+        result = cut_tables.addition_automaton(operands)
+    else:
+        _rounds_inputs(task, group, hops, alphabet)
+        if length is None:
+            raise InputError(f"{task} needs --length")
+        if task == "group-composition":
+            result = cut_tables.group_cuts(get_group(group), length)
+        else:
+            result = cut_tables.phop_cuts(alphabet, length, hops, strict)
+    result["seconds"] = round(time.perf_counter() - start, 3)
+    if as_json or "cuts" not in result:
+        emit(result, as_json, f"Communication across cuts: {task}")
+        return
+    cuts = result.pop("cuts")
+    print(", ".join(f"{k} {v}" for k, v in result.items()))
+    header = ("cut", "distinct_rows", "one_way_bits", "fooling_set", "fooling_bits")
+    print("  ".join(header))
+    for row in cuts:
+        print("  ".join(str(row[k]).rjust(len(k)) for k in header))

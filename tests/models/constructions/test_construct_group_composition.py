@@ -1,0 +1,72 @@
+"""Theorem 2.1 as weights: exact on every input for small n, loop by loop equal to Algorithm 2,
+and one loop short is not enough."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from ccomplexity.bounds import get
+from ccomplexity.errors import InputError
+from ccomplexity.groups import get_group
+from models import constructions
+from models.constructions.group_composition import (
+    build_group_composition,
+    decode,
+    run_group_composition,
+)
+
+
+@pytest.mark.parametrize(("group", "n"), [("Z2", 9), ("S3", 4), ("S3", 5), ("D4", 3), ("A5", 2)])
+def test_exhaustive_small_n(group, n):
+    result = constructions.run("group-composition", group=group, length=n, samples=1, seed=0)
+    assert result["exhaustive"] and result["samples"] == get_group(group).order ** n
+    assert result["accuracy"] == 1.0 and result["rounds_match_algorithm2"]
+    assert (
+        result["loops"]
+        == result["loops_needed"]
+        == get("looped.thm2_1").value(group=group, length=n)
+    )
+
+
+@pytest.mark.parametrize(("group", "n"), [("A5", 17), ("S4", 33), ("S5", 24)])
+def test_random_inputs_and_the_theorems_widths(group, n):
+    result = constructions.run("group-composition", group=group, length=n, samples=30, seed=1)
+    assert result["accuracy"] == 1.0 and result["rounds_match_algorithm2"]
+    sizes = get("looped.thm2_1").outputs(group=group, length=n)
+    assert result["mlp_width"] == sizes["mlp_width"]
+    assert result["heads"] == 2 and result["block_layers"] == 1
+    assert result["model_dim"] - sizes["model_dim_needed"] in (0, 1)  # +1 only to split evenly
+    assert result["attention_dims_used"] == sizes["head_dim_needed"] <= result["head_dim"]
+
+
+@pytest.mark.parametrize(("group", "n"), [("S3", 5), ("Z2", 12), ("A5", 17)])
+def test_one_loop_fewer_fails(group, n):
+    short = get("looped.thm2_1").value(group=group, length=n) - 1
+    result = constructions.run(
+        "group-composition", group=group, length=n, samples=40, seed=2, loops=short
+    )
+    assert result["accuracy"] < 0.75 and result["rounds_match_algorithm2"]
+
+
+def test_the_model_is_the_zoo_looped_transformer_and_its_stream_decodes():
+    g = get_group("S3")
+    model, info = build_group_composition(g, 6)
+    assert model.name == "looped" and model.config.loops == info["loops"] == 3
+    words = np.array([[1, 2, 3, 4, 5, 0]])
+    tokens = torch.from_numpy(np.concatenate([[[g.order]], words], axis=1))
+    assert decode(model.stream(tokens)[0], info["group_code_bits"])[0, 1:].tolist() == [
+        1, 2, 3, 4, 5, 0
+    ]  # fmt: skip
+    assert model(tokens)[0, -1].argmax().item() == g.compose(words)[0]
+    assert run_group_composition(model, g, words)["accuracy"] == 1.0
+
+
+def test_refusals():
+    with pytest.raises(InputError, match="at most 720"):
+        constructions.run("group-composition", group="S7", length=4)
+    with pytest.raises(InputError, match="group name"):
+        constructions.run("group-composition", group=5, length=4)
+    with pytest.raises(InputError, match="samples"):
+        constructions.run("group-composition", group="S3", length=4, samples=0)

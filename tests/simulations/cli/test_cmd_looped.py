@@ -1,0 +1,85 @@
+"""The looped paper's commands and the generic ``ccx task``: JSON contracts and one-line errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from ccomplexity.groups import get_group
+from ccomplexity.languages.hops import hop_p
+
+
+def test_task_command_p_hop(ccx_json):
+    out = ccx_json("task", "p-hop", "--alphabet", "4", "--length", "256", "--hops", "16",
+                   "--batch", "3", "--seed", "0")  # fmt: skip
+    assert len(out["samples"]) == 3
+    for sample in out["samples"]:
+        assert len(sample["input"]) == 256 and isinstance(sample["answer"], int)
+        assert hop_p([sample["input"]], 16)[0] == sample["answer"]
+    again = ccx_json("task", "p-hop", "--alphabet", "4", "--length", "256", "--hops", "16",
+                     "--batch", "3", "--seed", "0")  # fmt: skip
+    assert again == out
+
+
+def test_task_command_is_generic(ccx_json):
+    group = ccx_json("task", "group-composition", "--length", "5", "--group", "S3")
+    g = get_group("S3")
+    for sample in group["samples"]:
+        assert sample["input"][0] == 6 and sample["text"].startswith("#")
+        assert sample["answer"] == g.compose([sample["input"][1:]])[0]
+    addition = ccx_json("task", "addition", "--length", "4", "--batch", "2")
+    assert all(isinstance(s["answer"], list) and s["answer"][-1] == 12 for s in addition["samples"])
+    dyck = ccx_json("task", "dyck", "--length", "8", "--param", "reading=half")
+    assert dyck["options"] == {"reading": "half"} and len(dyck["samples"][0]["input"]) == 8
+    strict = ccx_json("task", "p-hop", "--length", "9", "--hops", "2", "--strict", "true")
+    assert strict["options"]["strict"] is True
+
+
+@pytest.mark.parametrize("args", [
+    ("task", "p-hop", "--length", "8", "--hops", "5"),
+    ("task", "p-hop", "--length", "8", "--hop", "2"),
+    ("task", "nosuch", "--length", "8"),
+    ("task", "p-hop", "--length", "8", "--batch", "0"),
+    ("dfa", "group", "--group", "S9"),
+    ("looped", "rounds", "--task", "p-hop", "--length", "8"),
+    ("looped", "comm", "--task", "p-hop", "--length", "40", "--hops", "2"),
+    ("construct", "--task", "group-composition", "--group", "Q8", "--length", "4"),
+])  # fmt: skip
+def test_bad_input_exits_2_with_one_line(ccx, args):
+    code, out, err = ccx(*args)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+
+
+def test_dfa_group_and_addition(ccx_json):
+    out = ccx_json("dfa", "group", "--group", "A5")
+    assert out["states"] == out["live_states"] == 60 and out["solvable"] is False
+    assert ccx_json("dfa", "group", "--group", "Z7")["states"] == 7
+    assert ccx_json("dfa", "addition", "--operands", "32")["states"] == 33
+
+
+def test_rounds_command(ccx_json):
+    out = ccx_json("looped", "rounds", "--task", "p-hop", "--hops", "5", "--length", "64",
+                   "--samples", "300")  # fmt: skip
+    assert out["rounds"] == out["rounds_needed"] == 4 and out["accuracy"] == 1.0
+    assert out["accuracy_one_round_fewer"] < 1.0
+    out = ccx_json("looped", "rounds", "--task", "group-composition", "--group", "S5",
+                   "--length", "300", "--samples", "300")  # fmt: skip
+    assert (out["rounds"], out["accuracy"]) == (9, 1.0) and out["accuracy_one_round_fewer"] < 0.1
+
+
+def test_comm_command(ccx_json):
+    out = ccx_json("looped", "comm", "--task", "p-hop", "--length", "8", "--hops", "2")
+    assert out["loops_cor2_3"] == 3 and [c["cut"] for c in out["cuts"]] == list(range(1, 8))
+    assert all(c["one_way_bits"] >= (c["fooling_bits"] or 0) for c in out["cuts"])
+    group = ccx_json("looped", "comm", "--task", "group-composition", "--group", "S3",
+                     "--length", "4")  # fmt: skip
+    assert all(c["one_way_bits"] == c["fooling_bits"] == 3 for c in group["cuts"])
+    assert ccx_json("looped", "comm", "--task", "addition", "--operands", "8")["dfa_states"] == 9
+
+
+def test_construct_acceptance_shape_small(ccx_json):
+    out = ccx_json("construct", "--task", "group-composition", "--group", "S3", "--length",
+                   "20", "--samples", "50", "--seed", "0")  # fmt: skip
+    assert out["loops"] == 5 and out["accuracy"] == 1.0
+    short = ccx_json("construct", "--task", "group-composition", "--group", "S3", "--length",
+                     "20", "--loops", "4", "--samples", "50", "--seed", "0")  # fmt: skip
+    assert short["accuracy"] < 1.0
