@@ -5,6 +5,11 @@ are Alice's inputs in lexicographic order (most significant symbol first), colum
 String problems (Dyck, equality, disjointness) place Alice's symbols at the positions of a
 :class:`Partition` and Bob's at the rest, then evaluate a language oracle on the whole word.
 Positions in partition specs are 1-based as in the papers; arrays inside are 0-based.
+
+Indices are exact for every size: while ``alphabet ** length`` fits int64 they are int64 arrays,
+beyond that object arrays of Python integers (a word of 65 binary symbols has index up to
+2^65 - 1, which int64 would wrap around). Sizes (length, types, alphabet) are checked against
+:mod:`ccomplexity.limits` before anything is built.
 """
 
 from __future__ import annotations
@@ -14,11 +19,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ccomplexity.errors import InputError
+from ccomplexity import limits
+from ccomplexity.errors import InputError, check_int
 from ccomplexity.languages.dyck import is_dyck
 
 DENSE_LIMIT = 1 << 26
 """Most matrix entries (64 Mi) that :meth:`TwoPartyProblem.matrix` materialises."""
+INT64_MAX = (1 << 63) - 1
 
 
 @dataclass(frozen=True)
@@ -32,6 +39,7 @@ class Partition:
     @classmethod
     def parse(cls, spec: str, length: int) -> Partition:
         """``prefix:K`` (Alice holds 1..K), ``odd-even`` (Alice odd positions), ``alice:i,..``."""
+        length = limits.LENGTH.check(length)
         if length < 2:
             raise InputError(f"a partition needs length >= 2, got {length}")
         if spec == "odd-even":
@@ -44,6 +52,8 @@ class Partition:
                 raise InputError(f"prefix:K needs 1 <= K < length ({length}), got K={k}")
             alice = tuple(range(k))
         elif spec.startswith("alice:"):
+            if len(spec) > 8 * length + 64:  # a list of at most N positions of <= 7 digits
+                raise InputError(f"alice:i,j,... lists more positions than the length {length}")
             items = [_parse_int(s, "alice:i,j,...") for s in spec[len("alice:") :].split(",") if s]
             if (
                 not items
@@ -62,6 +72,8 @@ class Partition:
 
 
 def _parse_int(text: str, what: str) -> int:
+    if len(text) > 24:
+        raise InputError(f"{what}: {text[:24]}... is longer than any position")
     try:
         return int(text)
     except ValueError:
@@ -69,17 +81,31 @@ def _parse_int(text: str, what: str) -> int:
 
 
 def digits(indices: np.ndarray, base: int, width: int) -> np.ndarray:
-    """Inputs numbered ``indices`` as (batch, width) words over ``[base]``, big-endian."""
-    idx = np.asarray(indices, dtype=np.int64).reshape(-1)
-    powers = base ** np.arange(width - 1, -1, -1, dtype=np.int64)
-    return (idx[:, None] // powers[None, :]) % base
+    """Inputs numbered ``indices`` as (batch, width) words over ``[base]``, big-endian (int64
+    symbols); exact for indices of any size."""
+    if limits.power_at_most(base, width, INT64_MAX):
+        idx = np.asarray(indices, dtype=np.int64).reshape(-1)
+        powers = base ** np.arange(width - 1, -1, -1, dtype=np.int64)
+        return (idx[:, None] // powers[None, :]) % base
+    rest = np.array([int(i) for i in np.asarray(indices, dtype=object).reshape(-1)], dtype=object)
+    out = np.empty((len(rest), width), dtype=np.int64)
+    for c in range(width - 1, -1, -1):
+        out[:, c] = (rest % base).astype(np.int64)
+        rest = rest // base
+    return out
 
 
 def undigits(words: np.ndarray, base: int) -> np.ndarray:
-    """Inverse of :func:`digits`: the index of each row of ``words``."""
+    """Inverse of :func:`digits`: the index of each row of ``words``, int64 while every index
+    fits, else Python integers (an object array)."""
     w = np.asarray(words, dtype=np.int64)
-    powers = base ** np.arange(w.shape[1] - 1, -1, -1, dtype=np.int64)
-    return w @ powers
+    if limits.power_at_most(base, w.shape[1], INT64_MAX):
+        powers = base ** np.arange(w.shape[1] - 1, -1, -1, dtype=np.int64)
+        return w @ powers
+    out = np.zeros(len(w), dtype=object)
+    for column in w.T:  # Horner's rule on exact integers
+        out = out * base + column.astype(object)
+    return out
 
 
 @dataclass(frozen=True)
@@ -111,8 +137,11 @@ class TwoPartyProblem:
 
     def entries(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """f at the given (row, col) index pairs, as int8 values."""
-        x = self.alice_inputs(rows)
-        y = self.bob_inputs(cols)
+        return self.on_words(self.alice_inputs(rows), self.bob_inputs(cols))
+
+    def on_words(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """f at pairs of words, Alice's (batch, a) and Bob's (batch, b) int64 symbols, as int8
+        values: no indices at all, so what is evaluated is exactly the words given."""
         return np.asarray(self.evaluate(x, y)).astype(np.int8)
 
     def matrix(self, limit: int = DENSE_LIMIT) -> np.ndarray:
@@ -134,10 +163,9 @@ class TwoPartyProblem:
         return out
 
 
-def _positive(value: int, what: str) -> int:
-    if value is None or value < 1:
-        raise InputError(f"{what} must be a positive integer, got {value}")
-    return value
+def _half(value: int) -> int:
+    """H, each party's share of a word of length 2H."""
+    return check_int(value, "--half", 1, limits.LENGTH.most // 2, limits.LENGTH.instead)
 
 
 def string_problem(
@@ -165,10 +193,9 @@ def string_problem(
 
 def dyck(types: int, depth: int, length: int, partition: str = "odd-even") -> TwoPartyProblem:
     """Dyck-(n,k) membership of a length-N word split by ``partition`` (Lemma 1: odd-even)."""
-    _positive(types, "--types")
-    if depth is None or depth < 0:
-        raise InputError(f"--depth must be a non-negative integer, got {depth}")
-    _positive(length, "--length")
+    limits.TYPES.check(types, "--types")
+    check_int(depth, "--depth", 0)
+    limits.LENGTH.check(length, "--length")
     part = Partition.parse(partition, length)
     params = {"types": types, "depth": depth, "length": length}
     return string_problem(
@@ -178,9 +205,8 @@ def dyck(types: int, depth: int, length: int, partition: str = "odd-even") -> Tw
 
 def equality(half: int, alphabet: int = 2, partition: str | None = None) -> TwoPartyProblem:
     """EQ: Alice holds x, Bob holds y, both in [A]^H; f = 1 iff x = y (Fact 2)."""
-    _positive(half, "--half")
-    if alphabet is None or alphabet < 2:
-        raise InputError(f"--alphabet must be at least 2, got {alphabet}")
+    _half(half)
+    limits.ALPHABET.check(alphabet, "--alphabet")
     length = 2 * half
     part = Partition.parse(partition or f"prefix:{half}", length)
     if len(part.alice) != half:
@@ -194,7 +220,7 @@ def equality(half: int, alphabet: int = 2, partition: str | None = None) -> TwoP
 
 def disjointness(half: int, partition: str | None = None) -> TwoPartyProblem:
     """DISJ: x, y in {0,1}^H; f = 1 iff the sets intersect (x_i = y_i = 1 for some i; Fact 1)."""
-    _positive(half, "--half")
+    _half(half)
     length = 2 * half
     part = Partition.parse(partition or f"prefix:{half}", length)
     if len(part.alice) != half:
@@ -213,9 +239,7 @@ def disjointness(half: int, partition: str | None = None) -> TwoPartyProblem:
 
 def index(length: int) -> TwoPartyProblem:
     """INDEX: Alice holds a in {0,1}^N, Bob holds b in [N] (0-based here); f = a_b (Fact 3)."""
-    _positive(length, "--length")
-    if length > 62:
-        raise InputError(f"index: --length {length} exceeds the limit of 62 (inputs are 64-bit)")
+    limits.LENGTH.check(length, "--length")
 
     def evaluate(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return x[np.arange(x.shape[0]), y[:, 0]]
