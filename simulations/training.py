@@ -30,9 +30,9 @@ import torch
 from torch.nn import functional as F
 
 import models
-from ccomplexity import typed
+from ccomplexity import limits, typed
 from ccomplexity.errors import InputError
-from ccomplexity.files import atomic_open
+from ccomplexity.files import atomic_open, check_output_folder
 from models.base import SequenceModel
 from simulations.tasks import TASKS, Task, get_task
 
@@ -66,12 +66,8 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         typed.check_fields(self)
-        for name, hint in typed.field_types(TrainConfig).items():
-            least = 0 if name == "seed" else 1
-            if hint is int and getattr(self, name) < least:
-                raise InputError(
-                    f"TrainConfig.{name} must be >= {least}, got {getattr(self, name)}"
-                )
+        for name, limit in _LIMITS.items():
+            limit.check(getattr(self, name), f"TrainConfig.{name}")
         if self.task not in TASKS:
             raise InputError(f"unknown task {self.task!r}; known: {', '.join(TASKS)}")
         if self.arch not in models.REGISTRY:
@@ -80,9 +76,14 @@ class TrainConfig:
             raise InputError(f"TrainConfig.lr must be a positive number, got {self.lr}")
         if not 0 < self.target <= 1:
             raise InputError(f"TrainConfig.target must lie in (0, 1], got {self.target}")
-        if self.seed >= 2**63:
-            raise InputError(f"TrainConfig.seed must be < 2**63, got {self.seed}")
-        get_task(self.task, self.length)  # InputError if the task cannot have this length
+        task = get_task(self.task, self.length)  # InputError if it cannot have this length
+        # The model this run builds, and its largest activation, within their limits: checked
+        # here, before a sweep touches its store or a model is allocated.
+        cfg = models.config_class(models.model_class(self.arch))
+        models.check_size(self.arch, cfg.from_dict(model_config(self, task)))
+        heads = self.heads if models.family(self.arch) == "attention" else 0
+        rows = max(self.batch, min(EVAL_BATCH, self.eval_samples))
+        limits.check_forward(rows, task.max_tokens, self.width, heads, f"a {self.arch} batch")
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -96,6 +97,20 @@ class TrainConfig:
         """First 16 hex digits of the sha256 of the canonical JSON of :meth:`to_dict`."""
         text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+_LIMITS = {
+    "width": limits.WIDTH,
+    "layers": limits.LAYERS,
+    "length": limits.LENGTH,
+    "steps": limits.STEPS,
+    "seed": limits.SEED,
+    "batch": limits.BATCH,
+    "heads": limits.HEADS,
+    "eval_every": limits.STEPS,
+    "eval_samples": limits.SAMPLES,
+}
+"""The limit of each integer field of :class:`TrainConfig`, shared with the ``ccx`` options."""
 
 
 # --- models -------------------------------------------------------------------------------------
@@ -181,25 +196,41 @@ def train(
     checkpoint_dir: str | Path | None = None,
     progress: bool = True,
     device: str = "auto",
+    threads: int | None = None,
 ) -> dict:
     """Train ``config.arch`` on ``config.task`` (App. H protocol) and report the run.
 
     Every step draws a fresh training batch; every ``eval_every`` steps and after the last step
     the model is evaluated on ``eval_samples`` fresh examples of exactly length N, and training
     stops as soon as that accuracy reaches ``target``. With ``checkpoint_dir`` the final model is
-    saved there as ``{config_hash}.pt``. ``progress`` shows a rich progress bar on stderr.
+    saved there as ``{config_hash}.pt`` (the folder is checked before training starts and made
+    only when the model is saved). ``progress`` shows a rich progress bar on stderr.
+
+    ``threads``: torch's CPU threads for the run (default: as set). CPU kernels split sums
+    across threads, so the same config trained with another thread count can end in other
+    weights (e.g. 16 of 18 tensors of a small transformer, by up to 4e-5 after 30 steps); the
+    count used is reported as ``threads`` and stored with the run, and training again with that
+    count reproduces the checkpoint bit for bit.
     """
     if not isinstance(config, TrainConfig):
         raise InputError(f"train needs a TrainConfig, got {type(config).__name__}")
     dev = resolve_device(device)
+    if threads is not None:
+        limits.THREADS.check(threads, "threads")
+    if checkpoint_dir is not None:
+        check_output_folder(checkpoint_dir, "checkpoint folder")
     deterministic = torch.are_deterministic_algorithms_enabled()
     warn_only = torch.is_deterministic_algorithms_warn_only_enabled()
+    before = torch.get_num_threads()
     if dev.type == "cpu":
         torch.use_deterministic_algorithms(True, warn_only=True)
+    if threads is not None:
+        torch.set_num_threads(threads)
     try:
         return _train(config, checkpoint_dir, progress, dev)
     finally:
         torch.use_deterministic_algorithms(deterministic, warn_only=warn_only)
+        torch.set_num_threads(before)
 
 
 def _train(
@@ -249,6 +280,7 @@ def _train(
         "config_hash": config.config_hash(),
         "seed": config.seed,
         "device": str(dev),
+        "threads": torch.get_num_threads(),
     }
 
 
@@ -321,16 +353,20 @@ def _one_line(exc: BaseException) -> str:
 def load_checkpoint(path: str | Path) -> tuple[SequenceModel, TrainConfig]:
     """The model (CPU, eval mode) and config of a checkpoint written by :func:`train`.
 
-    Loads with ``torch.load(weights_only=True)`` and checks every field: format, version, the
-    training config, the model name and config (types, and agreement with what training would
-    build) and every tensor's name, shape and dtype. Anything malformed raises a one-line
-    InputError.
+    Loads with ``torch.load(weights_only=True)`` (files over ``limits.CHECKPOINT_BYTES`` are
+    refused unread) and checks every field: format, version, the training config (within the
+    limits of :class:`TrainConfig`), the model name and config (types, and agreement with what
+    training would build) and every tensor's name, shape, dtype and finiteness (NaN or infinite
+    weights are refused). Anything malformed raises a one-line InputError.
     """
     where = f"checkpoint {path}"
+    if not Path(path).is_file():
+        raise InputError(f"{where}: no such file")
+    size = Path(path).stat().st_size
+    if size > limits.CHECKPOINT_BYTES:
+        raise InputError(f"{where} has {size} bytes; the limit is {limits.CHECKPOINT_BYTES}")
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
-    except FileNotFoundError:
-        raise InputError(f"{where}: no such file") from None
     except Exception as exc:  # unpickling and format errors of every kind
         raise InputError(f"{where}: not a readable checkpoint ({_one_line(exc)})") from None
 
@@ -399,6 +435,8 @@ def load_checkpoint(path: str | Path) -> tuple[SequenceModel, TrainConfig]:
                 f"{where}: state_dict[{name!r}] is {tensor.dtype} {tuple(tensor.shape)}, "
                 f"expected {ref.dtype} {tuple(ref.shape)}"
             )
+        if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+            raise InputError(f"{where}: state_dict[{name!r}] holds NaN or infinite values")
     model.load_state_dict(state, strict=True)
     model.eval()
     return model, config

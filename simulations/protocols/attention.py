@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from ccomplexity import bounds
+from ccomplexity import bounds, limits
 from ccomplexity.errors import InputError
 from ccomplexity.integers import ceil_log2
 from ccomplexity.precision import FixedPoint
@@ -324,6 +324,7 @@ def run_attention_protocol(
     Inputs are uniform tokens from ``numpy.random.default_rng(seed)``; ``partition`` is
     prefix:K, odd-even, alice:i,j,... or random (see :func:`resolve_partition`).
     """
+    limits.LENGTH.check(length, "length")
     fmt = harness.fixed_point(precision, frac)
     if checkpoint is None:
         config = {
@@ -348,6 +349,7 @@ def run_attention_protocol(
         )  # fmt: skip
         sha = info["state_sha256"]
     check(layers, length, fmt)
+    harness.check_run(samples, length, seed, width, heads)
     part = resolve_partition(partition, length, seed)
     model.set_precision(fmt)
     inputs = harness.random_tokens(samples, length, vocab_size, seed)

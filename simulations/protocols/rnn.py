@@ -16,6 +16,7 @@ import numpy as np
 import torch
 
 import models
+from ccomplexity import limits
 from ccomplexity.errors import InputError
 from models.base import RecurrentModel
 from simulations.protocols import harness
@@ -119,6 +120,7 @@ def run_rnn_protocol(
     ``numpy.random.default_rng(seed)``. With ``certificate`` the result holds the certificate
     under "certificate".
     """
+    limits.LENGTH.check(length, "length")
     check_cut(cut, length)
     if checkpoint is None:
         model, info = build(arch, width, layers, vocab_size, seed)
@@ -128,6 +130,7 @@ def run_rnn_protocol(
             raise InputError(f"checkpoint {checkpoint} holds a {model.name}, not a recurrent model")
         arch, cfg = model.name, model.config
         width, layers, vocab_size = cfg.width, cfg.layers, cfg.vocab_size
+    harness.check_run(samples, length, seed, width)
     fmt = harness.fixed_point(precision, frac)
     model.set_precision(fmt)
     inputs = harness.random_tokens(samples, length, vocab_size, seed)
