@@ -2,8 +2,9 @@
 
 A paper's share (:data:`SHARES`) runs its bounds, constructions and protocols and a short
 training slice, and returns its results store; the report draws each paper's figures from its
-own store. The separations paper's share: (1) run the ``quick`` profile into ``results/quick.db`` (runs already stored are skipped,
-so an interrupted demo resumes; the trained models go to ``results/quick_checkpoints/``);
+own store. The separations paper's share: (1) run the ``quick`` profile into
+``results/quick.db`` (runs already stored are skipped, so an interrupted demo resumes; the
+trained models go to ``results/quick_checkpoints/``);
 (2) run the simulation protocols on trained checkpoints of that store (:func:`protocol_runs`):
 Thm 2's one-way protocol on the LSTM trained on Dyck-(2,2) at the largest N, Thm 4's protocol
 with the odd/even split on the one-layer transformer trained on Dyck-(2,2) at the largest N

@@ -64,6 +64,14 @@ def emit(result: dict[str, Any], as_json: bool, title: str) -> None:
     Console().print(table)
 
 
+def check_certificate_path(path: str | None) -> None:
+    """Refuse an unusable ``--certificate`` path before any work starts."""
+    if path is not None:
+        from ccomplexity.files import check_output_file
+
+        check_output_file(path, "certificate")
+
+
 def write_certificate_to(cert: dict[str, Any], path: str | None, result: dict[str, Any]) -> None:
     if path is None:
         return

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import json
+import sys
 import time
 from typing import Annotated, Any
 
 import typer
 
-from ccomplexity.errors import InputError
+from ccomplexity import limits
+from ccomplexity.errors import InputError, check_int
 from simulations.cli import (
     Certificate,
     JsonFlag,
     Length,
     app,
+    check_certificate_path,
     emit,
     write_certificate_to,
 )
@@ -119,8 +122,9 @@ def dyck_sample(
     from ccomplexity.languages import dyck
 
     _check_dyck(types, depth, length)
-    if batch < 1:
-        raise InputError(f"--batch must be a positive integer, got {batch}")
+    limits.BATCH.check(batch, "--batch")
+    limits.SEED.check(seed, "--seed")
+    limits.check_numbers(batch * length, f"{batch} words of length {length}")
     if reading not in ("three-way", "half"):
         raise InputError(f"--reading must be three-way or half, got {reading!r}")
     rng = np.random.default_rng(seed)
@@ -148,12 +152,9 @@ def dyck_sample(
 
 
 def _check_dyck(types: int, depth: int, length: int) -> None:
-    if types < 1:
-        raise InputError(f"--types must be a positive integer, got {types}")
-    if depth < 0:
-        raise InputError(f"--depth must be a non-negative integer, got {depth}")
-    if length < 0:
-        raise InputError(f"--length must be a non-negative integer, got {length}")
+    limits.TYPES.check(types, "--types")
+    check_int(depth, "--depth", 0)
+    check_int(length, "--length", 0)
 
 
 # --------------------------------------------------------------------------------- dfa
@@ -195,10 +196,8 @@ def dfa_equality(
     """Minimal complete DFA of the equality language {ww : |w| = H} over A symbols."""
     from ccomplexity.automata import equality_dfa
 
-    if half < 1:
-        raise InputError(f"--half must be a positive integer, got {half}")
-    if alphabet < 1:
-        raise InputError(f"--alphabet must be a positive integer, got {alphabet}")
+    check_int(half, "--half", 1)
+    check_int(alphabet, "--alphabet", 1)
     result = _dfa_result(equality_dfa(half, alphabet), f"{{ww : |w| = {half}}}", show)
     result.update(half=half, alphabet_size=alphabet)
     emit(result, as_json, "Minimal DFA of the equality language")
@@ -231,6 +230,7 @@ def fooling(
     from ccomplexity.integers import ceil_log2
 
     start = time.perf_counter()
+    check_certificate_path(certificate)
     if method not in ("auto", "exhaustive", "symbolic"):
         raise InputError(f"--method must be auto, exhaustive or symbolic, got {method!r}")
     if problem == "dyck" and partition is None:
@@ -307,6 +307,7 @@ def cc_oneway(
     from ccomplexity import certificates, lower_bounds
 
     start = time.perf_counter()
+    check_certificate_path(certificate)
     if cut is not None:
         if partition is not None:
             raise InputError("give either --cut or --partition, not both")
@@ -350,6 +351,7 @@ def cc_rank(
     from ccomplexity.integers import ceil_log2
 
     start = time.perf_counter()
+    check_certificate_path(certificate)
     prob = _problem(problem, types, depth, length, half, alphabet, partition)
     res = lower_bounds.rank_mod_p(prob.matrix(), prime)
     result: dict[str, Any] = prob.describe()
@@ -559,7 +561,8 @@ def verify(
     path: Annotated[str, typer.Argument(help="Certificate JSON file.")],
     as_json: JsonFlag = False,
 ) -> None:
-    """Re-check a certificate by recomputing the function on its witness. Exit 0 valid, 1 not."""
+    """Re-check a certificate by recomputing the function on its witness. Exit 0 valid, 1 not
+    (the reason on stderr), 2 when the file is missing or over the size limit."""
     from ccomplexity import verifier
     from ccomplexity.certificates import PROTOCOL_KINDS
 
@@ -581,9 +584,9 @@ def verify(
         print(f"valid {verdict.kind} certificate: {verdict.claimed_bits} bits sent, replayed")
     elif verdict.valid:
         print(f"valid {verdict.kind} certificate: at least {verdict.claimed_bits} bits")
-    else:
-        print(f"invalid certificate: {verdict.reason}")
     if not verdict.valid:
+        reason = " ".join(str(verdict.reason).split())
+        print(f"ccx: invalid certificate: {reason}", file=sys.stderr)
         raise typer.Exit(1)
 
 

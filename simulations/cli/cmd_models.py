@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ccomplexity.errors import InputError
+from ccomplexity import limits
 from simulations.cli import (
     Certificate,
     Checkpoint,
@@ -22,6 +22,7 @@ from simulations.cli import (
     Vocab,
     Width,
     app,
+    check_certificate_path,
     emit,
     need_model,
     write_certificate_to,
@@ -41,8 +42,7 @@ def models_cmd(
     """The model registry: each architecture's config, parameter count and state size."""
     import models
 
-    if precision < 1:
-        raise InputError(f"--precision must be a positive integer, got {precision}")
+    limits.BITS.check(precision, "--precision")
     rows = []
     for entry in models.describe_models():
         model = models.build(entry["name"], vocab_size=vocab_size, width=width, layers=layers)
@@ -126,6 +126,7 @@ def protocol_rnn(
     """Thm 2: Alice sends the model's whole state after K tokens; Bob finishes the run."""
     from simulations.protocols.rnn import run_rnn_protocol
 
+    check_certificate_path(certificate)
     need_model(checkpoint, arch=arch, width=width)
     result = run_rnn_protocol(
         arch, width, length, cut, precision, samples, seed, layers=layers,
@@ -160,6 +161,7 @@ def protocol_attention(
     """Thm 4: a one-layer transformer split over any partition, bits counted per step."""
     from simulations.protocols.attention import run_attention_protocol
 
+    check_certificate_path(certificate)
     need_model(checkpoint, width=width, heads=heads)
     result = run_attention_protocol(
         width, heads, length, partition, precision, samples, seed, layers=layers,

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from ccomplexity import limits
 from ccomplexity.errors import InputError
 from simulations.cli import (
     JsonFlag,
@@ -38,19 +39,22 @@ def train_cmd(
         str, typer.Option("--checkpoint-dir", help="Where the checkpoint is written.")
     ] = "results/checkpoints",
     device: Annotated[str, typer.Option("--device", help="auto, cpu or cuda.")] = "auto",
+    threads: Annotated[
+        int | None,
+        typer.Option("--threads", help="Torch CPU threads (a sweep's run records its own)."),
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Train one model on one task at length N; evaluate at exactly N; save a checkpoint."""
-    from pathlib import Path
-
     from simulations.training import TrainConfig, train
 
     config = TrainConfig(
         task=task, arch=arch, width=width, layers=layers, length=length, steps=steps, lr=lr,
         seed=seed, batch=batch, heads=heads, target=target,
     )  # fmt: skip
-    Path(checkpoint_dir).mkdir(parents=True, exist_ok=True)
-    result = train(config, checkpoint_dir=checkpoint_dir, progress=not as_json, device=device)
+    result = train(
+        config, checkpoint_dir=checkpoint_dir, progress=not as_json, device=device, threads=threads
+    )
     emit(result, as_json, f"{arch} on {task}, N = {length}")
 
 
@@ -71,16 +75,24 @@ def sweep_cmd(
             "--checkpoint-dir", help="Where the runs' models go (default: <store>_checkpoints/)."
         ),
     ] = None,
+    allow_large_grid: Annotated[
+        bool,
+        typer.Option(
+            "--allow-large-grid", help="Run a grid of more than 10,000 runs (up to 1,000,000)."
+        ),
+    ] = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Run a grid of trainings into the store; a killed sweep resumes where it stopped."""
+    """Run a grid of trainings into the store; a killed sweep resumes where it stopped, and
+    sweeps running at once on one store share its runs."""
     from simulations.sweeps import run_sweep
 
     if (spec is None) == (profile is None):
         raise InputError("give a spec file or --profile NAME (one of them)")
     result = run_sweep(
-        spec or profile, store, workers=workers, backend=backend, checkpoint_dir=checkpoint_dir
-    )
+        spec or profile, store, workers=workers, backend=backend, checkpoint_dir=checkpoint_dir,
+        allow_large_grid=allow_large_grid,
+    )  # fmt: skip
     emit(result, as_json, "Sweep")
     if result["failed"]:
         raise typer.Exit(1)
@@ -96,12 +108,9 @@ def threshold_cmd(
     as_json: JsonFlag = False,
 ) -> None:
     """Empirical length thresholds per (task, arch, size), next to the proved bound."""
-    from pathlib import Path
-
     from simulations.thresholds import thresholds
 
-    if not Path(store).is_file():
-        raise InputError(f"store {store} does not exist; run `ccx sweep` first")
+    limits.BITS.check(precision, "--precision")
     rows = thresholds(store, target=target, precision=precision)
     if as_json:
         print(json.dumps({"thresholds": rows}))

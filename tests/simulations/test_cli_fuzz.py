@@ -1,0 +1,444 @@
+"""Bad input to every command: exit status 2 (``ccx verify``: 1 or 2), exactly one line on
+stderr, no traceback, nothing created or changed in the working folder, within seconds.
+
+Each row of :data:`CASES` is (command line, a fragment of the expected message). Every case runs
+in-process (the ``ccx`` fixture) in a fresh folder holding the fixtures of :func:`_fixtures`:
+``adir/`` (an empty folder), ``afile.txt`` (a text file), ``other.db`` (someone else's SQLite
+database), ``nan.pt`` (a checkpoint whose weights hold a NaN), spec files and certificates of
+every hostile kind. Memory is capped during a case, so a command that allocates before it
+checks fails here instead of swapping. A new command adds its rows here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import resource
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+BIG = "1" + "0" * 29  # a 30-digit number
+SECONDS = 10.0
+"""Budget per case (generous: the suite runs on loaded machines; most take well under 1 s)."""
+HEADROOM = 4 << 30
+"""Address space a case may add to the test process before an allocation fails."""
+
+_TOML = """[baseline]
+task = "index-lookup"
+arch = "lstm"
+width = 16
+layers = 1
+length = 10
+steps = 10
+"""
+
+FIXTURES_TEXT = {
+    "afile.txt": "hello\n",
+    "nested.json": "[" * 100_000 + "]" * 100_000,
+    "dupkeys.json": '{"format": "ccomplexity-certificate", "format": "x"}',
+    "nan.json": '{"format": NaN}',
+    "bigint.json": '{"format_version": ' + "9" * 5000 + "}",
+    "version_true.json": json.dumps(
+        {"format": "ccomplexity-certificate", "format_version": True, "kind": "rank"}
+    ),
+    "note.json": json.dumps(
+        {"format": "ccomplexity-certificate", "format_version": 1, "kind": "rank",
+         "note": "this proves 999 bits"}
+    ),  # fmt: skip
+    "big_grid.toml": _TOML + "[grid]\nseed = " + str(list(range(1000))) + "\nlr = "
+    + str([10.0**-i for i in range(1, 12)]) + "\n",
+    "huge_grid.toml": _TOML + "[grid]\nseed = " + str(list(range(1001))) + "\nlr = "
+    + str([1.0 / i for i in range(1, 1001)]) + "\n",
+    "long.toml": _TOML + "[grid]\nlength = [1000000000]\n",
+    "wide.toml": _TOML + "[grid]\nwidth = [1000000]\n",
+    "batch.toml": _TOML + "[grid]\nbatch = [1000000000]\n",
+    "heads.toml": _TOML.replace('"lstm"', '"transformer"') + "heads = 3\n",
+    "samples.toml": _TOML + "eval_samples = 1000000000000\n",
+    "nested.toml": "a = " + "[" * 100_000 + "]" * 100_000 + "\n",
+    "nan.toml": _TOML + "lr = nan\n",
+}  # fmt: skip
+FIXTURES_BYTES = {
+    "nonutf8.json": b'{"format": "\xff\xfe"}',
+    "nonutf8.toml": b"[baseline]\ntask = '\xff'\n",
+}
+
+V = ("verify",)
+CASES: list[tuple[tuple[str, ...], str]] = [
+    # top level
+    (("nosuch",), "No such command"),
+    (("tour", "--bogus"), "No such option"),
+    (("dyck", "count", "--types", "x", "--depth", "2", "--length", "4"), "valid integer"),
+    # dyck
+    (("dyck", "count", "--types", "0", "--depth", "2", "--length", "4"), "--types must be"),
+    (("dyck", "count", "--types", BIG, "--depth", "2", "--length", "4"), "exceeds the limit"),
+    (("dyck", "count", "--types", "2", "--depth", "2", "--length", BIG), "DP cells"),
+    (("dyck", "count", "--types", "2", "--depth", "-1", "--length", "4"), "--depth"),
+    (("dyck", "enumerate", "--types", BIG, "--depth", "2", "--length", "4"), "--types"),
+    (("dyck", "enumerate", "--types", "2", "--depth", "2", "--length", "1000"), "enumeration"),
+    (("dyck", "sample", "--types", "2", "--depth", "2", "--length", "10", "--batch", BIG),
+     "--batch"),
+    (("dyck", "sample", "--types", "2", "--depth", "2", "--length", "10", "--seed", "-1"),
+     "--seed"),
+    (("dyck", "sample", "--types", "2", "--depth", "2", "--length", "2000000", "--batch",
+      "65536"), "numbers in one array"),
+    (("dyck", "sample", "--types", "2", "--depth", "2", "--length", "10", "--reading", "x"),
+     "--reading"),
+    (("dyck", "sample", "--types", "2", "--depth", "2", "--length", "10", "--generator", "x"),
+     "--generator"),
+    # dfa
+    (("dfa", "dyck", "--types", "2", "--depth", "1000000000"), "live states"),
+    (("dfa", "dyck", "--types", BIG, "--depth", "2"), "--types"),
+    (("dfa", "equality", "--half", BIG), "states"),
+    (("dfa", "equality", "--half", "0"), "--half"),
+    (("dfa", "equality", "--half", "3", "--alphabet", "0"), "--alphabet"),
+    # fooling
+    (("fooling", "--problem", "dyck", "--types", "2", "--depth", "2", "--length", "1000000000"),
+     "exceeds the limit of 1048576"),
+    (("fooling", "--problem", "equality", "--half", BIG), "--half"),
+    (("fooling", "--problem", "equality", "--half", "3", "--alphabet", BIG), "--alphabet"),
+    (("fooling", "--problem", "equality", "--half", "3", "--certificate", "adir"), "is a folder"),
+    (("fooling", "--problem", "equality", "--half", "3", "--certificate", "afile.txt/c.json"),
+     "lies under afile.txt"),
+    (("fooling", "--problem", "equality", "--half", "3", "--certificate", "nodir/c.json"),
+     "does not exist"),
+    (("fooling", "--problem", "nosuch"), "unknown problem"),
+    (("fooling", "--problem", "dyck", "--types", "2", "--depth", "2", "--length", "12",
+      "--partition", "alice:1,99"), "distinct positions"),
+    (("fooling", "--problem", "dyck", "--types", "2", "--depth", "2", "--length", "12",
+      "--partition", "prefix:" + BIG), "longer than any position"),
+    # cc
+    (("cc", "oneway", "--problem", "index", "--length", BIG), "--length"),
+    (("cc", "oneway", "--problem", "index", "--length", "10", "--certificate", "adir"),
+     "is a folder"),
+    (("cc", "rank", "--problem", "equality", "--half", "3", "--certificate", "afile.txt/c.json"),
+     "lies under"),
+    (("cc", "rank", "--problem", "equality", "--half", BIG), "--half"),
+    (("cc", "exact", "--problem", "equality", "--half", "0"), "--half"),
+    (("cc", "exact", "--problem", "disjointness", "--half", BIG), "--half"),
+    # bound, claims, codes
+    (("bound", "--theorem", "nosuch"), "nosuch"),
+    (("bound", "--theorem", "separations.thm3", "--width", "-1", "--precision", "64"), "width"),
+    (("claims", "--task", "nosuch"), "no claim on task"),
+    (("codes", "--length", "1000000000"), "Gram products"),
+    (("codes", "--length", "100", "--gamma", "1e-300"), "use a larger gamma"),
+    (("codes", "--length", "100", "--seed", "-1"), "seed"),
+    (("codes", "--length", "1"), "--length"),
+    # verify (exit 1 or 2)
+    ((*V, "missing.json"), "does not exist"),
+    ((*V, "adir"), "not a file"),
+    ((*V, "afile.txt"), "not valid JSON"),
+    ((*V, "nested.json"), "nested"),
+    ((*V, "nonutf8.json"), "UTF-8"),
+    ((*V, "dupkeys.json"), "duplicate key"),
+    ((*V, "nan.json"), "NaN"),
+    ((*V, "bigint.json"), "digits"),
+    ((*V, "version_true.json"), "format_version"),
+    ((*V, "note.json"), "unknown field"),
+    ((*V, "huge.json"), "the limit is"),
+    # models, construct
+    (("models", "--width", "1000000"), "exceeds the limit of 16384"),
+    (("models", "--layers", BIG), "layers"),
+    (("models", "--width", "4096", "--layers", "64"), "would hold"),
+    (("models", "--precision", "0"), "--precision"),
+    (("models", "--vocab-size", BIG), "vocab_size"),
+    (("construct", "--task", "index-lookup", "--length", BIG), "length"),
+    (("construct", "--task", "dyck", "--length", "16", "--seed", "-1"), "seed"),
+    (("construct", "--task", "equality", "--length", "16", "--samples", BIG), "samples"),
+    (("construct", "--task", "nosuch", "--length", "4"), "unknown construction task"),
+    # protocol rnn / attention / reduce / bits-used
+    (("protocol", "rnn", "--arch", "lstm", "--width", BIG, "--length", "10", "--cut", "5",
+      "--precision", "16"), "width"),
+    (("protocol", "rnn", "--arch", "lstm", "--width", "8", "--length", BIG, "--cut", "5",
+      "--precision", "16"), "length"),
+    (("protocol", "rnn", "--arch", "lstm", "--width", "8", "--length", "10", "--cut", "5",
+      "--precision", "16", "--samples", BIG), "samples"),
+    (("protocol", "rnn", "--arch", "lstm", "--width", "8", "--length", "10", "--cut", "5",
+      "--precision", "16", "--seed", "-1"), "seed"),
+    (("protocol", "rnn", "--arch", "lstm", "--width", "8", "--length", "10", "--cut", "5",
+      "--precision", "100"), "precision"),
+    (("protocol", "rnn", "--arch", "lstm", "--width", "8", "--length", "10", "--cut", "5",
+      "--precision", "16", "--certificate", "adir"), "is a folder"),
+    (("protocol", "rnn", "--checkpoint", "nan.pt", "--length", "10", "--cut", "5",
+      "--precision", "16"), "NaN"),
+    (("protocol", "rnn", "--checkpoint", "afile.txt", "--length", "10", "--cut", "5",
+      "--precision", "16"), "not a readable checkpoint"),
+    (("protocol", "attention", "--width", "8", "--heads", "2", "--length", BIG, "--partition",
+      "odd-even", "--precision", "16"), "length"),
+    (("protocol", "attention", "--width", "8", "--heads", "3", "--length", "10", "--partition",
+      "odd-even", "--precision", "16"), "multiple of heads"),
+    (("protocol", "attention", "--width", "8", "--heads", "2", "--length", "100000",
+      "--partition", "odd-even", "--precision", "40", "--samples", "100000"),
+     "numbers in one array"),
+    (("protocol", "attention", "--width", "8", "--heads", "2", "--length", "10", "--partition",
+      "odd-even", "--precision", "16", "--certificate", "afile.txt/c.json"), "lies under"),
+    (("protocol", "reduce", "--reduction", "index", "--arch", "lstm", "--width", BIG,
+      "--length", "10", "--precision", "16"), "width"),
+    (("protocol", "reduce", "--reduction", "index", "--arch", "lstm", "--width", "8",
+      "--length", BIG, "--precision", "16"), "length"),
+    (("protocol", "bits-used", "--checkpoint", "nan.pt", "--cut", "5"), "NaN"),
+    (("protocol", "bits-used", "--arch", "lstm", "--width", "8", "--length", "10", "--cut",
+      "5", "--samples", BIG), "samples"),
+    # train
+    (("train", "--task", "index-lookup", "--arch", "lstm", "--width", "1000000", "--length",
+      "10"), "width"),
+    (("train", "--task", "index-lookup", "--arch", "lstm", "--width", "8", "--length",
+      "1000000000"), "length"),
+    (("train", "--task", "index-lookup", "--arch", "lstm", "--width", "8", "--length", "10",
+      "--device", "foo"), "unknown device"),
+    (("train", "--task", "index-lookup", "--arch", "lstm", "--width", "8", "--length", "10",
+      "--checkpoint-dir", "afile.txt"), "is a file, not a folder"),
+    (("train", "--task", "index-lookup", "--arch", "lstm", "--width", "8", "--length", "10",
+      "--batch", BIG), "batch"),
+    (("train", "--task", "index-lookup", "--arch", "lstm", "--width", "8", "--length", "10",
+      "--threads", "0"), "threads"),
+    (("train", "--task", "index-lookup", "--arch", "transformer", "--width", "16", "--heads",
+      "3", "--length", "10"), "multiple of heads"),
+    # sweep
+    (("sweep", "--profile", "smoke", "--store", "other.db"), "another application"),
+    (("sweep", "--profile", "smoke", "--store", "adir"), "is a folder"),
+    (("sweep", "--profile", "smoke", "--store", "afile.txt"), "not an SQLite file"),
+    (("sweep", "--profile", "smoke", "--store", "afile.txt/x.db"), "lies under"),
+    (("sweep", "--profile", "smoke", "--store", "ok.db", "--checkpoint-dir", "afile.txt"),
+     "is a file, not a folder"),
+    (("sweep", "--profile", "smoke", "--store", "ok.db", "--workers", "0"), "workers"),
+    (("sweep", "--profile", "smoke", "--store", "ok.db", "--backend", "slurm"), "backend"),
+    (("sweep", "--profile", "nosuch", "--store", "ok.db"), "not a file and not a profile"),
+    (("sweep", "big_grid.toml", "--store", "ok.db"), "--allow-large-grid"),
+    (("sweep", "huge_grid.toml", "--store", "ok.db", "--allow-large-grid"), "split it"),
+    (("sweep", "long.toml", "--store", "ok.db"), "length"),
+    (("sweep", "wide.toml", "--store", "ok.db"), "width"),
+    (("sweep", "batch.toml", "--store", "ok.db"), "batch"),
+    (("sweep", "heads.toml", "--store", "ok.db"), "multiple of heads"),
+    (("sweep", "samples.toml", "--store", "ok.db"), "eval_samples"),
+    (("sweep", "nested.toml", "--store", "ok.db"), "TOML"),
+    (("sweep", "nan.toml", "--store", "ok.db"), "lr"),
+    (("sweep", "nonutf8.toml", "--store", "ok.db"), "UTF-8"),
+    (("sweep", "missing.toml", "--store", "ok.db"), "does not exist"),
+    # threshold, figure, report
+    (("threshold", "--store", "other.db"), "another application"),
+    (("threshold", "--store", "missing.db"), "no results store"),
+    (("threshold", "--store", "afile.txt"), "not an SQLite file"),
+    (("threshold", "--store", "adir"), "is a folder"),
+    (("threshold", "--store", "other.db", "--precision", "0"), "--precision"),
+    (("figure", "fig2", "--store", "other.db"), "another application"),
+    (("figure", "fig2", "--store", "missing.db"), "no results store"),
+    (("figure", "bounds", "--out", "afile.txt"), "is a file, not a folder"),
+    (("figure", "bounds", "--out", "afile.txt/sub"), "lies under"),
+    (("figure", "bounds", "--store", "other.db"), "another application"),
+    (("figure", "nosuch"), "unknown figure"),
+    (("report", "--store", "other.db"), "another application"),
+    (("report", "--out", "afile.txt"), "is a file, not a folder"),
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def nan_checkpoint(tmp_path_factory) -> bytes:
+    """The bytes of a genuine LSTM checkpoint with one weight set to NaN."""
+    import torch
+
+    from simulations.training import TrainConfig, build_model, save_checkpoint
+
+    config = TrainConfig(task="index-lookup", arch="lstm", width=8, layers=1, length=10)
+    model, _ = build_model(config)
+    with torch.no_grad():
+        next(model.parameters()).view(-1)[0] = float("nan")
+    return save_checkpoint(model, config, tmp_path_factory.mktemp("nan")).read_bytes()
+
+
+def _fixtures(folder: Path, nan_pt: bytes) -> None:
+    (folder / "adir").mkdir()
+    for name, text in FIXTURES_TEXT.items():
+        (folder / name).write_text(text)
+    for name, data in FIXTURES_BYTES.items():
+        (folder / name).write_bytes(data)
+    (folder / "nan.pt").write_bytes(nan_pt)
+    with open(folder / "huge.json", "wb") as handle:  # sparse: large, but no disk is used
+        handle.truncate((64 << 20) + 1)
+    conn = sqlite3.connect(folder / "other.db")
+    with conn:
+        conn.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY, amount REAL)")
+        conn.execute("INSERT INTO invoices (amount) VALUES (12.5)")
+    conn.close()
+
+
+def snapshot(folder: Path) -> dict[str, tuple[int, str]]:
+    """Every path under ``folder`` with its size and (for files) a hash of its bytes."""
+    out = {}
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and path.name != "huge.json":
+            out[str(path.relative_to(folder))] = (path.stat().st_size, _digest(path))
+        else:
+            out[str(path.relative_to(folder))] = (0, "folder" if path.is_dir() else "sparse")
+    return out
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@contextlib.contextmanager
+def bounded(seconds: float):
+    """A case may add at most HEADROOM bytes of address space and run at most ``seconds``."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    with open("/proc/self/statm") as handle:
+        current = int(handle.read().split()[0]) * resource.getpagesize()
+    cap = current + HEADROOM
+    capped = hard == resource.RLIM_INFINITY or cap < hard
+
+    def expire(signum, frame):
+        raise TimeoutError(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    if capped:
+        resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        if capped:
+            resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="needs Linux /proc")
+@pytest.mark.parametrize(("args", "fragment"), CASES, ids=[" ".join(a)[:70] for a, _ in CASES])
+def test_bad_input_is_one_line_and_writes_nothing(
+    args, fragment, ccx, tmp_path, monkeypatch, nan_checkpoint
+):
+    _fixtures(tmp_path, nan_checkpoint)
+    monkeypatch.chdir(tmp_path)
+    before = snapshot(tmp_path)
+    start = time.perf_counter()
+    with bounded(60.0):
+        code, out, err = ccx(*args)
+    elapsed = time.perf_counter() - start
+    assert code in ((1, 2) if args[0] == "verify" else (2,)), (code, out, err)
+    assert err.endswith("\n") and err.count("\n") == 1, err
+    assert "Traceback" not in err
+    assert fragment in err, err
+    assert snapshot(tmp_path) == before
+    assert elapsed < SECONDS, f"{elapsed:.1f} s"
+
+
+def test_every_command_has_rows():
+    """Each command and subcommand of ``ccx`` appears in the table."""
+    import typer
+
+    from simulations.cli import app
+
+    group = typer.main.get_command(app)
+    names = set()
+    for name, command in group.commands.items():
+        subs = getattr(command, "commands", None)
+        names |= {f"{name} {s}" for s in subs} if subs else {name}
+    covered = {" ".join(args[:2]) for args, _ in CASES} | {args[0] for args, _ in CASES}
+    assert names <= covered, sorted(names - covered)
+
+
+CCX = str(Path(sys.executable).parent / "ccx")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("dfa", "dyck", "--types", "2", "--depth", "1000000000"),
+        ("models", "--layers", BIG),
+        (
+            "protocol",
+            "attention",
+            "--width",
+            "8",
+            "--heads",
+            "2",
+            "--length",
+            BIG,
+            "--partition",
+            "odd-even",
+            "--precision",
+            "16",
+        ),
+    ],  # fmt: skip
+)
+def test_the_installed_command_refuses_at_once(args, tmp_path):
+    """The console script itself, as a user runs it: one line, exit 2, quickly."""
+    start = time.perf_counter()
+    proc = subprocess.run([CCX, *args], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    assert "Traceback" not in proc.stderr and list(tmp_path.iterdir()) == []
+    assert time.perf_counter() - start < 60
+
+
+KILLED_SWEEP = """
+import sys
+sys.path.insert(0, {here!r})
+from test_cli_fuzz import sleeping_train
+from simulations.sweeps import run_sweep
+if __name__ == "__main__":
+    run_sweep({spec!r}, {db!r}, workers=2, train_fn=sleeping_train, progress=False)
+"""
+
+
+def sleeping_train(config, checkpoint_dir=None, progress=True) -> dict:
+    """A run that trains for a minute: long enough to be killed mid-run."""
+    time.sleep(60)
+    raise RuntimeError("not reached")
+
+
+def _descendants(pid: int) -> set[int]:
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_kill_9_of_a_sweep_leaves_no_process_behind(tmp_path):
+    spec = tmp_path / "slow.toml"
+    spec.write_text(_TOML + "[grid]\nseed = [0, 1, 2, 3]\n")
+    script = tmp_path / "sweep.py"
+    here = str(Path(__file__).parent)
+    script.write_text(KILLED_SWEEP.format(here=here, spec=str(spec), db=str(tmp_path / "s.db")))
+    root = Path(__file__).parents[2]
+    proc = subprocess.Popen([sys.executable, str(script)], cwd=root)
+    deadline = time.monotonic() + 90
+    family: set[int] = set()
+    while time.monotonic() < deadline:  # until both workers are up (and the resource tracker)
+        family = _descendants(proc.pid)
+        if len(family) >= 3:
+            break
+        time.sleep(0.2)
+    assert len(family) >= 2, "the pool never started"
+    time.sleep(1.0)
+    family |= _descendants(proc.pid)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    time.sleep(5.0)
+    survivors = [pid for pid in family if _alive(pid)]
+    for pid in survivors:  # do not leave them running if the test fails
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    assert survivors == []
