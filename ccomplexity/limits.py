@@ -83,20 +83,26 @@ GRID_RUNS_MOST = 1_000_000
 
 
 def check_numbers(numbers: int, what: str) -> None:
-    """Refuse ``what`` when it needs more than :data:`FORWARD_NUMBERS` numbers in one array."""
+    """Refuse ``what`` when it needs more than :data:`FORWARD_NUMBERS` numbers at once."""
     if numbers > FORWARD_NUMBERS:
         raise InputError(
-            f"{what} needs {numbers} numbers in one array; the limit is {FORWARD_NUMBERS} "
+            f"{what} needs {numbers} numbers at once; the limit is {FORWARD_NUMBERS} "
             "(2^32); use fewer rows, shorter inputs or a smaller model"
         )
 
 
 def check_forward(
-    rows: int, tokens: int, width: int, heads: int = 0, what: str = "a forward pass"
+    rows: int,
+    tokens: int,
+    width: int,
+    heads: int = 0,
+    layers: int = 1,
+    what: str = "a forward pass",
 ) -> None:
-    """Refuse a forward pass whose largest activation exceeds :data:`FORWARD_NUMBERS`: rows x
-    tokens x width numbers, and rows x heads x tokens^2 attention weights where ``heads``."""
-    numbers = max(rows * tokens * width, rows * heads * tokens * tokens)
+    """Refuse a forward pass whose activations exceed :data:`FORWARD_NUMBERS`: rows x tokens x
+    width numbers per layer (kept for every layer, as training and recurrent states do), and
+    rows x heads x tokens^2 attention weights of one layer where ``heads``."""
+    numbers = max(rows * tokens * width * layers, rows * heads * tokens * tokens)
     check_numbers(numbers, f"{what} of {rows} x {tokens} tokens at width {width}")
 
 

@@ -82,7 +82,7 @@ def check_size(name: str, config: ModelConfig) -> int:
     numbers = _numbers(name, config)
     if numbers > limits.MODEL_NUMBERS:
         raise InputError(
-            f"a {name} of width {config.width} with {config.layers} layer(s) would hold "
+            f"model {name!r} of width {config.width} with {config.layers} layer(s) would hold "
             f"{numbers} numbers; the limit is "
             f"{limits.MODEL_NUMBERS} (2^27); use a smaller width, fewer layers or fewer positions"
         )

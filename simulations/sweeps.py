@@ -392,14 +392,14 @@ def run_sweep(
         raise InputError(f"unknown backend {backend!r}; known: {', '.join(BACKENDS)}")
     if workers is not None:
         limits.WORKERS.check(workers, "workers")
+    folder = str(checkpoint_folder(store_path) if checkpoint_dir is None else checkpoint_dir)
+    _check_outputs(store_path, folder)
     sweep = spec if isinstance(spec, SweepSpec) else load_spec(spec, allow_large_grid)
     if backend == "ray":
         ray = _import_ray()
     if train_fn is None:
         from simulations.training import train as train_fn
 
-    folder = str(checkpoint_folder(store_path) if checkpoint_dir is None else checkpoint_dir)
-    _check_outputs(store_path, folder)
     start = time.perf_counter()
     failed: list[dict[str, str]] = []
     owner = lease_owner()

@@ -83,7 +83,9 @@ class TrainConfig:
         models.check_size(self.arch, cfg.from_dict(model_config(self, task)))
         heads = self.heads if models.family(self.arch) == "attention" else 0
         rows = max(self.batch, min(EVAL_BATCH, self.eval_samples))
-        limits.check_forward(rows, task.max_tokens, self.width, heads, f"a {self.arch} batch")
+        limits.check_forward(
+            rows, task.max_tokens, self.width, heads, self.layers, f"a {self.arch} batch"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

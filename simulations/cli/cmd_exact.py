@@ -17,6 +17,7 @@ from simulations.cli import (
     Length,
     app,
     check_certificate_path,
+    check_options,
     emit,
     write_certificate_to,
 )
@@ -122,8 +123,7 @@ def dyck_sample(
     from ccomplexity.languages import dyck
 
     _check_dyck(types, depth, length)
-    limits.BATCH.check(batch, "--batch")
-    limits.SEED.check(seed, "--seed")
+    check_options(batch=batch, seed=seed)
     limits.check_numbers(batch * length, f"{batch} words of length {length}")
     if reading not in ("three-way", "half"):
         raise InputError(f"--reading must be three-way or half, got {reading!r}")
@@ -152,7 +152,7 @@ def dyck_sample(
 
 
 def _check_dyck(types: int, depth: int, length: int) -> None:
-    limits.TYPES.check(types, "--types")
+    check_options(types=types)
     check_int(depth, "--depth", 0)
     check_int(length, "--length", 0)
 

@@ -23,6 +23,7 @@ from simulations.cli import (
     Width,
     app,
     check_certificate_path,
+    check_options,
     emit,
     need_model,
     write_certificate_to,
@@ -40,9 +41,10 @@ def models_cmd(
     as_json: JsonFlag = False,
 ) -> None:
     """The model registry: each architecture's config, parameter count and state size."""
+    check_options(width=width, layers=layers, vocab_size=vocab_size)
+    limits.BITS.check(precision, "--precision")
     import models
 
-    limits.BITS.check(precision, "--precision")
     rows = []
     for entry in models.describe_models():
         model = models.build(entry["name"], vocab_size=vocab_size, width=width, layers=layers)
@@ -84,6 +86,7 @@ def construct(
     as_json: JsonFlag = False,
 ) -> None:
     """Build a hand-wired model realising an upper bound (Thm 1, Thm 6, DFA-RNN) and check it."""
+    check_options(length=length, samples=samples, seed=seed, types=types)
     from models import constructions
 
     options: dict[str, Any] = {"length": length, "samples": samples, "seed": seed}
@@ -124,9 +127,11 @@ def protocol_rnn(
     as_json: JsonFlag = False,
 ) -> None:
     """Thm 2: Alice sends the model's whole state after K tokens; Bob finishes the run."""
+    check_options(width=width, layers=layers, vocab_size=vocab_size, length=length,
+                  samples=samples, seed=seed, precision=precision)  # fmt: skip
+    check_certificate_path(certificate)
     from simulations.protocols.rnn import run_rnn_protocol
 
-    check_certificate_path(certificate)
     need_model(checkpoint, arch=arch, width=width)
     result = run_rnn_protocol(
         arch, width, length, cut, precision, samples, seed, layers=layers,
@@ -159,9 +164,11 @@ def protocol_attention(
     as_json: JsonFlag = False,
 ) -> None:
     """Thm 4: a one-layer transformer split over any partition, bits counted per step."""
+    check_options(width=width, heads=heads, layers=layers, vocab_size=vocab_size, length=length,
+                  samples=samples, seed=seed, precision=precision)  # fmt: skip
+    check_certificate_path(certificate)
     from simulations.protocols.attention import run_attention_protocol
 
-    check_certificate_path(certificate)
     need_model(checkpoint, width=width, heads=heads)
     result = run_attention_protocol(
         width, heads, length, partition, precision, samples, seed, layers=layers,
@@ -189,6 +196,7 @@ def protocol_reduce(
     as_json: JsonFlag = False,
 ) -> None:
     """Run the protocol behind a lower bound on a model; show where a small model fails."""
+    check_options(width=width, length=length, precision=precision, samples=samples, seed=seed)
     from simulations.protocols.reductions import run_reduction
 
     result = run_reduction(reduction, arch, width, length, precision, seed, samples)
@@ -215,6 +223,7 @@ def protocol_bits_used(
     as_json: JsonFlag = False,
 ) -> None:
     """Bits a float model actually uses at a cut: smallest p with full agreement, states reached."""
+    check_options(width=width, length=length, samples=samples, seed=seed)
     from simulations.protocols.bits_used import bits_used
 
     need_model(checkpoint, arch=arch, width=width, length=length)

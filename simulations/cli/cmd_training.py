@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -16,6 +17,7 @@ from simulations.cli import (
     Seed,
     Width,
     app,
+    check_options,
     emit,
 )
 
@@ -46,6 +48,11 @@ def train_cmd(
     as_json: JsonFlag = False,
 ) -> None:
     """Train one model on one task at length N; evaluate at exactly N; save a checkpoint."""
+    from ccomplexity.files import check_output_folder
+
+    check_options(width=width, layers=layers, length=length, steps=steps, seed=seed,
+                  batch=batch, heads=heads, threads=threads)  # fmt: skip
+    check_output_folder(checkpoint_dir, "checkpoint folder")
     from simulations.training import TrainConfig, train
 
     config = TrainConfig(
@@ -85,10 +92,11 @@ def sweep_cmd(
 ) -> None:
     """Run a grid of trainings into the store; a killed sweep resumes where it stopped, and
     sweeps running at once on one store share its runs."""
-    from simulations.sweeps import run_sweep
-
     if (spec is None) == (profile is None):
         raise InputError("give a spec file or --profile NAME (one of them)")
+    check_options(workers=workers)
+    from simulations.sweeps import run_sweep
+
     result = run_sweep(
         spec or profile, store, workers=workers, backend=backend, checkpoint_dir=checkpoint_dir,
         allow_large_grid=allow_large_grid,
@@ -141,6 +149,16 @@ FigureProfile = Annotated[
 ]
 
 
+def _check_figure_outputs(out: str, store: str | None) -> None:
+    """The output folder and a given store, checked before the plotting stack is imported."""
+    from ccomplexity.files import check_output_folder
+    from simulations.store import identify
+
+    check_output_folder(out, "figure folder")
+    if store is not None and Path(store).exists():
+        identify(store)
+
+
 @app.command("figure")
 def figure_cmd(
     name: Annotated[str, typer.Argument(help="thresholds, bounds, fig2, fig3, fig4 or protocols.")],
@@ -150,6 +168,7 @@ def figure_cmd(
     as_json: JsonFlag = False,
 ) -> None:
     """Draw one figure: PNG, PDF and the CSV of the numbers it plots."""
+    _check_figure_outputs(out, store)
     from paper_figures import make_figure
 
     emit(make_figure(name, out, store=store, profile=profile), as_json, f"Figure {name}")
@@ -163,6 +182,7 @@ def report_cmd(
     as_json: JsonFlag = False,
 ) -> None:
     """Every figure and one HTML page (OUT/index.html) with their captions."""
+    _check_figure_outputs(out, store)
     from paper_figures.report import write_report
 
     index = write_report(out, store=store, profile=profile)

@@ -349,7 +349,7 @@ def run_attention_protocol(
         )  # fmt: skip
         sha = info["state_sha256"]
     check(layers, length, fmt)
-    harness.check_run(samples, length, seed, width, heads)
+    harness.check_run(samples, length, seed, model)
     part = resolve_partition(partition, length, seed)
     model.set_precision(fmt)
     inputs = harness.random_tokens(samples, length, vocab_size, seed)

@@ -156,9 +156,10 @@ def _inputs(cert: dict[str, Any], model: Any, kind: str) -> torch.Tensor:
     require(length >= 2 and len(rows) * length <= MAX_TOKENS, f"at most {MAX_TOKENS} tokens")
     ok = all(len(r) == length and all(type(s) is int and 0 <= s < vocab for s in r) for r in rows)
     require(ok, f"inputs must be equal-length rows of tokens in 0..{vocab - 1}")
-    heads = model.config.heads if kind == "protocol_attention" else 0
+    cfg = model.config
+    heads = cfg.heads if kind == "protocol_attention" else 0
     try:
-        limits.check_forward(len(rows), length, model.config.width, heads, "the replay")
+        limits.check_forward(len(rows), length, cfg.width, heads, cfg.layers, "the replay")
     except InputError as err:
         raise InvalidCertificate(str(err)) from None
     return torch.tensor(rows, dtype=torch.long)

@@ -158,13 +158,15 @@ def fixed_point(precision: int, frac: int | None) -> FixedPoint:
     return FixedPoint(precision, precision // 2 if frac is None else frac)
 
 
-def check_run(samples: int, length: int, seed: int, width: int, heads: int = 0) -> None:
+def check_run(samples: int, length: int, seed: int, model: SequenceModel) -> None:
     """A protocol run's sizes within :mod:`ccomplexity.limits`, checked before its inputs are
-    drawn: samples, length, seed, and the model's largest activation on them."""
+    drawn: samples, length, seed, and the model's activations on them."""
     limits.SAMPLES.check(samples, "samples")
     limits.LENGTH.check(length, "length")
     limits.SEED.check(seed, "seed")
-    limits.check_forward(samples, length, width, heads, "the protocol run")
+    cfg = model.config
+    heads = 0 if model.recurrent else getattr(cfg, "heads", 0)
+    limits.check_forward(samples, length, cfg.width, heads, cfg.layers, "the protocol run")
 
 
 def random_tokens(samples: int, length: int, vocab: int, seed: int) -> torch.Tensor:

@@ -130,7 +130,7 @@ def run_rnn_protocol(
             raise InputError(f"checkpoint {checkpoint} holds a {model.name}, not a recurrent model")
         arch, cfg = model.name, model.config
         width, layers, vocab_size = cfg.width, cfg.layers, cfg.vocab_size
-    harness.check_run(samples, length, seed, width)
+    harness.check_run(samples, length, seed, model)
     fmt = harness.fixed_point(precision, frac)
     model.set_precision(fmt)
     inputs = harness.random_tokens(samples, length, vocab_size, seed)

@@ -56,6 +56,16 @@ BIG_PROBLEMS = st.one_of(
 )
 
 
+def submatrix_certificates(spec: dict, x: list, y: list) -> list[dict]:
+    """One-way and rank certificates claiming that Alice's words ``x`` against Bob's ``y`` give
+    len(x) distinct rows and a nonsingular submatrix (true for EQ exactly when y = x)."""
+    inputs, bits = {"alice_inputs": x, "bob_inputs": y}, ceil_log2(len(x))
+    return [
+        envelope("one_way", spec, {"distinct_rows": len(x), "bits": bits}, inputs),
+        envelope("rank", spec, {"rank_at_least": len(x), "prime": 2**31 - 1, "bits": bits}, inputs),
+    ]
+
+
 def distinct_indices(problem: problems.TwoPartyProblem, count: int, seed: int) -> list[int]:
     rng = np.random.default_rng(seed)
     out: set[int] = set()
@@ -81,14 +91,7 @@ def test_genuine_explicit_certificates_beyond_2_64_are_accepted(problem, count, 
     )  # fmt: skip
     assert ccx_verify(fooling)[0] == 0
     if problem.name == "equality":
-        inputs = {"alice_inputs": x, "bob_inputs": x}
-        bits = ceil_log2(count)
-        one_way = envelope("one_way", spec, {"distinct_rows": count, "bits": bits}, inputs)
-        rank = envelope(
-            "rank", spec, {"rank_at_least": count, "prime": 2_147_483_647, "bits": bits}, inputs
-        )
-        assert ccx_verify(one_way)[0] == 0
-        assert ccx_verify(rank)[0] == 0
+        assert [ccx_verify(c)[0] for c in submatrix_certificates(spec, x, x)] == [0, 0]
 
 
 @EXAMPLES
@@ -112,14 +115,7 @@ def test_aliased_explicit_certificates_beyond_2_64_are_rejected(problem, count, 
     code, err = ccx_verify(fooling)
     assert code == 1, err
     if problem.name == "equality":  # x_i != y_j for all i, j: the true submatrix is all zero
-        inputs = {"alice_inputs": x, "bob_inputs": y}
-        bits = ceil_log2(count)
-        one_way = envelope("one_way", spec, {"distinct_rows": count, "bits": bits}, inputs)
-        rank = envelope(
-            "rank", spec, {"rank_at_least": count, "prime": 2_147_483_647, "bits": bits}, inputs
-        )
-        assert ccx_verify(one_way)[0] == 1
-        assert ccx_verify(rank)[0] == 1
+        assert [ccx_verify(c)[0] for c in submatrix_certificates(spec, x, y)] == [1, 1]
 
 
 def test_the_reported_rank_certificate_is_rejected():

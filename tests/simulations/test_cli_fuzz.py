@@ -6,7 +6,8 @@ in-process (the ``ccx`` fixture) in a fresh folder holding the fixtures of :func
 ``adir/`` (an empty folder), ``afile.txt`` (a text file), ``other.db`` (someone else's SQLite
 database), ``nan.pt`` (a checkpoint whose weights hold a NaN), spec files and certificates of
 every hostile kind. Memory is capped during a case, so a command that allocates before it
-checks fails here instead of swapping. A new command adds its rows here.
+checks fails here instead of swapping. A new command adds its rows here. (``kill -9`` of a
+running sweep is in test_workers.py.)
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import resource
 import signal
 import sqlite3
@@ -88,7 +88,7 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     (("dyck", "sample", "--types", "2", "--depth", "2", "--length", "10", "--seed", "-1"),
      "--seed"),
     (("dyck", "sample", "--types", "2", "--depth", "2", "--length", "2000000", "--batch",
-      "65536"), "numbers in one array"),
+      "65536"), "numbers at once"),
     (("dyck", "sample", "--types", "2", "--depth", "2", "--length", "10", "--reading", "x"),
      "--reading"),
     (("dyck", "sample", "--types", "2", "--depth", "2", "--length", "10", "--generator", "x"),
@@ -127,6 +127,7 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     (("bound", "--theorem", "nosuch"), "nosuch"),
     (("bound", "--theorem", "separations.thm3", "--width", "-1", "--precision", "64"), "width"),
     (("claims", "--task", "nosuch"), "no claim on task"),
+    (("claims", "--family", "nosuch"), "no claim on family"),
     (("codes", "--length", "1000000000"), "Gram products"),
     (("codes", "--length", "100", "--gamma", "1e-300"), "use a larger gamma"),
     (("codes", "--length", "100", "--seed", "-1"), "seed"),
@@ -148,7 +149,7 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     (("models", "--layers", BIG), "layers"),
     (("models", "--width", "4096", "--layers", "64"), "would hold"),
     (("models", "--precision", "0"), "--precision"),
-    (("models", "--vocab-size", BIG), "vocab_size"),
+    (("models", "--vocab-size", BIG), "--vocab-size"),
     (("construct", "--task", "index-lookup", "--length", BIG), "length"),
     (("construct", "--task", "dyck", "--length", "16", "--seed", "-1"), "seed"),
     (("construct", "--task", "equality", "--length", "16", "--samples", BIG), "samples"),
@@ -166,6 +167,8 @@ CASES: list[tuple[tuple[str, ...], str]] = [
       "--precision", "100"), "precision"),
     (("protocol", "rnn", "--arch", "lstm", "--width", "8", "--length", "10", "--cut", "5",
       "--precision", "16", "--certificate", "adir"), "is a folder"),
+    (("protocol", "rnn", "--arch", "lstm", "--width", "8", "--length", "10", "--cut", "5",
+      "--precision", "16", "--layers", "256", "--samples", "10000000"), "numbers at once"),
     (("protocol", "rnn", "--checkpoint", "nan.pt", "--length", "10", "--cut", "5",
       "--precision", "16"), "NaN"),
     (("protocol", "rnn", "--checkpoint", "afile.txt", "--length", "10", "--cut", "5",
@@ -176,7 +179,7 @@ CASES: list[tuple[tuple[str, ...], str]] = [
       "odd-even", "--precision", "16"), "multiple of heads"),
     (("protocol", "attention", "--width", "8", "--heads", "2", "--length", "100000",
       "--partition", "odd-even", "--precision", "40", "--samples", "100000"),
-     "numbers in one array"),
+     "numbers at once"),
     (("protocol", "attention", "--width", "8", "--heads", "2", "--length", "10", "--partition",
       "odd-even", "--precision", "16", "--certificate", "afile.txt/c.json"), "lies under"),
     (("protocol", "reduce", "--reduction", "index", "--arch", "lstm", "--width", BIG,
@@ -375,70 +378,3 @@ def test_the_installed_command_refuses_at_once(args, tmp_path):
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
     assert "Traceback" not in proc.stderr and list(tmp_path.iterdir()) == []
     assert time.perf_counter() - start < 60
-
-
-KILLED_SWEEP = """
-import sys
-sys.path.insert(0, {here!r})
-from test_cli_fuzz import sleeping_train
-from simulations.sweeps import run_sweep
-if __name__ == "__main__":
-    run_sweep({spec!r}, {db!r}, workers=2, train_fn=sleeping_train, progress=False)
-"""
-
-
-def sleeping_train(config, checkpoint_dir=None, progress=True) -> dict:
-    """A run that trains for a minute: long enough to be killed mid-run."""
-    time.sleep(60)
-    raise RuntimeError("not reached")
-
-
-def _descendants(pid: int) -> set[int]:
-    children: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        with contextlib.suppress(OSError):
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
-    found, todo = set(), [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.add(child)
-            todo.append(child)
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-def test_kill_9_of_a_sweep_leaves_no_process_behind(tmp_path):
-    spec = tmp_path / "slow.toml"
-    spec.write_text(_TOML + "[grid]\nseed = [0, 1, 2, 3]\n")
-    script = tmp_path / "sweep.py"
-    here = str(Path(__file__).parent)
-    script.write_text(KILLED_SWEEP.format(here=here, spec=str(spec), db=str(tmp_path / "s.db")))
-    root = Path(__file__).parents[2]
-    proc = subprocess.Popen([sys.executable, str(script)], cwd=root)
-    deadline = time.monotonic() + 90
-    family: set[int] = set()
-    while time.monotonic() < deadline:  # until both workers are up (and the resource tracker)
-        family = _descendants(proc.pid)
-        if len(family) >= 3:
-            break
-        time.sleep(0.2)
-    assert len(family) >= 2, "the pool never started"
-    time.sleep(1.0)
-    family |= _descendants(proc.pid)
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=30)
-    time.sleep(5.0)
-    survivors = [pid for pid in family if _alive(pid)]
-    for pid in survivors:  # do not leave them running if the test fails
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
-    assert survivors == []
