@@ -67,7 +67,7 @@ from ccomplexity.errors import InputError
 from ccomplexity.files import check_output_file, check_output_folder
 from simulations import workers as workers_mod
 from simulations.store import DEFAULT_STORE, Store, identify, lease_owner
-from simulations.workers import TrainFn
+from simulations.workers import TrainFn, default_workers
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -424,7 +424,7 @@ def run_sweep(
             stored += store.add_run(_checked(outcome, config, key))
             report(config, outcome)
 
-        processes = min(workers or workers_mod.default_workers(), max(1, len(pending)))
+        processes = min(workers or default_workers(), max(1, len(pending)))
         shared = 0
         if pending and backend == "ray":
             _run_ray(ray, pending, train_fn, folder, finish)
