@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ccomplexity.errors import InputError, check_int
+from ccomplexity import limits
+from ccomplexity.errors import InputError, check_int, shown
 from ccomplexity.languages.dyck import dyck_alphabet
 from ccomplexity.languages.kg import MatchingKG
 
@@ -111,9 +112,11 @@ def dyck_dfa(n_types: int, depth: int) -> DFA:
         raise InputError(
             f"Dyck-(n,k) needs n >= 1 types and depth k >= 0, got n={n_types}, k={depth}"
         )
-    live = sum(n_types**i for i in range(depth + 1))
-    if live > 1_000_000:
-        raise InputError(f"Dyck-({n_types},{depth}) has {live} live states; the limit is 1,000,000")
+    if limits.levels_at_most(n_types, depth, STATE_LIMIT) is None:
+        raise InputError(
+            f"Dyck-({n_types},{depth}) has more than {STATE_LIMIT} live states, the limit; "
+            "use fewer types or a smaller depth"
+        )
     stacks: list[tuple[int, ...]] = [()]
     index: dict[tuple[int, ...], int] = {(): 0}
     for stack in stacks:  # breadth-first; the list grows while iterating
@@ -235,6 +238,11 @@ def equality_dfa(half: int, alphabet: int) -> DFA:
     """
     h = check_int(half, "half", 0)
     a = check_int(alphabet, "alphabet", 1)
+    if h > STATE_LIMIT or not limits.power_at_most(a, h, STATE_LIMIT):  # total > A^H and > H
+        raise InputError(
+            f"equality_dfa(half={shown(h)}, alphabet={shown(a)}) needs more than {STATE_LIMIT} "
+            "states, the limit; use a smaller half or alphabet"
+        )
     first = [a**t for t in range(h)]  # trie levels t = 0..H-1
     need = [a**r for r in range(h + 1)]  # "must read exactly r", |r| = 0..H
     total = sum(first) + sum(need) + 1

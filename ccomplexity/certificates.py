@@ -24,7 +24,7 @@ import numpy as np
 
 from ccomplexity import __version__, problems
 from ccomplexity.errors import InputError
-from ccomplexity.files import atomic_open
+from ccomplexity.files import atomic_open, check_output_file
 from ccomplexity.integers import ceil_log2
 
 FORMAT = "ccomplexity-certificate"
@@ -100,9 +100,7 @@ def rank_certificate(
 
 def write_certificate(cert: dict[str, Any], path: str | os.PathLike[str]) -> Path:
     """Write atomically: a temporary file in the same folder, then a rename (never half-written)."""
-    target = Path(path)
-    if not target.parent.exists():
-        raise InputError(f"cannot write certificate: folder {target.parent} does not exist")
+    target = check_output_file(path, "certificate")
     with atomic_open(target) as fh:
         json.dump(cert, fh, separators=(",", ":"))
         fh.write("\n")

@@ -180,7 +180,11 @@ def claims(
     role: str | None = None,
     reduction: str | None = None,
 ) -> list[Claim]:
-    """The rows matching every given field, in table order."""
+    """The rows matching every given field, in table order; a family no claim speaks of is an
+    InputError (a misspelt filter would otherwise match nothing, silently)."""
+    families = list(dict.fromkeys(c.family for c in CLAIMS))
+    if family is not None and family not in families:
+        raise InputError(f"no claim on family {family!r}; families: {', '.join(families)}")
     return [
         c
         for c in CLAIMS

@@ -22,12 +22,18 @@ from numbers import Real
 
 import numpy as np
 
-from ccomplexity.errors import InputError
+from ccomplexity.errors import InputError, check_int
 
 SEED_LIMIT = 1 << 64
+"""Seeds and row indices are the two 64-bit words of the Philox key, so both lie in [0, 2^64)."""
 SEARCH_LIMIT = 1 << 14
 """Most vectors :func:`smallest_k` searches codes for (each check is quadratic in their number)."""
-"""Seeds and row indices are the two 64-bit words of the Philox key, so both lie in [0, 2^64)."""
+
+K_LIMIT = 1 << 32
+"""Largest code width k that :func:`paper_k` reports (gamma down to about 2^-13 at N = 10^6)."""
+GRAM_WORK_LIMIT = 1 << 39
+"""Most Gram-matrix products N^2 x 4 paper_k that :func:`smallest_k` may need (N = 10,000 at
+gamma = 1/4 is within it, minutes of work), checked before anything is allocated."""
 
 BLOCK_ROWS = 512
 """Rows of the Gram matrix computed at once (a block is BLOCK_ROWS x N numbers)."""
@@ -68,7 +74,13 @@ def paper_k(n: int, gamma: float) -> int:
     n = _check_int(n, "n", 1)
     g = float(_check_gamma(gamma))
     # 8 ln(2N)/gamma^2 is transcendental, so it is never an integer and ceil has no tie to resolve
-    return math.ceil(8.0 * math.log(2 * n) / (g * g))
+    k = 8.0 * math.log(2 * n) / g / g
+    if not k <= K_LIMIT:
+        raise InputError(
+            f"Lemma 2's k = 8 ln(2N)/gamma^2 at gamma = {gamma} exceeds {K_LIMIT}; "
+            "use a larger gamma"
+        )
+    return math.ceil(k)
 
 
 def _sign_words(i: int, k: int, seed: int) -> np.ndarray:
@@ -290,11 +302,16 @@ def smallest_k(
     there with probability <= 2^-tries; the search gives up (InputError) past 4 * paper_k.
     At most ``SEARCH_LIMIT`` vectors, refused before any is drawn.
     """
-    n = _check_int(n, "n", 1, SEARCH_LIMIT + 1)
+    n = check_int(n, "n", 1, SEARCH_LIMIT, "use fewer vectors")
     g = _check_gamma(gamma)
     tries = _check_int(tries, "tries", 1)
     seed = _check_int(seed, "seed", 0, SEED_LIMIT - tries + 1)
     pk = paper_k(n, float(g))
+    if n * n * 4 * pk > GRAM_WORK_LIMIT:
+        raise InputError(
+            f"a search over {n} codes up to width {4 * pk} needs {n * n * 4 * pk} Gram products; "
+            f"the limit is {GRAM_WORK_LIMIT} (2^39); use a smaller length or a larger gamma"
+        )
     trail: list[tuple[int, bool]] = []
     families = 0
     winners: dict[int, int] = {}

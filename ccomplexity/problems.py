@@ -5,6 +5,11 @@ are Alice's inputs in lexicographic order (most significant symbol first), colum
 String problems (Dyck, equality, disjointness) place Alice's symbols at the positions of a
 :class:`Partition` and Bob's at the rest, then evaluate a language oracle on the whole word.
 Positions in partition specs are 1-based as in the papers; arrays inside are 0-based.
+
+Indices are exact for every size: while ``alphabet ** length`` fits int64 they are int64 arrays,
+beyond that object arrays of Python integers (a word of 65 binary symbols has index up to
+2^65 - 1, which int64 would wrap around). Sizes (length, types, alphabet) are checked against
+:mod:`ccomplexity.limits` before anything is built.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ccomplexity import limits
 from ccomplexity.errors import InputError, check_int
 from ccomplexity.groups import FiniteGroup
 from ccomplexity.languages.dyck import is_dyck
@@ -25,12 +31,9 @@ from ccomplexity.languages.kg import MatchingKG
 
 DENSE_LIMIT = 1 << 26
 """Most matrix entries (64 Mi) that :meth:`TwoPartyProblem.matrix` materialises."""
-LENGTH_LIMIT = 1 << 20
-"""Longest word a string problem is split into (the partition lists every position)."""
 MATRIX_ENTRY_LIMIT = 1 << 24
 """Most entries of a matrix problem (read from a file or drawn at random)."""
-MATRIX_FILE_BYTES = 1 << 25
-"""Largest CSV file read as a matrix (checked before reading it)."""
+INT64_MAX = (1 << 63) - 1
 
 
 @dataclass(frozen=True)
@@ -44,10 +47,9 @@ class Partition:
     @classmethod
     def parse(cls, spec: str, length: int) -> Partition:
         """``prefix:K`` (Alice holds 1..K), ``odd-even`` (Alice odd positions), ``alice:i,..``."""
+        length = limits.LENGTH.check(length)
         if length < 2:
             raise InputError(f"a partition needs length >= 2, got {length}")
-        if length > LENGTH_LIMIT:
-            raise InputError(f"a partition is limited to length {LENGTH_LIMIT}, got {length}")
         if spec == "odd-even":
             if length % 2:
                 raise InputError(f"partition odd-even needs an even length, got {length}")
@@ -58,6 +60,8 @@ class Partition:
                 raise InputError(f"prefix:K needs 1 <= K < length ({length}), got K={k}")
             alice = tuple(range(k))
         elif spec.startswith("alice:"):
+            if len(spec) > 8 * length + 64:  # a list of at most N positions of <= 7 digits
+                raise InputError(f"alice:i,j,... lists more positions than the length {length}")
             items = [_parse_int(s, "alice:i,j,...") for s in spec[len("alice:") :].split(",") if s]
             if (
                 not items
@@ -76,6 +80,8 @@ class Partition:
 
 
 def _parse_int(text: str, what: str) -> int:
+    if len(text) > 24:
+        raise InputError(f"{what}: {text[:24]}... is longer than any position")
     try:
         return int(text)
     except ValueError:
@@ -83,17 +89,31 @@ def _parse_int(text: str, what: str) -> int:
 
 
 def digits(indices: np.ndarray, base: int, width: int) -> np.ndarray:
-    """Inputs numbered ``indices`` as (batch, width) words over ``[base]``, big-endian."""
-    idx = np.asarray(indices, dtype=np.int64).reshape(-1)
-    powers = base ** np.arange(width - 1, -1, -1, dtype=np.int64)
-    return (idx[:, None] // powers[None, :]) % base
+    """Inputs numbered ``indices`` as (batch, width) words over ``[base]``, big-endian (int64
+    symbols); exact for indices of any size."""
+    if limits.power_at_most(base, width, INT64_MAX):
+        idx = np.asarray(indices, dtype=np.int64).reshape(-1)
+        powers = base ** np.arange(width - 1, -1, -1, dtype=np.int64)
+        return (idx[:, None] // powers[None, :]) % base
+    rest = np.array([int(i) for i in np.asarray(indices, dtype=object).reshape(-1)], dtype=object)
+    out = np.empty((len(rest), width), dtype=np.int64)
+    for c in range(width - 1, -1, -1):
+        out[:, c] = (rest % base).astype(np.int64)
+        rest = rest // base
+    return out
 
 
 def undigits(words: np.ndarray, base: int) -> np.ndarray:
-    """Inverse of :func:`digits`: the index of each row of ``words``."""
+    """Inverse of :func:`digits`: the index of each row of ``words``, int64 while every index
+    fits, else Python integers (an object array)."""
     w = np.asarray(words, dtype=np.int64)
-    powers = base ** np.arange(w.shape[1] - 1, -1, -1, dtype=np.int64)
-    return w @ powers
+    if limits.power_at_most(base, w.shape[1], INT64_MAX):
+        powers = base ** np.arange(w.shape[1] - 1, -1, -1, dtype=np.int64)
+        return w @ powers
+    out = np.zeros(len(w), dtype=object)
+    for column in w.T:  # Horner's rule on exact integers
+        out = out * base + column.astype(object)
+    return out
 
 
 @dataclass(frozen=True)
@@ -127,8 +147,11 @@ class TwoPartyProblem:
 
     def entries(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """f at the given (row, col) index pairs, as int8 values."""
-        x = self.alice_inputs(rows)
-        y = self.bob_inputs(cols)
+        return self.on_words(self.alice_inputs(rows), self.bob_inputs(cols))
+
+    def on_words(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """f at pairs of words, Alice's (batch, a) and Bob's (batch, b) int64 symbols, as int8
+        values: no indices at all, so what is evaluated is exactly the words given."""
         return np.asarray(self.evaluate(x, y)).astype(np.int8)
 
     def matrix(self, limit: int = DENSE_LIMIT) -> np.ndarray:
@@ -154,10 +177,9 @@ class TwoPartyProblem:
         return {**self.describe(), **self.embedded}
 
 
-def _positive(value: int, what: str) -> int:
-    if value is None or value < 1:
-        raise InputError(f"{what} must be a positive integer, got {value}")
-    return value
+def _half(value: int) -> int:
+    """H, each party's share of a word of length 2H."""
+    return check_int(value, "--half", 1, limits.LENGTH.most // 2, limits.LENGTH.instead)
 
 
 def string_problem(
@@ -185,10 +207,9 @@ def string_problem(
 
 def dyck(types: int, depth: int, length: int, partition: str = "odd-even") -> TwoPartyProblem:
     """Dyck-(n,k) membership of a length-N word split by ``partition`` (Lemma 1: odd-even)."""
-    _positive(types, "--types")
-    if depth is None or depth < 0:
-        raise InputError(f"--depth must be a non-negative integer, got {depth}")
-    _positive(length, "--length")
+    limits.TYPES.check(types, "--types")
+    check_int(depth, "--depth", 0)
+    limits.LENGTH.check(length, "--length")
     part = Partition.parse(partition, length)
     params = {"types": types, "depth": depth, "length": length}
     return string_problem(
@@ -198,9 +219,8 @@ def dyck(types: int, depth: int, length: int, partition: str = "odd-even") -> Tw
 
 def equality(half: int, alphabet: int = 2, partition: str | None = None) -> TwoPartyProblem:
     """EQ: Alice holds x, Bob holds y, both in [A]^H; f = 1 iff x = y (Fact 2)."""
-    _positive(half, "--half")
-    if alphabet is None or alphabet < 2:
-        raise InputError(f"--alphabet must be at least 2, got {alphabet}")
+    _half(half)
+    limits.ALPHABET.check(alphabet, "--alphabet")
     length = 2 * half
     part = Partition.parse(partition or f"prefix:{half}", length)
     if len(part.alice) != half:
@@ -214,7 +234,7 @@ def equality(half: int, alphabet: int = 2, partition: str | None = None) -> TwoP
 
 def disjointness(half: int, partition: str | None = None) -> TwoPartyProblem:
     """DISJ: x, y in {0,1}^H; f = 1 iff the sets intersect (x_i = y_i = 1 for some i; Fact 1)."""
-    _positive(half, "--half")
+    _half(half)
     length = 2 * half
     part = Partition.parse(partition or f"prefix:{half}", length)
     if len(part.alice) != half:
@@ -233,9 +253,7 @@ def disjointness(half: int, partition: str | None = None) -> TwoPartyProblem:
 
 def index(length: int) -> TwoPartyProblem:
     """INDEX: Alice holds a in {0,1}^N, Bob holds b in [N] (0-based here); f = a_b (Fact 3)."""
-    _positive(length, "--length")
-    if length > 62:
-        raise InputError(f"index: --length {length} exceeds the limit of 62 (inputs are 64-bit)")
+    limits.LENGTH.check(length, "--length")
 
     def evaluate(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return x[np.arange(x.shape[0]), y[:, 0]]
@@ -256,8 +274,11 @@ def kg_query(entities: int, relations: int, hops: int, cut: int, seed: int = 0) 
     k = check_int(cut, "--cut", 0)
     if k > q:
         raise InputError(f"--cut K needs 0 <= K <= hops ({q}), got {k}")
-    if e * r**q >= 1 << 62:
-        raise InputError(f"kg: E R^q = {e * r**q} inputs; the limit is 2^62 (64-bit numbering)")
+    if not limits.power_at_most(r, q, ((1 << 62) - 1) // e):  # never a huge power
+        raise InputError(
+            f"kg: E R^q inputs with E = {e}, R = {r}, q = {q} reach 2^62, the limit (64-bit "
+            "numbering); use fewer entities, relations or hops"
+        )
     graph = MatchingKG.generate(e, r, check_int(seed, "--seed", 0))
     powers = r ** np.arange(q - 1, -1, -1, dtype=np.int64)
 
@@ -285,7 +306,7 @@ def _matrix_problem(name: str, params: dict[str, object], m: np.ndarray, **embed
 
 def _check_shape(rows: int, cols: int) -> None:
     for value, what in ((rows, "--rows"), (cols, "--cols")):
-        _positive(value, what)
+        check_int(value, what, 1, MATRIX_ENTRY_LIMIT)
     if rows * cols > MATRIX_ENTRY_LIMIT:
         raise InputError(
             f"a matrix problem is limited to {MATRIX_ENTRY_LIMIT} entries, got {rows} x {cols}"
@@ -303,13 +324,9 @@ def from_csv(path: str | os.PathLike[str]) -> TwoPartyProblem:
     entry is validated (ragged rows, other values, empty files and non-UTF-8 text are refused).
     """
     p = Path(path)
-    if not p.is_file():
-        raise InputError(f"matrix file {p} does not exist or is not a file")
-    size = p.stat().st_size
-    if size > MATRIX_FILE_BYTES:
-        raise InputError(f"matrix file {p} has {size} bytes; the limit is {MATRIX_FILE_BYTES}")
+    data = limits.read_bytes(p, limits.MATRIX_BYTES, "matrix file")
     try:
-        text = p.read_bytes().decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         raise InputError(f"matrix file {p} is not UTF-8 text (byte {err.start})") from None
     lines = [line.strip() for line in text.splitlines()]
@@ -354,8 +371,8 @@ def random_matrix(rows: int, cols: int, seed: int, density: float = 0.5) -> TwoP
 def group_word(group: FiniteGroup, length: int, cut: int) -> TwoPartyProblem:
     """The word problem of ``group`` split at ``cut``: Alice holds g_1..g_K, Bob g_K+1..g_n,
     f = [g_1 ∘ ... ∘ g_n = e] (looped-reasoning Thm 2.1's task as a decision problem)."""
-    n = _positive(length, "--length")
-    part = Partition.parse(f"prefix:{_positive(cut, '--cut')}", n)
+    n = limits.LENGTH.check(length, "--length")
+    part = Partition.parse(f"prefix:{limits.LENGTH.check(cut, '--cut')}", n)
     params = {"group": group.name, "length": n}
     return string_problem(
         "group-word", params, lambda w: group.compose(w) == 0, group.order, n, part
@@ -365,10 +382,15 @@ def group_word(group: FiniteGroup, length: int, cut: int) -> TwoPartyProblem:
 def p_hop(alphabet: int, length: int, hops: int, cut: int, strict: bool = False) -> TwoPartyProblem:
     """hop_p (looped-reasoning Def. A.1) split at ``cut``: Alice holds v_1..v_K, Bob the rest
     and the query position n; the value is the answer symbol, or -1 for ⊥."""
-    a = _positive(alphabet, "--alphabet")
-    n = _positive(length, "--length")
-    part = Partition.parse(f"prefix:{_positive(cut, '--cut')}", n)
-    params = {"alphabet": a, "length": n, "hops": _positive(hops, "--hops"), "strict": strict}
+    a = limits.ALPHABET.check(alphabet, "--alphabet")
+    n = limits.LENGTH.check(length, "--length")
+    part = Partition.parse(f"prefix:{limits.LENGTH.check(cut, '--cut')}", n)
+    params = {
+        "alphabet": a,
+        "length": n,
+        "hops": limits.HOPS.check(hops, "--hops"),
+        "strict": strict,
+    }
     return string_problem("p-hop", params, lambda w: hop_p(w, hops, strict), a, n, part)
 
 

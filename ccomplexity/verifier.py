@@ -7,7 +7,19 @@ witness. Symbolic Dyck certificates are re-checked by dynamic programming over s
 from the definition of Dyck-(n,k): the verifier recounts the members and checks that Alice's half
 determines Bob's and vice versa.
 
-The file is data: it is parsed as JSON, every field is validated, nothing is executed.
+Soundness rests on three rules:
+
+- What is checked is exactly what the file says. Words are evaluated as words (no row or column
+  indices, which would wrap around past 2^63 and check other words), for every alphabet and
+  length.
+- The file is data, read strictly: UTF-8 JSON (:func:`parse_json`) with no duplicate keys (a
+  reader keeping the first would see another claim), no NaN or infinities, no unknown or wrongly
+  typed fields anywhere (``format_version`` is the integer 1, not ``true`` or ``1.0``), nothing
+  executed.
+- Every size a certificate may ask for is bounded before any work starts (file size, word
+  length, pairs x word length, rank, prime, stacks and product-automaton work of a symbolic
+  check); beyond a limit the certificate is rejected with the limit named, within seconds.
+  Primes are tested by a deterministic Miller-Rabin test.
 """
 
 from __future__ import annotations
@@ -16,24 +28,38 @@ import hashlib
 import json
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ccomplexity import problems
+from ccomplexity import limits, problems
 from ccomplexity.certificates import FORMAT, FORMAT_VERSION, KINDS, MAX_PAIRWISE
 from ccomplexity.errors import InputError
 from ccomplexity.integers import ceil_log2
 
-MAX_FILE_BYTES = 64 << 20
+MAX_FILE_BYTES = limits.CERTIFICATE_BYTES
 MAX_SYMBOLIC_LENGTH = 100_000
-MAX_MATRIX_ENTRIES = 1 << 24
-MATRIX_FIELDS = {
-    "matrix": {"problem", "rows", "cols", "sha256", "entries"},
-    "random": {"problem", "rows", "cols", "seed", "density", "generator"},
-}
+MAX_SYMBOLS = 1 << 31
+"""Most symbols the pairwise checks evaluate (pairs checked x word length)."""
+CHUNK_SYMBOLS = 1 << 22
+"""Symbols evaluated per vectorised call (bounded memory)."""
+MAX_RANK = 512
+"""Largest rank witness for primes below 2^31 (int64 elimination); 128 for larger primes."""
+MAX_RANK_BIG_PRIME = 128
+MAX_PRIME = 1 << 62
+MAX_STACKS = 4096
+MAX_SYMBOLIC_WORK = 1 << 28
+"""Most (position, stack pair, symbol pair) steps of the symbolic product check."""
+_MILLER_RABIN_BASES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37)
+"""Deterministic for every n < 3.3 x 10^24 (Sorenson and Webster 2015), so for all n < 2^62."""
+MATRIX_FIELDS: dict[str, dict[str, type]] = {
+    "matrix": {"problem": str, "rows": int, "cols": int, "sha256": str, "entries": list},
+    "random": {"problem": str, "rows": int, "cols": int, "seed": int, "density": float,
+               "generator": str},
+}  # fmt: skip
+"""The fields of a matrix problem, embedded (``matrix``) or redrawn from its seed (``random``)."""
 
 
 class InvalidCertificate(Exception):
@@ -48,21 +74,70 @@ class Verdict:
     reason: str | None
 
 
-def read_certificate(path: str | os.PathLike[str]) -> Any:
-    """Parse a certificate file as JSON data (never executed).
+# ------------------------------------------------------------------------------ reading
 
-    A missing or oversized file is an :class:`InputError`; text that is not JSON is an
-    :class:`InvalidCertificate`.
-    """
-    p = Path(path)
-    if not p.is_file():
-        raise InputError(f"certificate {p} does not exist or is not a file")
-    if p.stat().st_size > MAX_FILE_BYTES:
-        raise InputError(f"certificate {p} exceeds the size limit of {MAX_FILE_BYTES} bytes")
+
+class _Malformed(ValueError):
+    """Raised from inside the JSON decoder's hooks."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _Malformed(f"duplicate key {key[:40]!r}")
+        out[key] = value
+    return out
+
+
+def _no_constant(name: str) -> Any:
+    raise _Malformed(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Malformed(f"number {text[:40]} is out of range")
+    return value
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > 40:
+        raise _Malformed(f"integer of {len(text)} digits (the limit is 40)")
+    return int(text)
+
+
+def parse_json(data: bytes) -> Any:
+    """Strict JSON from bytes: UTF-8, no duplicate keys, no NaN or infinities, integers of at
+    most 40 digits; anything else (or nesting deeper than the decoder allows) is an
+    :class:`InvalidCertificate` naming the problem."""
     try:
-        return json.loads(p.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InvalidCertificate(f"not UTF-8 text (byte {err.start})") from None
+    try:
+        return json.loads(
+            text,
+            object_pairs_hook=_unique_keys,
+            parse_constant=_no_constant,
+            parse_float=_finite_float,
+            parse_int=_bounded_int,
+        )
+    except _Malformed as err:
         raise InvalidCertificate(f"not valid JSON: {err}") from None
+    except json.JSONDecodeError as err:
+        raise InvalidCertificate(f"not valid JSON: {err}") from None
+    except RecursionError:
+        raise InvalidCertificate("not valid JSON: nested deeper than the decoder allows") from None
+
+
+def read_certificate(path: str | os.PathLike[str]) -> Any:
+    """Parse a certificate file as strict JSON data (never executed).
+
+    A missing or oversized file is an :class:`InputError` (checked before reading); bytes that
+    are not strict JSON are an :class:`InvalidCertificate`.
+    """
+    return parse_json(limits.read_bytes(path, MAX_FILE_BYTES, "certificate"))
 
 
 def verify_file(path: str | os.PathLike[str]) -> Verdict:
@@ -74,15 +149,87 @@ def verify_file(path: str | os.PathLike[str]) -> Verdict:
     return verify(cert)
 
 
+# ------------------------------------------------------------------------------ structure
+
+
+def require(condition: bool, reason: str) -> None:
+    """Raise :class:`InvalidCertificate` with ``reason`` unless ``condition`` holds."""
+    if not condition:
+        raise InvalidCertificate(reason)
+
+
+def _is(value: Any, typ: type) -> bool:
+    """Exact JSON types: a bool is not an int, an int is not a float."""
+    if typ is int:
+        return type(value) is int
+    if typ is float:
+        return type(value) is float
+    return isinstance(value, typ)
+
+
+def field(obj: Mapping[str, Any], name: str, typ: type) -> Any:
+    """``obj[name]`` if it has type ``typ`` (a bool is not an int); else InvalidCertificate."""
+    value = obj.get(name)
+    require(_is(value, typ), f"field {name!r} must be a {typ.__name__}")
+    return value
+
+
+def exact_keys(obj: Any, where: str, keys: Mapping[str, type | tuple[type, ...]]) -> None:
+    """``obj`` is an object with exactly ``keys``, each of its type (a tuple: one of them)."""
+    require(isinstance(obj, dict), f"{where} must be a JSON object")
+    unknown = sorted(set(obj) - set(keys))
+    require(not unknown, f"{where} has unknown field(s) {', '.join(map(repr, unknown[:5]))}")
+    missing = [k for k in keys if k not in obj]
+    require(not missing, f"{where} lacks field(s) {', '.join(map(repr, missing))}")
+    for key, typ in keys.items():
+        types = typ if isinstance(typ, tuple) else (typ,)
+        require(any(_is(obj[key], t) for t in types), f"{where}: field {key!r} has the wrong type")
+
+
+def check_envelope(cert: Any, kinds: tuple[str, ...]) -> None:
+    """A JSON object in this format and version (the integer 1), of one of ``kinds``; else
+    InvalidCertificate. The other fields are the kind's to check."""
+    require(isinstance(cert, dict), "a certificate is a JSON object")
+    require(cert.get("format") == FORMAT, f"format must be {FORMAT!r}")
+    version = cert.get("format_version")
+    require(type(version) is int and version == FORMAT_VERSION, "unsupported format_version")
+    require(cert.get("kind") in kinds, f"kind must be one of {', '.join(kinds)}")
+
+
+_ENVELOPE = {
+    "format": str,
+    "format_version": int,
+    "software": dict,
+    "kind": str,
+    "problem": dict,
+    "claim": dict,
+    "witness": dict,
+}
+_SOFTWARE = {"name": str, "version": str}
+_CLAIMS: dict[str, dict[str, type]] = {
+    "fooling_set": {"size": int, "value": int, "bits": int},
+    "fooling_set_symbolic": {"size": str, "value": int, "bits": int},
+    "one_way": {"distinct_rows": int, "bits": int},
+    "rank": {"rank_at_least": int, "prime": int, "bits": int},
+}
+_WITNESSES: dict[str, dict[str, type]] = {
+    "fooling_set": {"pairs": list},
+    "fooling_set_symbolic": {"family": str, "x_determines_y": bool, "y_determines_x": bool},
+    "one_way": {"alice_inputs": list, "bob_inputs": list},
+    "rank": {"alice_inputs": list, "bob_inputs": list},
+}
+
+
 def verify(cert: Any) -> Verdict:
     """Re-check a parsed certificate; never raises for bad content, returns the reason instead."""
     kind = cert.get("kind") if isinstance(cert, dict) else None
     try:
         check_envelope(cert, KINDS)
-        claim = field(cert, "claim", dict)
-        witness = field(cert, "witness", dict)
-        spec = field(cert, "problem", dict)
-        bits = field(claim, "bits", int)
+        exact_keys(cert, "the certificate", _ENVELOPE)
+        exact_keys(cert["software"], "software", _SOFTWARE)
+        claim, witness, spec = cert["claim"], cert["witness"], cert["problem"]
+        exact_keys(claim, "claim", _CLAIMS[kind])
+        exact_keys(witness, "witness", _WITNESSES[kind])
         if kind == "fooling_set_symbolic":
             _verify_symbolic(spec, claim, witness)
         else:
@@ -92,29 +239,7 @@ def verify(cert: Any) -> Verdict:
             ](problem, claim, witness)
     except InvalidCertificate as err:
         return Verdict(False, kind if kind in KINDS else None, None, str(err))
-    return Verdict(True, kind, bits, None)
-
-
-def check_envelope(cert: Any, kinds: tuple[str, ...]) -> None:
-    """A JSON object in this format and version, of one of ``kinds``; else InvalidCertificate."""
-    require(isinstance(cert, dict), "a certificate is a JSON object")
-    require(cert.get("format") == FORMAT, f"format must be {FORMAT!r}")
-    require(cert.get("format_version") == FORMAT_VERSION, "unsupported format_version")
-    require(cert.get("kind") in kinds, f"kind must be one of {', '.join(kinds)}")
-
-
-def require(condition: bool, reason: str) -> None:
-    """Raise :class:`InvalidCertificate` with ``reason`` unless ``condition`` holds."""
-    if not condition:
-        raise InvalidCertificate(reason)
-
-
-def field(obj: dict[str, Any], name: str, typ: type) -> Any:
-    """``obj[name]`` if it has type ``typ`` (a bool is not an int); else InvalidCertificate."""
-    value = obj.get(name)
-    ok = isinstance(value, typ) and not (typ is int and isinstance(value, bool))
-    require(ok, f"field {name!r} must be a {typ.__name__}")
-    return value
+    return Verdict(True, kind, claim["bits"], None)
 
 
 def _build_problem(spec: dict[str, Any]) -> problems.TwoPartyProblem:
@@ -131,10 +256,10 @@ def _build_problem(spec: dict[str, Any]) -> problems.TwoPartyProblem:
         if key == "partition":
             require(isinstance(val, str), "partition must be a string")
         else:
-            require(isinstance(val, int) and not isinstance(val, bool), f"{key} must be an int")
+            require(type(val) is int, f"{key} must be an int")
     try:
         problem = problems.make(name, **options)
-    except InputError as err:
+    except InputError as err:  # sizes beyond the limits of ccomplexity.limits too
         raise InvalidCertificate(f"bad problem: {err}") from None
     if name == "kg":  # the graph is rebuilt from its seed; its hash must be the certified one
         digest = problem.params["graph_sha256"]
@@ -147,14 +272,18 @@ def _build_problem(spec: dict[str, Any]) -> problems.TwoPartyProblem:
 
 def _matrix_problem(spec: dict[str, Any]) -> problems.TwoPartyProblem:
     """A matrix problem rebuilt here: the embedded rows (checked against their SHA-256), or the
-    seeded draw M = [U < density], U = numpy Generator(PCG64(seed)).random((rows, cols))."""
+    seeded draw M = [U < density], U = numpy Generator(PCG64(seed)).random((rows, cols)). Its
+    size is bounded (``problems.MATRIX_ENTRY_LIMIT``) before anything is built."""
     name = spec["problem"]
-    require(set(spec) == MATRIX_FIELDS[name], f"a {name} problem has the fields "
-            f"{sorted(MATRIX_FIELDS[name])}")  # fmt: skip
-    rows, cols = field(spec, "rows", int), field(spec, "cols", int)
-    require(rows >= 1 and cols >= 1 and rows * cols <= MAX_MATRIX_ENTRIES, "bad matrix shape")
+    fields = MATRIX_FIELDS[name]
+    require(set(spec) == set(fields), f"a {name} problem has the fields {sorted(fields)}")
+    exact_keys(spec, "problem", fields)
+    rows, cols = spec["rows"], spec["cols"]
+    most = problems.MATRIX_ENTRY_LIMIT
+    require(rows >= 1 and cols >= 1 and rows * cols <= most,
+            f"bad matrix shape: rows x cols must lie in 1..{most}")  # fmt: skip
     if name == "matrix":
-        lines = field(spec, "entries", list)
+        lines = spec["entries"]
         ok = len(lines) == rows and all(
             isinstance(t, str) and len(t) == cols and not t.strip("01") for t in lines
         )
@@ -163,7 +292,7 @@ def _matrix_problem(spec: dict[str, Any]) -> problems.TwoPartyProblem:
         require(hashlib.sha256(text).hexdigest() == spec["sha256"], "sha256 differs from entries")
         m = np.frombuffer(text, dtype=np.uint8).reshape(rows, cols + 1)[:, :cols] == ord("1")
     else:
-        seed, density = field(spec, "seed", int), field(spec, "density", float)
+        seed, density = spec["seed"], spec["density"]
         require(0 <= seed < 1 << 64 and 0.0 <= density <= 1.0, "seed or density out of range")
         require(spec["generator"] == "PCG64", "the generator must be PCG64")
         m = np.random.Generator(np.random.PCG64(seed)).random((rows, cols)) < density
@@ -176,123 +305,178 @@ def _matrix_problem(spec: dict[str, Any]) -> problems.TwoPartyProblem:
     return problems.TwoPartyProblem(name, params, rows, 1, cols, 1, evaluate)
 
 
-def _words(rows: Any, alphabet: int, length: int, what: str) -> np.ndarray:
-    require(isinstance(rows, list), f"{what} must be a list")
+# ------------------------------------------------------------------------------ explicit kinds
+
+
+def _words(rows: list[Any], alphabet: int, length: int, what: str) -> np.ndarray:
+    """The words of ``rows`` as a (len, length) int64 array: each a list of ``length`` integers
+    (not bools) in 0..alphabet-1, exactly as written."""
     for r in rows:
-        ok = isinstance(r, list) and len(r) == length
-        require(ok and all(type(s) is int and 0 <= s < alphabet for s in r), f"bad {what} entry")
-    return np.array(rows, dtype=np.int64).reshape(len(rows), length)
+        ok = isinstance(r, list) and len(r) == length and set(map(type, r)) <= {int}
+        require(ok, f"bad {what} entry: each must be a list of {length} integers")
+    out = np.zeros((len(rows), length), dtype=np.int64)
+    outside = f"bad {what} entry: a symbol outside 0..{alphabet - 1}"
+    if rows and length:
+        try:
+            out[:] = rows
+        except OverflowError:
+            raise InvalidCertificate(outside) from None
+        require(bool((out >= 0).all() and (out < alphabet).all()), outside)
+    return out
 
 
-def _index_of(words: np.ndarray, alphabet: int) -> np.ndarray:
-    return problems.undigits(words, alphabet) if words.shape[1] else np.zeros(len(words), np.int64)
+def _work(pairs: int, problem: problems.TwoPartyProblem, what: str) -> None:
+    length = problem.alice_length + problem.bob_length
+    require(
+        pairs * length <= MAX_SYMBOLS,
+        f"{what}: {pairs} pairs of words of length {length} exceed the limit of {MAX_SYMBOLS} "
+        "symbols evaluated",
+    )
+
+
+def _cross(problem: problems.TwoPartyProblem, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """f(x_i, y_j) for every i, j, as a (len(x), len(y)) int8 matrix, in chunks of pairs of at
+    most :data:`CHUNK_SYMBOLS` symbols (bounded memory)."""
+    pairs = len(x) * len(y)
+    step = max(1, CHUNK_SYMBOLS // max(1, problem.alice_length + problem.bob_length))
+    out = np.empty(pairs, dtype=np.int8)
+    for start in range(0, pairs, step):
+        flat = np.arange(start, min(pairs, start + step))
+        out[flat] = problem.on_words(x[flat // len(y)], y[flat % len(y)])
+    return out.reshape(len(x), len(y))
 
 
 def _verify_fooling(problem: problems.TwoPartyProblem, claim: dict, witness: dict) -> None:
-    pairs = field(witness, "pairs", list)
-    value = field(claim, "value", int)
+    pairs = witness["pairs"]
+    value = claim["value"]
     require(all(isinstance(p, list) and len(p) == 2 for p in pairs), "pairs must be [x, y]")
     size = len(pairs)
     require(size >= 1, "a fooling set must not be empty")
     require(size * size <= MAX_PAIRWISE, f"at most {math.isqrt(MAX_PAIRWISE)} pairs are checked")
+    _work(size * size, problem, "fooling set")
     x = _words([p[0] for p in pairs], problem.alice_alphabet, problem.alice_length, "x")
     y = _words([p[1] for p in pairs], problem.bob_alphabet, problem.bob_length, "y")
-    require(field(claim, "size", int) == size, f"claimed size differs from {size} pairs")
+    require(claim["size"] == size, f"claimed size differs from {size} pairs")
     require(claim["bits"] == ceil_log2(size), "claimed bits differ from ceil(log2 size)")
-    rows = _index_of(x, problem.alice_alphabet)
-    cols = _index_of(y, problem.bob_alphabet)
-    keys = rows * problem.n_cols + cols
-    require(len(np.unique(keys)) == size, "pairs are not distinct")
-    on_set = problem.entries(rows, cols)
-    bad = np.flatnonzero(on_set != value)
+    distinct = len(np.unique(np.concatenate([x, y], axis=1), axis=0))
+    require(distinct == size, "pairs are not distinct")
+    cross = _cross(problem, x, y) == value
+    bad = np.flatnonzero(~np.diagonal(cross))
     require(bad.size == 0, f"pair {bad[:1].tolist()} does not have value {value}")
-    # Def. 1: for i != j, f(x_i, y_j) != b or f(x_j, y_i) != b. Check every ordered pair in chunks.
-    chunk = max(1, (1 << 22) // size)
-    cross = np.zeros((size, size), dtype=bool)
-    for start in range(0, size, chunk):
-        i = np.arange(start, min(size, start + chunk))
-        ii = np.repeat(i, size)
-        jj = np.tile(np.arange(size), len(i))
-        cross[i] = (problem.entries(rows[ii], cols[jj]) == value).reshape(len(i), size)
+    # Def. 1: for i != j, f(x_i, y_j) != b or f(x_j, y_i) != b.
     clash = cross & cross.T
     np.fill_diagonal(clash, False)
     hit = np.argwhere(clash)
     require(hit.size == 0, f"pairs {hit[:1].tolist()} violate the fooling property")
 
 
+def _inputs(problem: problems.TwoPartyProblem, witness: dict) -> tuple[np.ndarray, np.ndarray]:
+    rows, cols = witness["alice_inputs"], witness["bob_inputs"]
+    require(len(rows) >= 1 and len(cols) >= 1, "witness needs at least one input on each side")
+    require(len(rows) * len(cols) <= MAX_PAIRWISE, "witness submatrix too large to check")
+    _work(len(rows) * len(cols), problem, "witness submatrix")
+    x = _words(rows, problem.alice_alphabet, problem.alice_length, "alice_inputs")
+    y = _words(cols, problem.bob_alphabet, problem.bob_length, "bob_inputs")
+    return x, y
+
+
 def _verify_one_way(problem: problems.TwoPartyProblem, claim: dict, witness: dict) -> None:
-    x = _words(field(witness, "alice_inputs", list), problem.alice_alphabet,
-               problem.alice_length, "alice_inputs")  # fmt: skip
-    y = _words(field(witness, "bob_inputs", list), problem.bob_alphabet,
-               problem.bob_length, "bob_inputs")  # fmt: skip
-    require(len(x) >= 1 and len(y) >= 1, "witness needs at least one input on each side")
-    require(len(x) * len(y) <= MAX_PAIRWISE, "witness submatrix too large to check")
-    rows, cols = _index_of(x, problem.alice_alphabet), _index_of(y, problem.bob_alphabet)
-    sub = problem.entries(np.repeat(rows, len(cols)), np.tile(cols, len(rows)))
-    sub = sub.reshape(len(rows), len(cols))
+    x, y = _inputs(problem, witness)
+    sub = _cross(problem, x, y)
     distinct = len(np.unique(sub, axis=0))
-    require(distinct == len(rows), f"only {distinct} of {len(rows)} rows are distinct")
-    require(field(claim, "distinct_rows", int) == len(rows), "claimed distinct_rows differs")
-    require(claim["bits"] == ceil_log2(len(rows)), "claimed bits differ from ceil(log2 rows)")
+    require(distinct == len(x), f"only {distinct} of {len(x)} rows are distinct")
+    require(claim["distinct_rows"] == len(x), "claimed distinct_rows differs")
+    require(claim["bits"] == ceil_log2(len(x)), "claimed bits differ from ceil(log2 rows)")
 
 
-def _det_nonzero_mod(matrix: list[list[int]], prime: int) -> bool:
-    """Gaussian elimination over GF(prime) with Python integers."""
-    a = [[v % prime for v in row] for row in matrix]
-    n = len(a)
-    for c in range(n):
-        pivot = next((r for r in range(c, n) if a[r][c]), None)
-        if pivot is None:
+def is_prime(n: int) -> bool:
+    """Deterministic Miller-Rabin for n < 3.3 x 10^24 (exact for every n this module accepts)."""
+    if n < 2:
+        return False
+    for p in _MILLER_RABIN_BASES:
+        if n % p == 0:
+            return n == p
+    d, s = n - 1, 0
+    while d % 2 == 0:
+        d, s = d // 2, s + 1
+    for a in _MILLER_RABIN_BASES:
+        x = pow(a, d, n)
+        if x in (1, n - 1):
+            continue
+        for _ in range(s - 1):
+            x = x * x % n
+            if x == n - 1:
+                break
+        else:
             return False
-        a[c], a[pivot] = a[pivot], a[c]
-        inv = pow(a[c][c], prime - 2, prime)
-        for r in range(c + 1, n):
-            f = a[r][c] * inv % prime
-            if f:
-                a[r] = [(u - f * v) % prime for u, v in zip(a[r], a[c], strict=True)]
     return True
 
 
-def _is_prime(n: int) -> bool:
-    if n < 2:
-        return False
-    return all(n % d for d in range(2, math.isqrt(n) + 1))
+def _det_nonzero_mod(matrix: np.ndarray, prime: int) -> bool:
+    """Gaussian elimination over GF(prime): int64 below 2^31 (products stay below 2^62), exact
+    Python integers (an object array) above."""
+    a = np.array(matrix, dtype=np.int64 if prime < 1 << 31 else object) % prime
+    n = len(a)
+    for c in range(n):
+        nonzero = np.flatnonzero(a[c:, c] != 0)
+        if nonzero.size == 0:
+            return False
+        pivot = c + int(nonzero[0])
+        a[[c, pivot]] = a[[pivot, c]]
+        inv = pow(int(a[c, c]), prime - 2, prime)
+        factors = a[c + 1 :, c] * inv % prime
+        a[c + 1 :] = (a[c + 1 :] - factors[:, None] * a[c][None, :] % prime) % prime
+    return True
 
 
 def _verify_rank(problem: problems.TwoPartyProblem, claim: dict, witness: dict) -> None:
-    prime = field(claim, "prime", int)
-    require(2 <= prime < 1 << 62 and _is_prime(prime), "claimed prime is not a prime below 2^62")
-    x = _words(field(witness, "alice_inputs", list), problem.alice_alphabet,
-               problem.alice_length, "alice_inputs")  # fmt: skip
-    y = _words(field(witness, "bob_inputs", list), problem.bob_alphabet,
-               problem.bob_length, "bob_inputs")  # fmt: skip
-    r = len(x)
-    require(r >= 1 and len(y) == r, "rank witness must be a square, non-empty submatrix")
-    require(r <= 512, "rank witnesses are limited to 512 x 512")
-    rows, cols = _index_of(x, problem.alice_alphabet), _index_of(y, problem.bob_alphabet)
-    sub = problem.entries(np.repeat(rows, r), np.tile(cols, r)).reshape(r, r)
-    require(_det_nonzero_mod(sub.tolist(), prime), "witness submatrix is singular")
-    require(field(claim, "rank_at_least", int) == r, "claimed rank differs from the witness")
+    prime = claim["prime"]
+    require(2 <= prime < MAX_PRIME, "claimed prime must lie in 2..2^62 - 1")
+    require(is_prime(prime), "claimed prime is not a prime")
+    r = len(witness["alice_inputs"])
+    most = MAX_RANK if prime < 1 << 31 else MAX_RANK_BIG_PRIME
+    require(r >= 1 and len(witness["bob_inputs"]) == r, "rank witness must be square, non-empty")
+    require(r <= most, f"rank witnesses over GF({prime}) are limited to {most} x {most}")
+    x, y = _inputs(problem, witness)
+    require(_det_nonzero_mod(_cross(problem, x, y), prime), "witness submatrix is singular")
+    require(claim["rank_at_least"] == r, "claimed rank differs from the witness")
     require(claim["bits"] == ceil_log2(r), "claimed bits differ from ceil(log2 rank)")
 
 
+# ------------------------------------------------------------------------------ symbolic Dyck
+
+
 def _verify_symbolic(spec: dict, claim: dict, witness: dict) -> None:
+    exact_keys(
+        spec, "problem", {"problem": str, "types": int, "depth": int, "length": int,
+                          "partition": str},
+    )  # fmt: skip
     require(
-        set(spec) == {"problem", "types", "depth", "length", "partition"}
-        and spec["problem"] == "dyck"
-        and spec["partition"] == "odd-even",
+        spec["problem"] == "dyck" and spec["partition"] == "odd-even",
         "symbolic certificates cover Dyck-(n,k) under the odd-even partition only",
     )
-    n, k, length = (field(spec, f, int) for f in ("types", "depth", "length"))
-    require(n >= 1 and k >= 0 and 2 <= length <= MAX_SYMBOLIC_LENGTH, "parameters out of range")
+    n, k, length = spec["types"], spec["depth"], spec["length"]
+    require(n >= 1 and k >= 0, "Dyck-(n,k) needs n >= 1 types and depth k >= 0")
+    require(
+        2 <= length <= MAX_SYMBOLIC_LENGTH,
+        f"symbolic certificates are checked for lengths 2..{MAX_SYMBOLIC_LENGTH}",
+    )
     require(length % 2 == 0, "odd-even needs an even length")
-    require(n ** min(k, 64) <= 4096, "at most 4096 stacks are explored")
-    require(witness.get("family") == "all-members", "family must be all-members")
-    size = claim.get("size")
+    # A member of length N never holds more than N/2 open brackets: depth min(k, N/2) is exact.
+    k = min(k, length // 2)
+    stacks_count = limits.levels_at_most(n, k, MAX_STACKS)
+    require(stacks_count is not None, f"at most {MAX_STACKS} stacks are explored")
+    work = length * 2 * stacks_count**2 * (2 * n) ** 2
+    require(
+        work <= MAX_SYMBOLIC_WORK,
+        f"the product check would take {work} steps; the limit is {MAX_SYMBOLIC_WORK}",
+    )
+    require(witness["family"] == "all-members", "family must be all-members")
+    size = claim["size"]
     hex_digits = "0123456789abcdef"
-    ok = isinstance(size, str) and size.startswith("0x") and len(size) > 2
+    ok = size.startswith("0x") and len(size) > 2
     require(ok and all(c in hex_digits for c in size[2:]), "claimed size must be a hex string")
-    require(field(claim, "value", int) == 1, "the family of members has value 1")
+    require(claim["value"] == 1, "the family of members has value 1")
     stacks = _stacks(n, k)
     count = _count_members(stacks, n, length)
     require(int(size, 16) == count, f"claimed size differs from the {hex(count)} members")
@@ -301,7 +485,7 @@ def _verify_symbolic(spec: dict, claim: dict, witness: dict) -> None:
     for alice_fixed in (True, False):
         unique = _half_determines_other(stacks, n, length, alice_fixed)
         name = "x_determines_y" if alice_fixed else "y_determines_x"
-        require(unique and witness.get(name) is True, f"{name} does not hold")
+        require(unique and witness[name] is True, f"{name} does not hold")
 
 
 def _stacks(n: int, k: int) -> list[tuple[int, ...]]:

@@ -9,10 +9,13 @@ never trains (thresholds, claims). A model's config class is the type of its con
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
+import itertools
 import typing
 from typing import TYPE_CHECKING, Any
 
+from ccomplexity import limits
 from ccomplexity.errors import InputError
 
 if TYPE_CHECKING:
@@ -72,9 +75,36 @@ def config_class(cls: type[SequenceModel]) -> type[ModelConfig]:
 
 
 def build(name: str, **config: Any) -> SequenceModel:
-    """A fresh model: ``build("lstm", width=32)``; unknown config fields raise InputError."""
+    """A fresh model: ``build("lstm", width=32)``; unknown config fields, sizes beyond their
+    limits and models of more than ``limits.MODEL_NUMBERS`` numbers raise InputError (before
+    anything is allocated)."""
     cls = model_class(name)
-    return cls(config_class(cls).from_dict(config))
+    cfg = config_class(cls).from_dict(config)
+    check_size(name, cfg)
+    return cls(cfg)
+
+
+def check_size(name: str, config: ModelConfig) -> int:
+    """The numbers (parameters and buffers) model ``name`` would hold with ``config``; InputError
+    beyond :data:`ccomplexity.limits.MODEL_NUMBERS`."""
+    numbers = _numbers(name, config)
+    if numbers > limits.MODEL_NUMBERS:
+        raise InputError(
+            f"model {name!r} of width {config.width} with {config.layers} layer(s) would hold "
+            f"{numbers} numbers; the limit is "
+            f"{limits.MODEL_NUMBERS} (2^27); use a smaller width, fewer layers or fewer positions"
+        )
+    return numbers
+
+
+@functools.lru_cache(maxsize=4096)
+def _numbers(name: str, config: ModelConfig) -> int:
+    """Counted on torch's meta device: the model is built without memory or random draws."""
+    import torch
+
+    with torch.device("meta"):
+        model = model_class(name)(config)
+    return sum(t.numel() for t in itertools.chain(model.parameters(), model.buffers()))
 
 
 def describe_models() -> list[dict[str, Any]]:

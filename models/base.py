@@ -31,10 +31,20 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from ccomplexity import typed
-from ccomplexity.errors import InputError
+from ccomplexity import limits, typed
+from ccomplexity.errors import InputError, check_int
 
 C = TypeVar("C", bound="ModelConfig")
+
+_FIELD_LIMITS = {
+    "width": limits.WIDTH,
+    "layers": limits.LAYERS,
+    "heads": limits.HEADS,
+    "vocab_size": limits.VOCAB,
+    "n_out": limits.VOCAB,
+}
+"""Limits of the config fields that have their own; every other integer field has
+:data:`ccomplexity.limits.MODEL_FIELD`."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,8 +65,8 @@ class ModelConfig:
             if isinstance(value, bool) or not isinstance(value, int):
                 continue
             least = 0 if f.name in self.may_be_zero else 1
-            if value < least:
-                raise InputError(f"{type(self).__name__}.{f.name} must be >= {least}, got {value}")
+            limit = _FIELD_LIMITS.get(f.name, limits.MODEL_FIELD)
+            check_int(value, f"{type(self).__name__}.{f.name}", least, limit.most, limit.instead)
 
     @property
     def outputs(self) -> int:

@@ -13,6 +13,7 @@ from types import ModuleType
 from typing import Any
 
 from ccomplexity.errors import InputError
+from ccomplexity.files import check_output_folder
 from paper_figures import (
     bounds,
     fig2,
@@ -25,6 +26,7 @@ from paper_figures import (
     protocols,
     thresholds,
 )
+from simulations.store import identify
 
 FIGURES: dict[str, ModuleType] = {
     "thresholds": thresholds,
@@ -75,8 +77,9 @@ def prepare_store(
     does not exist).  Only ``profile`` given: run (or resume) that profile's sweep into
     ``results/<profile>.db`` first (runs already stored are skipped).  Neither: None."""
     if store is not None:
-        if not Path(store).is_file():
+        if not Path(store).exists():
             raise InputError(f"no results store at {str(store)!r}; run `ccx sweep` first")
+        identify(store)  # one of ours, or a one-line refusal before anything is drawn
         return str(store)
     if profile is None:
         return None
@@ -103,14 +106,16 @@ def make_figure(
 ) -> dict[str, Any]:
     """Draw figure ``name`` into ``out_dir``; see :func:`prepare_store` for store and profile.
 
-    Figures that need no store (bounds) never run a sweep.
+    The output folder and a given store are checked before anything is run or drawn. Figures
+    that need no store (bounds) never run a sweep.
     """
     if name not in FIGURES:
         raise InputError(f"unknown figure {name!r}; known: {', '.join(FIGURES)}")
+    check_output_folder(out_dir, "figure folder")
     if name in NEEDS_STORE:
         store_path = prepare_store(store, profile)
     else:
-        store_path = None if store is None else str(store)
+        store_path = prepare_store(store, None)
     return FIGURES[name].make(store_path, Path(out_dir), profile)
 
 

@@ -55,11 +55,14 @@ def write_report(
     paper to its own store (the demo: each paper's figures from its own training slice); a
     figure of a paper not in it uses ``store``.
     """
+    from ccomplexity.files import check_output_folder
     from paper_figures import FIGURES, make_figure, paper_of, prepare_store
 
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = check_output_folder(out_dir, "report folder")
     store_path = prepare_store(store, profile)
+    for own_store in (stores or {}).values():
+        prepare_store(own_store, None)
+    out.mkdir(parents=True, exist_ok=True)
     own = stores or {}
     results = [
         make_figure(name, out, store=own.get(paper_of(name), store_path), profile=profile)

@@ -33,7 +33,9 @@ import torch
 from torch import Tensor
 from torch.nn import functional as F
 
+from ccomplexity import limits
 from ccomplexity.errors import InputError
+from ccomplexity.files import check_output_folder
 from models.base import SequenceModel
 from simulations.stacks import LoopStack, Stack, batched_form, make_stack
 from simulations.training import (
@@ -59,15 +61,21 @@ def shape_key(config: TrainConfig) -> tuple[tuple[str, Any], ...]:
 
 
 def plan_groups(configs: Sequence[TrainConfig], cap: int) -> list[list[TrainConfig]]:
-    """The configs in groups of equal :func:`shape_key`, at most ``cap`` each, first seen first."""
-    if isinstance(cap, bool) or not isinstance(cap, int) or cap < 1:
-        raise InputError(f"ensemble size must be an integer >= 1, got {cap!r}")
+    """The configs in groups of equal :func:`shape_key`, at most ``cap`` each, first seen first.
+    A group is also kept within ``limits.FORWARD_NUMBERS`` activations (members x
+    :meth:`simulations.training.TrainConfig.activations`, as its members evaluate at once): a
+    shape whose members do not all fit is split evenly into groups that do."""
+    limits.ENSEMBLE.check(cap, "ensemble size")
     by_key: dict[tuple, list[TrainConfig]] = {}
     for config in configs:
         by_key.setdefault(shape_key(config), []).append(config)
-    return [
-        members[i : i + cap] for members in by_key.values() for i in range(0, len(members), cap)
-    ]
+    groups = []
+    for members in by_key.values():
+        size, fit = cap, max(1, limits.FORWARD_NUMBERS // members[0].activations())
+        if fit < min(cap, len(members)):  # split evenly into groups that fit
+            size = -(-len(members) // -(-len(members) // fit))
+        groups += [members[i : i + size] for i in range(0, len(members), size)]
+    return groups
 
 
 def plan_units(
@@ -232,7 +240,12 @@ def train_ensemble(
         raise InputError(f"an ensemble's configs may differ only in {', '.join(MEMBER_FIELDS)}")
     if len({c.config_hash() for c in configs}) != len(configs):
         raise InputError("an ensemble lists the same config twice")
+    limits.check_numbers(
+        len(configs) * configs[0].activations(), f"an ensemble of {len(configs)} members"
+    )
     dev = resolve_device(device)
+    if checkpoint_dir is not None:
+        check_output_folder(checkpoint_dir, "checkpoint folder")
     with deterministic_on(dev):
         return _train_ensemble(configs, checkpoint_dir, dev, on_result)
 

@@ -98,16 +98,25 @@ def dry_run(
     store_path: str | Path,
     workers: int | None = None,
     ensemble: int | None = None,
+    allow_large_grid: bool = False,
 ) -> dict[str, Any]:
-    """The runs of ``spec`` (those not yet in the store) and their estimated wall time here."""
+    """The runs of ``spec`` (those not yet in the store) and their estimated wall time here.
+
+    Writes nothing: the options and the spec are checked as :func:`simulations.sweeps.run_sweep`
+    checks them, and an existing store is read read-only (it must be a results store)."""
+    from ccomplexity import limits
     from simulations import sweeps
     from simulations.training import resolve_device
 
-    sweep = spec if isinstance(spec, sweeps.SweepSpec) else sweeps.load_spec(spec)
+    if workers is not None:
+        limits.WORKERS.check(workers, "workers")
+    if ensemble is not None:
+        limits.ENSEMBLE.check(ensemble, "ensemble")
     done: set[str] = set()
-    if Path(store_path).is_file():
-        with Store(store_path) as store:
+    if Path(store_path).exists() or Path(store_path).is_symlink():
+        with Store(store_path, readonly=True) as store:  # one of ours, or a one-line refusal
             done = store.done_hashes()
+    sweep = spec if isinstance(spec, sweeps.SweepSpec) else sweeps.load_spec(spec, allow_large_grid)
     pending = [(h, c) for h, c in zip(sweep.hashes(), sweep.configs, strict=True) if h not in done]
     cap = sweeps.DEFAULT_ENSEMBLE if ensemble is None else ensemble
     processes = max(1, min(workers or sweeps.default_workers(), len(pending) or 1))

@@ -4,32 +4,59 @@ Every figure and every threshold reads training results from here (ARCHITECTURE.
 store").  A row holds the full config as JSON, the config hash (UNIQUE, so the same run is never
 stored twice), the columns one filters on (task, arch, width, layers, length, lr, seed, heads),
 the outcome (final and best accuracy, accuracy per length, the validation curve, steps, wall
-time), the model's size (parameters, state_numel) and provenance (code version, device, time).
+time), the model's size (parameters, state_numel) and provenance (code version, device, torch
+threads, time).
+
+Recognition: a store is an SQLite file whose header carries our ``application_id``
+(:data:`APPLICATION_ID`) and schema version (``user_version``, :data:`SCHEMA_VERSION`).  Every
+command that reads or writes a store opens it through :class:`Store`, which refuses, with one
+line and before anything is created, a folder, a file that is not SQLite, an SQLite database of
+anyone else (its tables are never touched) and a store of a newer schema.  Stores of schema 1
+(written before the marker existed: exactly the tables ``runs`` and ``meta``) are recognised by
+their tables and upgraded in place when written.  A new store is built beside its path and
+linked into place in one step, so no reader ever sees a half-made one.  Readers open the file
+read-only (``readonly=True``), so a store on a read-only file or disk can be read.
 
 Durability: the database runs in WAL mode and each run is written by one ``INSERT`` inside
 ``with conn:``, so a row appears whole or not at all.  A sweep killed at any moment, even by
 SIGKILL, loses at most the runs in flight; on restart ``done_hashes()`` says what to skip.
+
+Leases: a sweep :meth:`~Store.claim` s a run before training it and renews its leases while it
+works (:meth:`~Store.renew`); another sweep on the same store skips runs leased by a live sweep,
+so concurrent sweeps share the work instead of training it twice.  A lease that is not renewed
+(its sweep was killed) expires after its time to live and the run is claimed again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+import os
+import secrets
+import socket
 import sqlite3
+import tempfile
+import time
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from types import TracebackType
 from typing import Any
+from urllib.parse import quote
 
 import ccomplexity
 from ccomplexity.errors import InputError
+from ccomplexity.files import check_output_file
 
 DEFAULT_STORE = Path("results") / "ccx.db"
-SCHEMA_VERSION = 1
+APPLICATION_ID = 0x43435852
+"""``PRAGMA application_id`` of a results store: "CCXR"."""
+SCHEMA_VERSION = 2
+"""``PRAGMA user_version`` of a results store. 2: the marker, leases and the threads column."""
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS runs (
+CREATE TABLE runs (
     id                 INTEGER PRIMARY KEY,
     config_hash        TEXT    NOT NULL UNIQUE,
     config             TEXT    NOT NULL,
@@ -52,17 +79,25 @@ CREATE TABLE IF NOT EXISTS runs (
     device             TEXT,
     checkpoint         TEXT,
     code_version       TEXT    NOT NULL,
-    created            TEXT    NOT NULL
+    created            TEXT    NOT NULL,
+    threads            INTEGER
 );
-CREATE INDEX IF NOT EXISTS runs_model ON runs (task, arch, width, layers, length);
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE INDEX runs_model ON runs (task, arch, width, layers, length);
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+_LEASES = (
+    "CREATE TABLE leases (config_hash TEXT PRIMARY KEY, owner TEXT NOT NULL, expires REAL NOT NULL)"
+)
+_V1_TABLES = {"runs", "meta"}
+_HEADER = ("application_id", "user_version")
 
 # Columns copied from the run's config; the first five are required there.
 _CONFIG_COLUMNS = ("task", "arch", "width", "layers", "length", "lr", "seed", "heads")
 _REQUIRED_CONFIG = ("task", "arch", "width", "layers", "length", "lr", "seed")
 # Columns read straight from the trainer's result dict (all optional).
-_RESULT_COLUMNS = ("steps", "wall_seconds", "parameters", "state_numel", "device", "checkpoint")
+_RESULT_COLUMNS = (
+    "steps", "wall_seconds", "parameters", "state_numel", "device", "checkpoint", "threads"
+)  # fmt: skip
 _JSON_COLUMNS = ("config", "accuracy_by_length", "curve")
 COLUMNS = (
     "id",
@@ -88,37 +123,48 @@ def _accuracy(value: object, name: str) -> float:
 
 
 class Store:
-    """An SQLite results store at ``path`` (created with its parent folders if missing).
+    """The results store at ``path``: created (with its parent folders) if missing, unless
+    ``readonly``, which opens an existing store for reading only.
 
-    Use as a context manager, or call :meth:`close`.  Only one process should write at a time
-    (a sweep writes from its parent process); any number may read.
+    Use as a context manager, or call :meth:`close`.  Any number of processes may read and
+    write; concurrent sweeps coordinate through leases.
     """
 
-    def __init__(self, path: str | Path = DEFAULT_STORE) -> None:
+    def __init__(self, path: str | Path = DEFAULT_STORE, readonly: bool = False) -> None:
         self.path = Path(path)
-        if self.path.is_dir():
-            raise InputError(f"store path {str(self.path)!r} is a folder, not a database file")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.readonly = readonly
+        if readonly and not self.path.exists():
+            raise InputError(f"no results store at {str(self.path)!r}; run `ccx sweep` first")
+        if not self.path.exists():
+            _create(self.path)
+        version = identify(self.path)
         try:
-            self._conn = sqlite3.connect(self.path, timeout=30.0)
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            with self._conn:
-                self._conn.executescript(_SCHEMA)
-                self._conn.execute(
-                    "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
-                    (str(SCHEMA_VERSION),),
-                )
+            if readonly:
+                self._conn = _connect_for_reading(self.path)
+            else:
+                self._conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+                self._conn.execute("PRAGMA journal_mode=WAL")
+                if version < SCHEMA_VERSION:
+                    self._upgrade()
         except sqlite3.DatabaseError as err:
             raise InputError(f"cannot open results store {str(self.path)!r}: {err}") from None
-        version = self._conn.execute(
-            "SELECT value FROM meta WHERE key = 'schema_version'"
-        ).fetchone()[0]
-        if int(version) != SCHEMA_VERSION:
-            self._conn.close()
-            raise InputError(
-                f"results store {str(self.path)!r} has schema version {version}; "
-                f"this code reads version {SCHEMA_VERSION}"
-            )
+        present = {r[1] for r in self._conn.execute("PRAGMA table_info(runs)")}
+        self._columns = tuple(c for c in COLUMNS if c in present)
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self._conn)
+
+    def _upgrade(self) -> None:
+        """Schema 1 -> 2 in one transaction: the threads column, leases, the marker."""
+        with self._transaction():
+            if self._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+                return  # another process upgraded it first
+            self._conn.execute("ALTER TABLE runs ADD COLUMN threads INTEGER")
+            self._conn.execute(_LEASES)
+            self._conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'",
+                               (str(SCHEMA_VERSION),))  # fmt: skip
+            self._conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            self._conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     # -- lifetime -------------------------------------------------------------------------------
     def close(self) -> None:
@@ -148,11 +194,51 @@ class Store:
         row = self._row(result)
         names = ", ".join(row)
         marks = ", ".join("?" for _ in row)
-        with self._conn:
+        with self._transaction():
             cursor = self._conn.execute(
                 f"INSERT OR IGNORE INTO runs ({names}) VALUES ({marks})", tuple(row.values())
             )
+            self._conn.execute("DELETE FROM leases WHERE config_hash = ?", (row["config_hash"],))
         return cursor.rowcount == 1
+
+    # -- leases ---------------------------------------------------------------------------------
+    def claim(self, config_hash: str, owner: str, ttl: float) -> str:
+        """Lease run ``config_hash`` to ``owner`` for ``ttl`` seconds: "claimed"; or "stored"
+        when the run is in the store already, "leased" when another owner holds a live lease
+        on it (one not expired, of a process that is still running)."""
+        now = time.time()
+        with self._transaction():
+            if self._conn.execute(
+                "SELECT 1 FROM runs WHERE config_hash = ?", (config_hash,)
+            ).fetchone():
+                return "stored"
+            held = self._conn.execute(
+                "SELECT owner, expires FROM leases WHERE config_hash = ?", (config_hash,)
+            ).fetchone()
+            if held is not None and held[0] != owner and held[1] > now and _alive(held[0]):
+                return "leased"
+            self._conn.execute(
+                "INSERT OR REPLACE INTO leases (config_hash, owner, expires) VALUES (?, ?, ?)",
+                (config_hash, owner, now + ttl),
+            )
+        return "claimed"
+
+    def renew(self, owner: str, ttl: float) -> None:
+        """Extend every lease of ``owner`` to ``ttl`` seconds from now."""
+        with self._transaction():
+            self._conn.execute(
+                "UPDATE leases SET expires = ? WHERE owner = ?", (time.time() + ttl, owner)
+            )
+
+    def release(self, owner: str, config_hash: str | None = None) -> None:
+        """Give up ``owner``'s lease on ``config_hash`` (all of its leases when None)."""
+        with self._transaction():
+            if config_hash is None:
+                self._conn.execute("DELETE FROM leases WHERE owner = ?", (owner,))
+            else:
+                self._conn.execute(
+                    "DELETE FROM leases WHERE owner = ? AND config_hash = ?", (owner, config_hash)
+                )
 
     @staticmethod
     def _row(result: Mapping[str, Any]) -> dict[str, Any]:
@@ -219,12 +305,13 @@ class Store:
                 values.append(value)
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
         cursor = self._conn.execute(
-            f"SELECT {', '.join(COLUMNS)} FROM runs{where} ORDER BY id", values
+            f"SELECT {', '.join(self._columns)} FROM runs{where} ORDER BY id", values
         )
-        return [_decode(dict(zip(COLUMNS, r, strict=True))) for r in cursor]
+        return [_decode(dict(zip(self._columns, r, strict=True))) for r in cursor]
 
 
 def _decode(row: dict[str, Any]) -> dict[str, Any]:
+    row = {column: row.get(column) for column in COLUMNS}  # a schema-1 store has no threads
     for column in _JSON_COLUMNS:
         row[column] = json.loads(row[column])
     row["accuracy_by_length"] = {int(n): a for n, a in row["accuracy_by_length"].items()}
@@ -232,11 +319,144 @@ def _decode(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def runs(path: str | Path, **filters: object) -> list[dict[str, Any]]:
-    """Read-only convenience: ``Store(path).runs(**filters)``; InputError if there is no store."""
-    if not Path(path).is_file():
-        raise InputError(f"no results store at {str(path)!r}")
-    with Store(path) as store:
+    """Read-only: ``Store(path, readonly=True).runs(**filters)``; InputError if there is no
+    store at ``path`` or the file there is not a results store."""
+    with Store(path, readonly=True) as store:
         return store.runs(**filters)
 
 
-__all__ = ["DEFAULT_STORE", "Store", "runs"]
+def lease_owner() -> str:
+    """This process as a lease owner: host, process id and a random token."""
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+
+
+def _alive(owner: str) -> bool:
+    """Whether a lease owner may still be running: always for another host (its lease then
+    lasts until it expires), for this host while its process exists."""
+    host, _, rest = owner.partition(":")
+    pid = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid.isdigit():
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # a process of another user
+        return True
+    return True
+
+
+class _Transaction:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on an exception) on an autocommit
+    connection: the write lock is taken first, so a check and the write it decides are one."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> None:
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
+        self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
+
+
+def _uri(path: Path, **params: object) -> str:
+    query = "&".join(f"{k}={v}" for k, v in params.items())
+    return f"file:{quote(str(path.resolve()))}?{query}"
+
+
+def _connect_for_reading(path: Path) -> sqlite3.Connection:
+    """A connection that never writes (``query_only``), opened normally so that the last one to
+    close removes the WAL files; where that fails (a read-only folder, where no shared-memory
+    file can be made) the file is read as immutable: nobody can be writing it there."""
+    conn = None
+    try:
+        conn = sqlite3.connect(_uri(path, mode="rw"), uri=True, timeout=30.0)
+        conn.execute("PRAGMA query_only = ON")
+        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+    except sqlite3.OperationalError:
+        if conn is not None:
+            conn.close()
+        conn = sqlite3.connect(_uri(path, mode="ro", immutable=1), uri=True)
+    return conn
+
+
+def _peek(path: Path) -> tuple[int, int, set[str], bool]:
+    """application_id, user_version, the tables, and whether ``meta`` says schema 1.
+
+    Read as immutable (no locks, no WAL files made, so nothing appears beside a file that turns
+    out not to be ours) from the main file, where a store has these from before it is linked
+    into place (:func:`_create`); a file plain ``open``/``close`` would not do, as closing it
+    drops every SQLite lock this process holds on it.
+    """
+    conn = sqlite3.connect(_uri(path, mode="ro", immutable=1), uri=True)
+    try:
+        app, version = (conn.execute(f"PRAGMA {k}").fetchone()[0] for k in _HEADER)
+        listed = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        tables = {t for (t,) in listed}
+        query = "SELECT value FROM meta WHERE key = 'schema_version'"
+        schema_1 = "meta" in tables and conn.execute(query).fetchone() == ("1",)
+    finally:
+        conn.close()
+    return app, version, tables, schema_1
+
+
+def identify(path: str | Path) -> int:
+    """The schema version of the results store at ``path``; a one-line InputError for anything
+    else (a folder, an empty or non-SQLite file, another application's database, a newer
+    schema). Nothing is created or changed (see :func:`_peek`)."""
+    p = Path(path)
+    where = f"{str(p)!r}"
+    if p.is_dir():
+        raise InputError(f"store path {where} is a folder, not a database file")
+    instead = "give a results store written by `ccx sweep`, or a new path"
+    if p.stat().st_size == 0:
+        raise InputError(f"{where} is an empty file, not a results store; {instead}")
+    try:
+        app, version, tables, schema_1 = _peek(p)
+    except sqlite3.DatabaseError as err:
+        if "not a database" in str(err):
+            message = f"{where} is not a results store (not an SQLite file); {instead}"
+            raise InputError(message) from None
+        raise InputError(f"cannot open results store {where}: {err}") from None
+    if app == 0 and tables == _V1_TABLES and schema_1:
+        return 1
+    if app != APPLICATION_ID:
+        shown = ", ".join(sorted(tables)[:5]) or "none"
+        raise InputError(
+            f"{where} is an SQLite database of another application (tables: {shown}), not a "
+            f"results store; {instead}"
+        )
+    if not 2 <= version <= SCHEMA_VERSION:
+        raise InputError(
+            f"results store {where} has schema version {version}; this code reads versions "
+            f"1..{SCHEMA_VERSION}"
+        )
+    return version
+
+
+def _create(path: Path) -> None:
+    """A new, empty store at ``path``: built in a temporary file beside it and linked into place
+    in one step (if another process links one first, theirs is kept)."""
+    check_output_file(path, "results store", create_folder=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        conn = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            conn.executescript(f"BEGIN; {_SCHEMA} {_LEASES}; COMMIT;")
+            conn.execute("INSERT INTO meta (key, value) VALUES ('schema_version', ?)",
+                         (str(SCHEMA_VERSION),))  # fmt: skip
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            conn.execute("PRAGMA journal_mode=WAL")
+        finally:
+            conn.close()
+        with contextlib.suppress(FileExistsError):  # another process linked its store first
+            os.link(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+__all__ = ["DEFAULT_STORE", "Store", "identify", "lease_owner", "runs"]

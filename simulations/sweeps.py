@@ -27,8 +27,12 @@ the ``[grid]`` lists it does not name, and the runs are the union of the sub-gri
 include stands for the plain ``[grid]``).  This is how architectures get their own widths and
 depths.  Runs that come out identical are kept once.
 
-Everything is checked before the first run starts: unknown tables or keys, unknown tasks or
-architectures, empty lists, wrong types, and each run's config as ``TrainConfig`` validates it.
+Everything is checked before the store or the checkpoint folder is touched: the spec file
+(size, UTF-8, TOML), unknown tables or keys, unknown tasks or architectures, empty lists, wrong
+types, the number of runs (more than ``limits.GRID_RUNS`` needs ``allow_large_grid``), each
+run's config as ``TrainConfig`` validates it (the same limits as the ``ccx`` options, its model's
+size and its batch's memory), that the store is a results store (or a new file that can be
+written) and that the checkpoint folder can be written.
 
 Checkpoints: every trained model is saved as ``{config_hash}.pt`` into a folder beside the store
 (``results/quick.db`` -> ``results/quick_checkpoints/``, see :func:`checkpoint_folder`), and the
@@ -39,12 +43,13 @@ Running: configs whose hash is already in the results store are skipped, so an i
 (even by SIGKILL) is resumed by running it again.  The rest are grouped into ensembles
 (:mod:`simulations.ensemble`: configs that differ only in learning rate, seed and target train
 together as one batched model, at most ``ensemble`` per group) and run in a local process pool
-sized to the machine's cores (inline with ``workers=1``), or on Ray with ``backend="ray"``.  Each
-result is written to the store as soon as it arrives, by the parent process only; an ensemble's
-members arrive one by one as they stop, so a killed ensemble keeps its finished members.  Pool
-workers are started with the "spawn" method (no worker inherits torch's thread pools), so a script
-that calls :func:`run_sweep` with more than one worker needs the usual ``if __name__ ==
-"__main__":`` guard.
+sized to the machine's cores (inline with ``workers=1``), or on Ray with ``backend="ray"``, each
+run under a lease in the store so that sweeps on one store share the work, ensemble members
+included (see :mod:`simulations.workers`).  Each result is written to the store as soon as it
+arrives, by the parent process only; an ensemble's members arrive one by one as they stop, so a
+killed ensemble keeps its finished members.  Pool workers die with the sweep; they are started
+with the "spawn" method, so a script that calls :func:`run_sweep` with more than one worker needs
+the usual ``if __name__ == "__main__":`` guard.
 """
 
 from __future__ import annotations
@@ -53,20 +58,20 @@ import dataclasses
 import importlib.resources
 import itertools
 import json
-import multiprocessing
-import os
-import queue
+import math
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ccomplexity import typed
+from ccomplexity import limits, typed
 from ccomplexity.errors import InputError
-from simulations.store import DEFAULT_STORE, Store
+from ccomplexity.files import check_output_file, check_output_folder
+from simulations import workers as workers_mod
+from simulations.store import DEFAULT_STORE, Store, identify, lease_owner
+from simulations.workers import EnsembleFn, TrainFn, Unit, default_workers
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -76,20 +81,8 @@ else:  # pragma: no cover - Python 3.10
 BACKENDS = ("local", "ray")
 DEFAULT_ENSEMBLE = 16
 """Most members per ensemble when ``ensemble`` is not given (the real trainer only)."""
-RAY_TASKS_PER_GPU = 4
-"""Ray tasks (runs or ensembles) sharing one GPU of the cluster."""
 _SWEEP_KEYS = ("name", "description", "target")
 _TABLES = ("sweep", "baseline", "grid")
-
-TrainFn = Callable[..., dict]
-"""``train(config, checkpoint_dir=..., progress=False) -> result dict``, as
-``simulations.training.train``: it saves the trained model into ``checkpoint_dir`` (a path or
-None) and reports where under the result's ``checkpoint`` key (None when nothing was saved)."""
-
-EnsembleFn = Callable[..., list]
-"""``ensemble_fn(configs, checkpoint_dir=..., on_result=...) -> [result dict, ...]``, as
-``simulations.ensemble.train_ensemble``: one result per config, each also passed to
-``on_result`` as soon as that member stops."""
 
 
 @dataclass(frozen=True)
@@ -120,9 +113,12 @@ def _read_toml(name_or_path: str | Path) -> tuple[dict[str, Any], str, str]:
     where it came from and a default sweep name (the file's stem or the profile's name)."""
     path = Path(name_or_path)
     if path.suffix == ".toml" or path.exists():
-        if not path.is_file():
-            raise InputError(f"no sweep spec file {str(path)!r}")
-        text, source, name = path.read_text(encoding="utf-8"), str(path), path.stem
+        data = limits.read_bytes(path, limits.SPEC_BYTES, "sweep spec file")
+        source, name = str(path), path.stem
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise InputError(f"{source}: not UTF-8 text (byte {err.start})") from None
     else:
         name = str(name_or_path)
         resource = importlib.resources.files("simulations") / "profiles" / f"{name}.toml"
@@ -135,7 +131,9 @@ def _read_toml(name_or_path: str | Path) -> tuple[dict[str, Any], str, str]:
     try:
         return tomllib.loads(text), source, name
     except tomllib.TOMLDecodeError as err:
-        raise InputError(f"{source}: invalid TOML: {err}") from None
+        raise InputError(f"{source}: invalid TOML: {' '.join(str(err).split())}") from None
+    except RecursionError:
+        raise InputError(f"{source}: invalid TOML: nested too deeply") from None
 
 
 # -- validation --------------------------------------------------------------------------------
@@ -212,10 +210,14 @@ def parse_spec(
     data: Mapping[str, Any],
     source: str = "spec",
     default_name: str = "sweep",
+    allow_large_grid: bool = False,
 ) -> SweepSpec:
     """Validate a parsed spec and expand its grid into configs (see the module docstring).
 
-    ``source`` names the spec in error messages; each point is checked by ``TrainConfig``.
+    ``source`` names the spec in error messages; each point is checked by ``TrainConfig``
+    (against the limits of :mod:`ccomplexity.limits`, as the ``ccx`` options are). A grid of
+    more than ``limits.GRID_RUNS`` runs needs ``allow_large_grid``; none may have more than
+    ``limits.GRID_RUNS_MOST``. Both are counted before any run is expanded.
     """
     config_cls = _train_config_class()
     types = typed.field_types(config_cls)
@@ -257,6 +259,7 @@ def parse_spec(
             own = _axes(where, _check_table(where, include), types, lists_only=False)
             blocks.append({**shared, **own})
 
+    _check_grid_size(source, blocks, allow_large_grid)
     required = [f.name for f in dataclasses.fields(config_cls) if typed.required(f)]
     configs, seen = [], set()
     for block in blocks:
@@ -288,29 +291,29 @@ def parse_spec(
     )
 
 
-def load_spec(name_or_path: str | Path) -> SweepSpec:
+def _check_grid_size(source: str, blocks: list[dict[str, list[object]]], allow_large: bool) -> None:
+    """The number of runs the blocks expand to (before duplicates are dropped), within limits."""
+    runs = sum(math.prod(len(values) for values in block.values()) for block in blocks)
+    if runs > limits.GRID_RUNS_MOST:
+        raise InputError(
+            f"{source}: the grid has {runs} runs; the limit is {limits.GRID_RUNS_MOST}; "
+            "split it into several sweeps"
+        )
+    if runs > limits.GRID_RUNS and not allow_large:
+        raise InputError(
+            f"{source}: the grid has {runs} runs, more than {limits.GRID_RUNS}; "
+            "pass --allow-large-grid if that is intended"
+        )
+
+
+def load_spec(name_or_path: str | Path, allow_large_grid: bool = False) -> SweepSpec:
     """The validated sweep in a TOML file, or in the shipped profile of that name (``smoke``,
-    ``quick``, ``paper``)."""
+    ``quick``, ``paper``); see :func:`parse_spec` for ``allow_large_grid``."""
     data, source, name = _read_toml(name_or_path)
-    return parse_spec(data, source, default_name=name)
+    return parse_spec(data, source, default_name=name, allow_large_grid=allow_large_grid)
 
 
 # -- running -----------------------------------------------------------------------------------
-
-
-def default_workers() -> int:
-    """Cores this process may use (its CPU affinity where the OS reports one)."""
-    if hasattr(os, "sched_getaffinity"):
-        return max(1, len(os.sched_getaffinity(0)))
-    return max(1, os.cpu_count() or 1)
-
-
-def _limit_threads(threads: int) -> None:
-    """Give a pool worker its share of the cores (before torch is imported)."""
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[var] = str(threads)
-    if "torch" in sys.modules:
-        sys.modules["torch"].set_num_threads(threads)
 
 
 def checkpoint_folder(store_path: str | Path) -> Path:
@@ -320,43 +323,15 @@ def checkpoint_folder(store_path: str | Path) -> Path:
     return path.with_name(f"{path.stem}_checkpoints")
 
 
-def _writable_folder(folder: str) -> None:
-    """Create ``folder`` (and its parents) or raise InputError if models cannot be saved there."""
-    try:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise InputError(f"cannot create the checkpoint folder {folder}: {err.strerror}") from None
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise InputError(f"cannot write checkpoints into {folder}: permission denied")
-
-
-_WORKER_QUEUE: Any = None
-"""In a pool worker: the queue on which finished ensemble members go to the parent."""
-
-
-def _init_worker(threads: int, results: Any) -> None:
-    """Pool initializer: the worker's share of the cores, and the queue for members' results."""
-    global _WORKER_QUEUE
-    _limit_threads(threads)
-    _WORKER_QUEUE = results
-
-
-def _to_parent(result: dict) -> None:
-    _WORKER_QUEUE.put(result)
-
-
-def _train_unit(
-    train_fn: TrainFn,
-    ensemble_fn: EnsembleFn | None,
-    configs: list[Any],
-    checkpoint_dir: str | None,
-    on_result: Callable[[dict], None] | None = None,
-) -> list[dict]:
-    """One unit of work: a single run (``train_fn``) or an ensemble (``ensemble_fn``), whose
-    members go to ``on_result`` as they stop."""
-    if len(configs) == 1:
-        return [train_fn(configs[0], checkpoint_dir=checkpoint_dir, progress=False)]
-    return ensemble_fn(configs, checkpoint_dir=checkpoint_dir, on_result=on_result)
+def _check_outputs(store_path: str | Path, folder: str) -> None:
+    """Refuse an unusable store or checkpoint folder before anything is created: an existing
+    store must be one of ours (:func:`simulations.store.identify`), a new one must be writable,
+    and the checkpoint folder must be a folder or creatable as one."""
+    if Path(store_path).exists() or Path(store_path).is_symlink():
+        identify(store_path)
+    else:
+        check_output_file(store_path, "results store", create_folder=True)
+    check_output_folder(folder, "checkpoint folder")
 
 
 def _checked(result: dict, config: Any, expected_hash: str) -> dict:
@@ -406,6 +381,7 @@ def run_sweep(
     checkpoint_dir: str | Path | None = None,
     ensemble: int | None = None,
     ensemble_fn: EnsembleFn | None = None,
+    allow_large_grid: bool = False,
 ) -> dict[str, Any]:
     """Run every config of ``spec`` (a file, a profile name or a SweepSpec) not yet in the store.
 
@@ -417,34 +393,35 @@ def run_sweep(
     ``ensemble_fn``); ensembles train through ``ensemble_fn``, by default
     ``simulations.ensemble.train_ensemble``.  Models are saved into ``checkpoint_dir``, by
     default :func:`checkpoint_folder` of the store, and the store records each run's checkpoint
-    path.  A run that raises is reported in ``failed`` and left out of the store, so running the
-    sweep again retries it.  Returns a JSON-ready summary.
+    path.  Everything (spec, limits, store, checkpoint folder) is checked before the store or
+    the folder is created.  Each run is leased in the store before it trains, so sweeps running
+    at once on one store share the work (``shared``: runs another sweep stored).  A run that
+    raises is reported in ``failed`` and left out of the store, so running the sweep again
+    retries it.  Returns a JSON-ready summary.
     """
     if backend not in BACKENDS:
         raise InputError(f"unknown backend {backend!r}; known: {', '.join(BACKENDS)}")
-    if workers is not None and (
-        isinstance(workers, bool) or not isinstance(workers, int) or workers < 1
-    ):
-        raise InputError(f"workers must be an integer >= 1, got {workers!r}")
-    if ensemble is not None and (
-        isinstance(ensemble, bool) or not isinstance(ensemble, int) or ensemble < 1
-    ):
-        raise InputError(f"ensemble must be an integer >= 1, got {ensemble!r}")
-    sweep = spec if isinstance(spec, SweepSpec) else load_spec(spec)
-    if backend == "ray":
-        ray = _import_ray()
+    if workers is not None:
+        limits.WORKERS.check(workers, "workers")
+    if ensemble is not None:
+        limits.ENSEMBLE.check(ensemble, "ensemble")
+    folder = str(checkpoint_folder(store_path) if checkpoint_dir is None else checkpoint_dir)
+    _check_outputs(store_path, folder)
+    sweep = spec if isinstance(spec, SweepSpec) else load_spec(spec, allow_large_grid)
+    ray = _import_ray() if backend == "ray" else None
     if ensemble is None:
         ensemble = 1 if train_fn is not None and ensemble_fn is None else DEFAULT_ENSEMBLE
     if train_fn is None:
         from simulations.training import train as train_fn
     if ensemble_fn is None:
         from simulations.ensemble import train_ensemble as ensemble_fn
+    from simulations.ensemble import plan_units
 
-    folder = str(checkpoint_folder(store_path) if checkpoint_dir is None else checkpoint_dir)
-    _writable_folder(folder)  # before any run trains (and before the store is created)
     start = time.perf_counter()
     failed: list[dict[str, str]] = []
-    with Store(store_path) as store:
+    owner = lease_owner()
+    with Store(store_path) as store, workers_mod.KeepLeases(store_path, owner):
+        Path(folder).mkdir(parents=True, exist_ok=True)
         done = store.done_hashes()
         pending = [
             (h, c) for h, c in zip(sweep.hashes(), sweep.configs, strict=True) if h not in done
@@ -452,7 +429,6 @@ def run_sweep(
         skipped = len(sweep.configs) - len(pending)
         report = _Reporter(len(sweep.configs), skipped, progress)
         stored = 0
-
         finished: set[str] = set()
         planned = dict(pending)
 
@@ -464,6 +440,7 @@ def run_sweep(
             if isinstance(outcome, BaseException):
                 message = f"{type(outcome).__name__}: {outcome}".splitlines()[0]
                 failed.append({"config_hash": key, "config": config.to_dict(), "error": message})
+                store.release(owner, key)
                 report(config, None, f"FAILED {message}")
                 return
             stored += store.add_run(_checked(outcome, config, key))
@@ -475,7 +452,7 @@ def run_sweep(
             if key in planned:
                 finish(key, planned[key], result)
 
-        def deliver(unit: list[tuple[str, Any]], outcome: list | BaseException) -> None:
+        def deliver(unit: Unit, outcome: list | BaseException) -> None:
             """A unit's end: every member not yet finished gets its result or the error."""
             if not isinstance(outcome, BaseException) and len(unit) == 1:
                 finish(*unit[0], outcome[0])
@@ -488,23 +465,13 @@ def run_sweep(
                 finish(key, config, outcome if isinstance(outcome, BaseException)
                        else results.get(key, missing))  # fmt: skip
 
-        processes = min(workers or default_workers(), len(pending))
-        from simulations.ensemble import plan_units
-
+        processes = min(workers or default_workers(), max(1, len(pending)))
         units = plan_units(pending, ensemble, processes if backend == "local" else 1)
-        if pending and backend == "ray":
-            _run_ray(ray, units, train_fn, ensemble_fn, folder, member, deliver)
-        elif processes == 1:
-            for unit in units:
-                try:
-                    outcome: list | BaseException = _train_unit(
-                        train_fn, ensemble_fn, [c for _, c in unit], folder, member
-                    )
-                except Exception as err:  # noqa: BLE001 - reported in the summary, retried later
-                    outcome = err
-                deliver(unit, outcome)
-        elif processes > 1:
-            _run_pool(processes, units, train_fn, ensemble_fn, folder, member, deliver)
+        job = workers_mod.Job(train_fn, ensemble_fn, folder)
+        shared = 0
+        if pending:
+            with workers_mod.runner(backend, processes, job, member, ray) as runner:
+                shared = workers_mod.run_leased(store, owner, units, runner, deliver)
         total_stored = len(store)
 
     return {
@@ -516,51 +483,11 @@ def run_sweep(
         "runs": len(sweep.configs),
         "skipped": skipped,
         "ran": stored,
+        "shared": shared,
         "failed": failed,
         "stored_total": total_stored,
         "wall_seconds": round(time.perf_counter() - start, 3),
     }
-
-
-def _run_pool(
-    workers: int,
-    units: list[list[tuple[str, Any]]],
-    train_fn: TrainFn,
-    ensemble_fn: EnsembleFn,
-    checkpoint_dir: str,
-    member: Callable[[dict], None],
-    deliver: Callable[[list[tuple[str, Any]], list | BaseException], None],
-) -> None:
-    """Local process pool; spawn start method, so that no worker inherits torch's threads.
-    Ensemble members come back on a queue as they stop, the rest with their unit's end."""
-    threads = max(1, default_workers() // workers)
-    context = multiprocessing.get_context("spawn")
-    results = context.Queue()
-
-    def drain() -> None:
-        while True:
-            try:
-                member(results.get_nowait())
-            except queue.Empty:
-                return
-
-    with ProcessPoolExecutor(workers, context, _init_worker, (threads, results)) as pool:
-        futures: dict[Future, list[tuple[str, Any]]] = {
-            pool.submit(_train_unit, train_fn, ensemble_fn, [c for _, c in unit], checkpoint_dir,
-                        _to_parent): unit
-            for unit in units
-        }  # fmt: skip
-        try:
-            while futures:
-                done, _ = wait(futures, timeout=0.5, return_when=FIRST_COMPLETED)
-                drain()
-                for future in done:
-                    unit = futures.pop(future)
-                    error = future.exception()
-                    deliver(unit, error if error is not None else future.result())
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
 
 
 def _import_ray():
@@ -569,48 +496,3 @@ def _import_ray():
     except ImportError:
         raise InputError("backend 'ray' needs Ray: pip install 'ccomplexity[ray]'") from None
     return ray
-
-
-def _run_ray(
-    ray: Any,
-    units: list[list[tuple[str, Any]]],
-    train_fn: TrainFn,
-    ensemble_fn: EnsembleFn,
-    checkpoint_dir: str,
-    member: Callable[[dict], None],
-    deliver: Callable[[list[tuple[str, Any]], list | BaseException], None],
-) -> None:
-    """Ray tasks on the cluster ``ray.init()`` connects to (RAY_ADDRESS, else a local one).
-    Ensemble members come back through a Ray queue as they stop, the rest with their task. On a
-    cluster with GPUs each task asks for 1 / RAY_TASKS_PER_GPU of one (Ray hides the GPUs from
-    tasks that ask for none)."""
-    if not ray.is_initialized():
-        ray.init()
-    results = None
-    if any(len(unit) > 1 for unit in units):
-        from ray.util.queue import Queue
-
-        results = Queue()
-    if ray.cluster_resources().get("GPU", 0):
-        remote = ray.remote(num_gpus=1 / RAY_TASKS_PER_GPU)(_train_unit)
-    else:
-        remote = ray.remote(_train_unit)
-    refs = {
-        remote.remote(train_fn, ensemble_fn, [c for _, c in unit], checkpoint_dir,
-                      None if results is None else results.put): unit
-        for unit in units
-    }  # fmt: skip
-    while refs:
-        if results is None:
-            ready, _ = ray.wait(list(refs), num_returns=1)
-        else:
-            ready, _ = ray.wait(list(refs), num_returns=1, timeout=0.5)
-            while not results.empty():
-                member(results.get())
-        for ref in ready:
-            unit = refs.pop(ref)
-            try:
-                outcome: list | BaseException = ray.get(ref)
-            except Exception as err:  # noqa: BLE001 - a failed task is reported, not fatal
-                outcome = err
-            deliver(unit, outcome)

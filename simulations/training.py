@@ -32,9 +32,9 @@ import torch
 from torch.nn import functional as F
 
 import models
-from ccomplexity import typed
-from ccomplexity.errors import InputError
-from ccomplexity.files import atomic_open
+from ccomplexity import limits, typed
+from ccomplexity.errors import InputError, check_int
+from ccomplexity.files import atomic_open, check_output_folder
 from models.base import SequenceModel
 from models.looped import block_cosine, block_cosine_penalty
 from simulations.tasks import TASKS, Task, get_task
@@ -97,11 +97,9 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         typed.check_fields(self)
-        for name, hint in typed.field_types(TrainConfig).items():
-            least = 0 if name == "seed" else 1
-            value = getattr(self, name)
-            if hint in (int, int | None) and value is not None and value < least:
-                raise InputError(f"TrainConfig.{name} must be >= {least}, got {value}")
+        for name, limit in _LIMITS.items():
+            if getattr(self, name) is not None:  # None: a setting this run does not use
+                limit.check(getattr(self, name), f"TrainConfig.{name}")
         if self.task not in TASKS:
             raise InputError(f"unknown task {self.task!r}; known: {', '.join(TASKS)}")
         if self.arch not in models.REGISTRY:
@@ -110,14 +108,31 @@ class TrainConfig:
             raise InputError(f"TrainConfig.lr must be a positive number, got {self.lr}")
         if not 0 < self.target <= 1:
             raise InputError(f"TrainConfig.target must lie in (0, 1], got {self.target}")
-        if self.seed >= 2**63:
-            raise InputError(f"TrainConfig.seed must be < 2**63, got {self.seed}")
-        if self.mlp_width is not None and self.mlp_width < 1:
-            raise InputError(f"TrainConfig.mlp_width must be >= 1, got {self.mlp_width}")
+        if self.mlp_width is not None:
+            most, instead = limits.MODEL_FIELD.most, limits.MODEL_FIELD.instead
+            check_int(self.mlp_width, "TrainConfig.mlp_width", 1, most, instead)
         if not (math.isfinite(self.balance) and self.balance >= 0):
             raise InputError(f"TrainConfig.balance must be >= 0, got {self.balance}")
         self._check_architecture_fields()
-        self.make_task()  # InputError if the task cannot have this length or these options
+        # The model this run builds, and its largest activation, within their limits: checked
+        # here, before a sweep touches its store or a model is allocated.
+        self.activations()
+
+    def activations(self) -> int:
+        """Numbers in the largest activation of this run's forward passes (a training batch, or
+        an evaluation chunk of up to ``EVAL_BATCH``: :func:`ccomplexity.limits.forward_numbers`,
+        pairs of positions counted per head where the model has heads); InputError if the task
+        cannot have this length, the model exceeds its size limit or the activation
+        ``limits.FORWARD_NUMBERS``."""
+        task = self.make_task()
+        cfg = models.config_class(models.model_class(self.arch)).from_dict(model_config(self, task))
+        models.check_size(self.arch, cfg)
+        heads = getattr(cfg, "heads", 0)  # every model with heads scores pairs of positions
+        rows = max(self.batch, min(EVAL_BATCH, self.eval_samples))
+        depth = self.layers * (self.loops or 1)  # a looped block runs its layers once per loop
+        numbers = limits.forward_numbers(rows, task.max_tokens, self.width, heads, depth)
+        limits.check_numbers(numbers, f"a {self.arch} batch of {rows} x {task.max_tokens} tokens")
+        return numbers
 
     def _check_architecture_fields(self) -> None:
         fields = _model_fields(self.arch)
@@ -176,6 +191,25 @@ MODEL_OPTIONS: dict[str, Any] = {
     "mlp_width": None,
 }
 """TrainConfig fields passed to the model config when not at these defaults."""
+
+_LIMITS = {
+    "width": limits.WIDTH,
+    "layers": limits.LAYERS,
+    "length": limits.LENGTH,
+    "steps": limits.STEPS,
+    "seed": limits.SEED,
+    "batch": limits.BATCH,
+    "heads": limits.HEADS,
+    "eval_every": limits.STEPS,
+    "eval_samples": limits.SAMPLES,
+    "experts": limits.EXPERTS,
+    "top_k": limits.EXPERTS,
+    "loops": limits.LAYERS,
+    "hops": limits.HOPS,
+    "alphabet": limits.ALPHABET,
+    "reg_block": limits.LAYERS,
+}
+"""The limit of each integer field of :class:`TrainConfig`, shared with the ``ccx`` options."""
 
 # --- models -------------------------------------------------------------------------------------
 
@@ -276,32 +310,49 @@ def train(
     checkpoint_dir: str | Path | None = None,
     progress: bool = True,
     device: str = "auto",
+    threads: int | None = None,
 ) -> dict:
     """Train ``config.arch`` on ``config.task`` (App. H protocol) and report the run.
 
     Every step draws a fresh training batch; every ``eval_every`` steps and after the last step
     the model is evaluated on ``eval_samples`` fresh examples of exactly length N, and training
     stops as soon as that accuracy reaches ``target``. With ``checkpoint_dir`` the final model is
-    saved there as ``{config_hash}.pt``. ``progress`` shows a rich progress bar on stderr.
+    saved there as ``{config_hash}.pt`` (the folder is checked before training starts and made
+    only when the model is saved). ``progress`` shows a rich progress bar on stderr.
+
+    ``threads``: torch's CPU threads for the run (default: as set). CPU kernels split sums
+    across threads, so the same config trained with another thread count can end in other
+    weights (e.g. 16 of 18 tensors of a small transformer, by up to 4e-5 after 30 steps); the
+    count used is reported as ``threads`` and stored with the run, and training again with that
+    count reproduces the checkpoint bit for bit.
     """
     if not isinstance(config, TrainConfig):
         raise InputError(f"train needs a TrainConfig, got {type(config).__name__}")
     dev = resolve_device(device)
-    with deterministic_on(dev):
+    if threads is not None:
+        limits.THREADS.check(threads, "threads")
+    if checkpoint_dir is not None:
+        check_output_folder(checkpoint_dir, "checkpoint folder")
+    with deterministic_on(dev, threads):
         return _train(config, checkpoint_dir, progress, dev)
 
 
 @contextlib.contextmanager
-def deterministic_on(dev: torch.device) -> Iterator[None]:
-    """``torch.use_deterministic_algorithms`` on the CPU for the duration, as it was after."""
+def deterministic_on(dev: torch.device, threads: int | None = None) -> Iterator[None]:
+    """``torch.use_deterministic_algorithms`` on the CPU and ``threads`` torch CPU threads
+    (None: as set) for the duration; both as they were after."""
     deterministic = torch.are_deterministic_algorithms_enabled()
     warn_only = torch.is_deterministic_algorithms_warn_only_enabled()
+    before = torch.get_num_threads()
     if dev.type == "cpu":
         torch.use_deterministic_algorithms(True, warn_only=True)
+    if threads is not None:
+        torch.set_num_threads(threads)
     try:
         yield
     finally:
         torch.use_deterministic_algorithms(deterministic, warn_only=warn_only)
+        torch.set_num_threads(before)
 
 
 def _train(
@@ -371,6 +422,7 @@ def run_result(
         "config_hash": config.config_hash(),
         "seed": config.seed,
         "device": str(dev),
+        "threads": torch.get_num_threads(),
     }
 
 
@@ -467,16 +519,20 @@ def _one_line(exc: BaseException) -> str:
 def load_checkpoint(path: str | Path) -> tuple[SequenceModel, TrainConfig]:
     """The model (CPU, eval mode) and config of a checkpoint written by :func:`train`.
 
-    Loads with ``torch.load(weights_only=True)`` and checks every field: format, version, the
-    training config, the model name and config (types, and agreement with what training would
-    build) and every tensor's name, shape and dtype. Anything malformed raises a one-line
-    InputError.
+    Loads with ``torch.load(weights_only=True)`` (files over ``limits.CHECKPOINT_BYTES`` are
+    refused unread) and checks every field: format, version, the training config (within the
+    limits of :class:`TrainConfig`), the model name and config (types, and agreement with what
+    training would build) and every tensor's name, shape, dtype and finiteness (NaN or infinite
+    weights are refused). Anything malformed raises a one-line InputError.
     """
     where = f"checkpoint {path}"
+    if not Path(path).is_file():
+        raise InputError(f"{where}: no such file")
+    size = Path(path).stat().st_size
+    if size > limits.CHECKPOINT_BYTES:
+        raise InputError(f"{where} has {size} bytes; the limit is {limits.CHECKPOINT_BYTES}")
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
-    except FileNotFoundError:
-        raise InputError(f"{where}: no such file") from None
     except Exception as exc:  # unpickling and format errors of every kind
         raise InputError(f"{where}: not a readable checkpoint ({_one_line(exc)})") from None
 
@@ -545,6 +601,8 @@ def load_checkpoint(path: str | Path) -> tuple[SequenceModel, TrainConfig]:
                 f"{where}: state_dict[{name!r}] is {tensor.dtype} {tuple(tensor.shape)}, "
                 f"expected {ref.dtype} {tuple(ref.shape)}"
             )
+        if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+            raise InputError(f"{where}: state_dict[{name!r}] holds NaN or infinite values")
     model.load_state_dict(state, strict=True)
     model.eval()
     return model, config

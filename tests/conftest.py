@@ -1,12 +1,20 @@
-"""Shared fixtures."""
+"""Shared fixtures, and the hypothesis profile the suite runs under."""
 
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from simulations.cli import main
+
+# Property tests must not fail for timing reasons on a loaded machine (or under pytest-xdist):
+# no per-example deadline and no too-slow health check. HYPOTHESIS_PROFILE=default restores
+# hypothesis's own settings.
+settings.register_profile("ci", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture

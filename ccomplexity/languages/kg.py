@@ -21,11 +21,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ccomplexity import limits
 from ccomplexity.errors import InputError, check_int
 from ccomplexity.integers import ceil_log2
 
-ENTITY_LIMIT = 1 << 16
-"""Most entities (entity ids are stored in 16 bits when products are hashed)."""
 TRIPLE_LIMIT = 1 << 24
 """Most triples T = E R of a generated graph."""
 PRODUCT_WORK_LIMIT = 1 << 25
@@ -49,9 +48,10 @@ class MatchingKG:
         if not np.issubdtype(p.dtype, np.integer):
             raise InputError("permutations must hold integer entity ids")
         relations, entities = p.shape
-        if entities > ENTITY_LIMIT or relations * entities > TRIPLE_LIMIT:
+        if entities > limits.ENTITIES.most or relations * entities > TRIPLE_LIMIT:
             raise InputError(
-                f"a graph is limited to {ENTITY_LIMIT} entities and {TRIPLE_LIMIT} triples, "
+                f"a graph is limited to {limits.ENTITIES.most} entities and {TRIPLE_LIMIT} "
+                "triples, "
                 f"got E = {entities}, T = {relations * entities}"
             )
         if not (np.sort(p, axis=1) == np.arange(entities)).all():
@@ -67,9 +67,10 @@ class MatchingKG:
         e = check_int(entities, "entities", 1)
         r = check_int(relations, "relations", 1)
         s = check_int(seed, "seed", 0)
-        if e > ENTITY_LIMIT or e * r > TRIPLE_LIMIT:
+        if e > limits.ENTITIES.most or e * r > TRIPLE_LIMIT:
             raise InputError(
-                f"a graph is limited to {ENTITY_LIMIT} entities and {TRIPLE_LIMIT} triples, "
+                f"a graph is limited to {limits.ENTITIES.most} entities and {TRIPLE_LIMIT} "
+                "triples, "
                 f"got E = {e}, T = {e * r}"
             )
         rows = [np.random.default_rng([s, k]).permutation(e) for k in range(r)]
@@ -145,7 +146,7 @@ def distinct_products(kg: MatchingKG, hops: int) -> list[int]:
     work is the number of distinct products, not R^q. Refuses a length that would form more
     than :data:`PRODUCT_WORK_LIMIT` entries, before forming them.
     """
-    q = check_int(hops, "hops", 1)
+    q = limits.HOPS.check(hops, "hops")
     e, r = kg.entities, kg.relations
     level = np.arange(e, dtype=np.uint16)[None, :]  # the empty product
     counts = []
@@ -180,9 +181,9 @@ class QueryVocabulary:
     hops: int
 
     def __post_init__(self) -> None:
-        check_int(self.entities, "entities", 1)
-        check_int(self.relations, "relations", 1)
-        check_int(self.hops, "hops", 1)
+        limits.ENTITIES.check(self.entities, "entities")
+        limits.RELATIONS.check(self.relations, "relations")
+        limits.HOPS.check(self.hops, "hops")
 
     @property
     def and_token(self) -> int:
@@ -218,7 +219,7 @@ class QueryVocabulary:
 
 def query_length(hops: int) -> int:
     """Tokens of a q-hop query: q patterns of three tokens joined by q - 1 [and]s, 4q - 1."""
-    return 4 * check_int(hops, "hops", 1) - 1
+    return 4 * limits.HOPS.check(hops, "hops") - 1
 
 
 def query_tokens(vocab: QueryVocabulary, starts: np.ndarray, relations: np.ndarray) -> np.ndarray:

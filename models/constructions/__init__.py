@@ -20,7 +20,8 @@ import importlib
 import inspect
 from typing import Any
 
-from ccomplexity.errors import InputError
+from ccomplexity import limits
+from ccomplexity.errors import InputError, check_int
 
 TASKS: dict[str, str] = {
     "index-lookup": "models.constructions.index_lookup:verify_index_lookup",
@@ -65,6 +66,24 @@ def run(task: str, **options: Any) -> dict[str, Any]:
     return verify(**{**DEFAULTS[task], **options})
 
 
+_LIMITS = {
+    "length": limits.LENGTH,
+    "samples": limits.SAMPLES,
+    "seed": limits.SEED,
+    "types": limits.TYPES,
+    "vertices": limits.VERTICES,
+    "examples": limits.EXAMPLES,
+    "dim": limits.DIM,
+    "trials": limits.TRIALS,
+    "entities": limits.ENTITIES,
+    "relations": limits.RELATIONS,
+    "hops": limits.HOPS,
+    "experts": limits.EXPERTS,
+}
+"""Options with a limit of :mod:`ccomplexity.limits` (each construction has tighter ones of its
+own where its method needs them)."""
+
+
 def _check_option(key: str, value: Any) -> None:
     """Integers everywhere; ``eta`` may be any real number, ``k``, ``eta``, ``experts`` and
     ``loops`` may be None and ``group`` is a name."""
@@ -78,3 +97,7 @@ def _check_option(key: str, value: Any) -> None:
     if isinstance(value, bool) or not isinstance(value, kinds):
         kind = "a number" if key == "eta" else "an integer"
         raise InputError(f"option {key} must be {kind}, got {value!r}")
+    if key in _LIMITS:
+        _LIMITS[key].check(value, key)
+    elif key != "eta":
+        check_int(value, key, 0)

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from ccomplexity import limits
 from ccomplexity.bounds.parrots import (
     max_load_hoeffding,
     one_layer_parameters,
@@ -35,8 +36,6 @@ from ccomplexity.precision import FixedPoint
 from models.concat_transformer import ConcatTransformer, ConcatTransformerConfig
 
 EXHAUSTIVE_LIMIT = 1 << 16
-MAX_VERTICES = 512
-MAX_TRIALS = 1000
 
 
 def length2_path_model(layout: graphs.Layout) -> ConcatTransformer:
@@ -69,9 +68,7 @@ def _last_logits(model: ConcatTransformer, tokens: torch.Tensor) -> torch.Tensor
 def verify_length2_path(vertices: int, samples: int, seed: int, middle: int = 4) -> dict:
     """Build Thm 3.2's model on |V| = ``vertices`` items, run it on the p-bit grid of
     ``thm3_2_precision`` (and in float) and report its accuracy (class 1 iff f > 0)."""
-    r = check_int(vertices, "vertices |V|", 2)
-    if r > MAX_VERTICES:
-        raise InputError(f"vertices must be at most {MAX_VERTICES}, got {r}")
+    r = check_int(vertices, "vertices |V|", 2, limits.VERTICES.most, limits.VERTICES.instead)
     check_int(samples, "samples", 1)
     layout = graphs.Layout(r, check_int(middle, "middle", 0))
     rng = np.random.default_rng(check_int(seed, "seed", 0))
@@ -176,9 +173,9 @@ def verify_memorize(
     the success rate, router loads and the parameter counts of the models that hold them."""
     size = MemorizationSize(examples, length, dim)
     k = check_int(experts, "experts K", 1)
-    t = check_int(trials, "trials", 1)
-    if t > MAX_TRIALS or k > size.examples:
-        raise InputError(f"need trials <= {MAX_TRIALS} and experts <= examples")
+    t = limits.TRIALS.check(trials, "trials")
+    if k > size.examples:
+        raise InputError(f"need experts <= examples, got {k} experts and {size.examples} examples")
     check_int(seed, "seed", 0)
     runs = [_trial(size, k, seed + i) for i in range(t)]
     first = runs[0]

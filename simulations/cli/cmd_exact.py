@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import json
+import sys
 import time
 from typing import Annotated, Any
 
 import typer
 
-from ccomplexity.errors import InputError
+from ccomplexity import limits
+from ccomplexity.errors import InputError, check_int
 from simulations.cli import (
     Certificate,
     JsonFlag,
     Length,
     app,
+    check_certificate_path,
+    check_options,
     emit,
     write_certificate_to,
 )
@@ -123,8 +127,8 @@ def dyck_sample(
     from ccomplexity.languages import dyck
 
     _check_dyck(types, depth, length)
-    if batch < 1:
-        raise InputError(f"--batch must be a positive integer, got {batch}")
+    check_options(batch=batch, seed=seed)
+    limits.check_numbers(batch * length, f"{batch} words of length {length}")
     if reading not in ("three-way", "half"):
         raise InputError(f"--reading must be three-way or half, got {reading!r}")
     rng = np.random.default_rng(seed)
@@ -152,12 +156,9 @@ def dyck_sample(
 
 
 def _check_dyck(types: int, depth: int, length: int) -> None:
-    if types < 1:
-        raise InputError(f"--types must be a positive integer, got {types}")
-    if depth < 0:
-        raise InputError(f"--depth must be a non-negative integer, got {depth}")
-    if length < 0:
-        raise InputError(f"--length must be a non-negative integer, got {length}")
+    check_options(types=types)
+    check_int(depth, "--depth", 0)
+    check_int(length, "--length", 0)
 
 
 # --------------------------------------------------------------------------------- dfa
@@ -199,10 +200,8 @@ def dfa_equality(
     """Minimal complete DFA of the equality language {ww : |w| = H} over A symbols."""
     from ccomplexity.automata import equality_dfa
 
-    if half < 1:
-        raise InputError(f"--half must be a positive integer, got {half}")
-    if alphabet < 1:
-        raise InputError(f"--alphabet must be a positive integer, got {alphabet}")
+    check_int(half, "--half", 1)
+    check_int(alphabet, "--alphabet", 1)
     result = _dfa_result(equality_dfa(half, alphabet), f"{{ww : |w| = {half}}}", show)
     result.update(half=half, alphabet_size=alphabet)
     emit(result, as_json, "Minimal DFA of the equality language")
@@ -247,6 +246,7 @@ def fooling(
     from ccomplexity.integers import ceil_log2
 
     start = time.perf_counter()
+    check_certificate_path(certificate)
     if method not in ("auto", "exhaustive", "symbolic"):
         raise InputError(f"--method must be auto, exhaustive or symbolic, got {method!r}")
     if problem == "dyck" and partition is None:
@@ -331,6 +331,7 @@ def cc_oneway(
     from ccomplexity import certificates, lower_bounds
 
     start = time.perf_counter()
+    check_certificate_path(certificate)
     if cut is not None:
         if partition is not None:
             raise InputError("give either --cut or --partition, not both")
@@ -379,6 +380,7 @@ def cc_rank(
     from ccomplexity.integers import ceil_log2
 
     start = time.perf_counter()
+    check_certificate_path(certificate)
     prob = _problem(problem, locals())
     res = lower_bounds.rank_mod_p(prob, prime)
     result: dict[str, Any] = prob.describe()
@@ -439,8 +441,7 @@ def codes(
     """Smallest width k of seeded nearly orthogonal ±1/sqrt(k) codes, versus Lemma 2's k."""
     from ccomplexity import codes as codes_mod
 
-    if length < 2:
-        raise InputError(f"--length must be at least 2, got {length}")
+    check_int(length, "--length", 2, codes_mod.SEARCH_LIMIT, "use fewer vectors")
     if not 0 < gamma < 1:
         raise InputError(f"--gamma must lie in (0, 1), got {gamma}")
     start = time.perf_counter()
@@ -468,7 +469,8 @@ def verify(
     path: Annotated[str, typer.Argument(help="Certificate JSON file.")],
     as_json: JsonFlag = False,
 ) -> None:
-    """Re-check a certificate by recomputing the function on its witness. Exit 0 valid, 1 not."""
+    """Re-check a certificate by recomputing the function on its witness. Exit 0 valid, 1 not
+    (the reason on stderr), 2 when the file is missing or over the size limit."""
     from ccomplexity import verifier
     from ccomplexity.certificates import PROTOCOL_KINDS
 
@@ -490,9 +492,9 @@ def verify(
         print(f"valid {verdict.kind} certificate: {verdict.claimed_bits} bits sent, replayed")
     elif verdict.valid:
         print(f"valid {verdict.kind} certificate: at least {verdict.claimed_bits} bits")
-    else:
-        print(f"invalid certificate: {verdict.reason}")
     if not verdict.valid:
+        reason = " ".join(str(verdict.reason).split())
+        print(f"ccx: invalid certificate: {reason}", file=sys.stderr)
         raise typer.Exit(1)
 
 

@@ -9,7 +9,15 @@ from typing import Annotated, Any
 import typer
 
 from ccomplexity.errors import InputError
-from simulations.cli import Certificate, JsonFlag, app, emit, write_certificate_to
+from simulations.cli import (
+    Certificate,
+    JsonFlag,
+    app,
+    check_certificate_path,
+    check_options,
+    emit,
+    write_certificate_to,
+)
 from simulations.cli.cmd_exact import Show, _dfa_result, dfa_app
 
 kg_app = typer.Typer(no_args_is_help=True, help="Matching knowledge graphs and path queries.")
@@ -41,7 +49,8 @@ def kg_sample(
 
     from ccomplexity.languages.kg import QueryVocabulary, query_tokens
 
-    if not 1 <= batch <= 10_000:
+    check_options(entities=entities, relations=relations, hops=hops, seed=seed, batch=batch)
+    if batch > 10_000:
         raise InputError(f"--batch must lie in 1..10000, got {batch}")
     graph = _graph(entities, relations, seed)
     vocab = QueryVocabulary(entities, relations, hops)
@@ -66,6 +75,7 @@ def kg_products(
 ) -> None:
     """Distinct relation products P_{r_1}..P_{r_k} over all R^k words, k = 1..q (Thm B.19 counts
     one monomial per word, which needs them distinct)."""
+    check_options(entities=entities, relations=relations, hops=hops, seed=seed)
     from ccomplexity.languages.kg import distinct_products
 
     start = time.perf_counter()
@@ -90,6 +100,8 @@ def kg_split(
     as_json: JsonFlag = False,
 ) -> None:
     """A query split after K relations: exact one-way complexity and a verified fooling set."""
+    check_options(entities=entities, relations=relations, hops=hops, seed=seed)
+    check_certificate_path(certificate)
     from ccomplexity import certificates, lower_bounds, problems
 
     start = time.perf_counter()
@@ -126,6 +138,7 @@ def dfa_kg(
     as_json: JsonFlag = False,
 ) -> None:
     """Minimal DFA of a graph's path queries with their answers: e r_1 .. r_q a."""
+    check_options(entities=entities, relations=relations, hops=hops, seed=seed)
     from ccomplexity.automata import kg_query_dfa
 
     graph = _graph(entities, relations, seed)

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
+from ccomplexity import limits
 from ccomplexity.errors import InputError
 from simulations.cli import (
     Certificate,
@@ -21,6 +22,8 @@ from simulations.cli import (
     Seed,
     Vocab,
     app,
+    check_certificate_path,
+    check_options,
     emit,
     need_model,
     write_certificate_to,
@@ -42,10 +45,10 @@ def models_cmd(
 ) -> None:
     """The model registry: each architecture's config, parameters (active and total) and state
     size."""
+    check_options(width=width, layers=layers, vocab_size=vocab_size, experts=experts)
+    limits.BITS.check(precision, "--precision")
     import models
 
-    if precision < 1:
-        raise InputError(f"--precision must be a positive integer, got {precision}")
     rows = []
     for entry in models.describe_models():
         options: dict[str, Any] = {"vocab_size": vocab_size, "width": width, "layers": layers}
@@ -131,6 +134,9 @@ def construct(
     parrots Thm 3.2, A.11, A.12; the KG paths of Thm 5.1 / Prop B.13 / Thm 5.3; looped Thm 2.1)
     and check it.
     Options a task does not take are an error."""
+    check_options(length=length, samples=samples, seed=seed, types=types, vertices=vertices,
+                  examples=examples, dim=dim, trials=trials, entities=entities,
+                  relations=relations, hops=hops, experts=experts)  # fmt: skip
     from models import constructions
 
     given = {
@@ -178,6 +184,9 @@ def protocol_rnn(
     as_json: JsonFlag = False,
 ) -> None:
     """Thm 2: Alice sends the model's whole state after K tokens; Bob finishes the run."""
+    check_options(width=width, layers=layers, vocab_size=vocab_size, length=length,
+                  samples=samples, seed=seed, precision=precision)  # fmt: skip
+    check_certificate_path(certificate)
     from simulations.protocols.rnn import run_rnn_protocol
 
     need_model(checkpoint, arch=arch, width=width)
@@ -239,6 +248,10 @@ def protocol_attention(
 ) -> None:
     """Thm 4: a one-layer transformer split over any partition, bits counted per step; with
     --task length2-path, Lemma A.3 / Thm A.4 on the mixture-of-parrots class, bit for bit."""
+    check_options(width=width, heads=heads, layers=layers, vocab_size=vocab_size, length=length,
+                  samples=samples, seed=seed, precision=precision, vertices=vertices,
+                  experts=experts)  # fmt: skip
+    check_certificate_path(certificate)
     if task is not None:
         _protocol_parrots(task, one_way, certificate, vertices, width, heads, precision,
                           samples, seed, arch, experts, frac, checkpoint, as_json)  # fmt: skip
@@ -308,6 +321,8 @@ def protocol_reduce(
     as_json: JsonFlag = False,
 ) -> None:
     """Run the protocol behind a lower bound on a model; show where a small model fails."""
+    check_options(width=width, length=length, precision=precision, samples=samples, seed=seed,
+                  vertices=vertices, heads=heads, experts=experts)  # fmt: skip
     from simulations.protocols.reductions import OTHER_PAPERS, run_reduction
 
     if reduction not in OTHER_PAPERS:
@@ -337,6 +352,7 @@ def protocol_bits_used(
     as_json: JsonFlag = False,
 ) -> None:
     """Bits a float model actually uses at a cut: smallest p with full agreement, states reached."""
+    check_options(width=width, length=length, samples=samples, seed=seed)
     from simulations.protocols.bits_used import bits_used
 
     need_model(checkpoint, arch=arch, width=width, length=length)

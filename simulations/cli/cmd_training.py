@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from ccomplexity import limits
 from ccomplexity.errors import InputError
 from simulations.cli import (
     JsonFlag,
@@ -15,6 +17,7 @@ from simulations.cli import (
     Seed,
     Width,
     app,
+    check_options,
     emit,
 )
 
@@ -106,11 +109,18 @@ def train_cmd(
         str, typer.Option("--checkpoint-dir", help="Where the checkpoint is written.")
     ] = "results/checkpoints",
     device: Annotated[str, typer.Option("--device", help="auto, cpu or cuda.")] = "auto",
+    threads: Annotated[
+        int | None,
+        typer.Option("--threads", help="Torch CPU threads (a sweep's run records its own)."),
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Train one model on one task at length N; evaluate at exactly N; save a checkpoint."""
-    from pathlib import Path
+    from ccomplexity.files import check_output_folder
 
+    check_options(width=width, layers=layers, length=length, steps=steps, seed=seed,
+                  batch=batch, heads=heads, threads=threads)  # fmt: skip
+    check_output_folder(checkpoint_dir, "checkpoint folder")
     from simulations.training import TrainConfig, train
 
     config = TrainConfig(
@@ -119,8 +129,9 @@ def train_cmd(
         alphabet=alphabet, group=group, reverse=reverse, reg_lambda=reg_lambda,
         reg_block=reg_block,
     )  # fmt: skip
-    Path(checkpoint_dir).mkdir(parents=True, exist_ok=True)
-    result = train(config, checkpoint_dir=checkpoint_dir, progress=not as_json, device=device)
+    result = train(
+        config, checkpoint_dir=checkpoint_dir, progress=not as_json, device=device, threads=threads
+    )
     emit(result, as_json, f"{arch} on {task}, N = {length}")
 
 
@@ -148,21 +159,30 @@ def sweep_cmd(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the runs and the estimated wall time only.")
     ] = False,
+    allow_large_grid: Annotated[
+        bool,
+        typer.Option(
+            "--allow-large-grid", help="Run a grid of more than 10,000 runs (up to 1,000,000)."
+        ),
+    ] = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Run a grid of trainings into the store; a killed sweep resumes where it stopped."""
-    from simulations.sweeps import run_sweep
-
+    """Run a grid of trainings into the store; a killed sweep resumes where it stopped, and
+    sweeps running at once on one store share its runs."""
     if (spec is None) == (profile is None):
         raise InputError("give a spec file or --profile NAME (one of them)")
+    check_options(workers=workers, ensemble=ensemble)
     if dry_run:
         from simulations.estimate import dry_run as estimate
 
-        emit(estimate(spec or profile, store, workers, ensemble), as_json, "Sweep (dry run)")
+        estimated = estimate(spec or profile, store, workers, ensemble, allow_large_grid)
+        emit(estimated, as_json, "Sweep (dry run)")
         return
+    from simulations.sweeps import run_sweep
+
     result = run_sweep(
-        spec or profile, store, workers=workers, backend=backend,
-        checkpoint_dir=checkpoint_dir, ensemble=ensemble,
+        spec or profile, store, workers=workers, backend=backend, checkpoint_dir=checkpoint_dir,
+        ensemble=ensemble, allow_large_grid=allow_large_grid,
     )  # fmt: skip
     emit(result, as_json, "Sweep")
     if result["failed"]:
@@ -179,12 +199,9 @@ def threshold_cmd(
     as_json: JsonFlag = False,
 ) -> None:
     """Empirical length thresholds per (task, arch, size), next to the proved bound."""
-    from pathlib import Path
-
     from simulations.thresholds import thresholds
 
-    if not Path(store).is_file():
-        raise InputError(f"store {store} does not exist; run `ccx sweep` first")
+    limits.BITS.check(precision, "--precision")
     rows = thresholds(store, target=target, precision=precision)
     if as_json:
         print(json.dumps({"thresholds": rows}))
@@ -219,6 +236,16 @@ FigureProfile = Annotated[
 ]
 
 
+def _check_figure_outputs(out: str, store: str | None) -> None:
+    """The output folder and a given store, checked before the plotting stack is imported."""
+    from ccomplexity.files import check_output_folder
+    from simulations.store import identify
+
+    check_output_folder(out, "figure folder")
+    if store is not None and Path(store).exists():
+        identify(store)
+
+
 @app.command("figure")
 def figure_cmd(
     name: Annotated[str, typer.Argument(help="thresholds, bounds, fig2, fig3, fig4 or protocols.")],
@@ -228,6 +255,7 @@ def figure_cmd(
     as_json: JsonFlag = False,
 ) -> None:
     """Draw one figure: PNG, PDF and the CSV of the numbers it plots."""
+    _check_figure_outputs(out, store)
     from paper_figures import make_figure
 
     emit(make_figure(name, out, store=store, profile=profile), as_json, f"Figure {name}")
@@ -241,6 +269,7 @@ def report_cmd(
     as_json: JsonFlag = False,
 ) -> None:
     """Every figure and one HTML page (OUT/index.html) with their captions."""
+    _check_figure_outputs(out, store)
     from paper_figures.report import write_report
 
     index = write_report(out, store=store, profile=profile)

@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from ccomplexity import bounds
+from ccomplexity import bounds, limits
 from ccomplexity.errors import InputError
 from ccomplexity.integers import ceil_log2
 from ccomplexity.precision import FixedPoint
@@ -425,6 +425,7 @@ def run_attention_protocol(
     """
     if variant not in VARIANTS:
         raise InputError(f"unknown protocol variant {variant!r}; choose one of {VARIANTS}")
+    limits.LENGTH.check(length, "length")
     fmt = harness.fixed_point(precision, frac)
     source = transformer_source(
         width, heads, length, seed, layers, vocab_size, layer_norm, checkpoint
@@ -434,6 +435,7 @@ def run_attention_protocol(
         cfg.width, cfg.heads, cfg.layers, cfg.vocab_size, cfg.layer_norm
     )  # fmt: skip
     check(layers, length, fmt)
+    harness.check_run(samples, length, seed, model)
     part = resolve_partition(partition, length, seed)
     one_way = variant == ONE_WAY
     public = query_token if one_way else None

@@ -21,15 +21,55 @@ from typing import Any
 
 import torch
 
+from ccomplexity import limits
 from ccomplexity.certificates import PROTOCOL_KINDS
 from ccomplexity.errors import InputError
 from ccomplexity.precision import FixedPoint
 from ccomplexity.protocol import Message, Transcript
-from ccomplexity.verifier import InvalidCertificate, Verdict, check_envelope, field, require
+from ccomplexity.verifier import (
+    InvalidCertificate,
+    Verdict,
+    check_envelope,
+    exact_keys,
+    field,
+    require,
+)
 from simulations.protocols import attention, harness, rnn
 
 MAX_TOKENS = 1 << 22
 """Most input tokens (samples x length) a certificate may ask the verifier to replay."""
+
+_ENVELOPE = {
+    "format": str,
+    "format_version": int,
+    "software": dict,
+    "kind": str,
+    "model": dict,
+    "precision": dict,
+    "protocol": dict,
+    "inputs": list,
+    "transcripts": list,
+    "outputs": dict,
+    "claim": dict,
+}
+_SOFTWARE = {"name": str, "version": str, "torch": str}
+_CLAIM = {
+    "bits_sent": int,
+    "one_way": bool,
+    "samples": int,
+    "agreement": float,
+    "logits_exact": float,
+    "max_logit_error": float,
+}
+_TRANSCRIPT = {
+    "messages": list,
+    "total": int,
+    "bits_by_step": dict,
+    "bits_by_direction": dict,
+    "one_way": bool,
+}
+_MESSAGE = {"sender": str, "receiver": str, "step": str, "length": int, "bits": str}
+_OUTPUT = {"logits_raw": list, "prediction": list}
 
 
 def verify_protocol_certificate(cert: dict[str, Any]) -> Verdict:
@@ -37,9 +77,12 @@ def verify_protocol_certificate(cert: dict[str, Any]) -> Verdict:
     kind = cert.get("kind") if isinstance(cert, dict) else None
     try:
         check_envelope(cert, PROTOCOL_KINDS)
-        claim = field(cert, "claim", dict)
-        bits = field(claim, "bits_sent", int)
-        transcripts = _transcripts(field(cert, "transcripts", list))
+        exact_keys(cert, "the certificate", _ENVELOPE)
+        exact_keys(cert["software"], "software", _SOFTWARE)
+        claim = cert["claim"]
+        exact_keys(claim, "claim", _CLAIM)
+        bits = claim["bits_sent"]
+        transcripts = _transcripts(cert["transcripts"])
         require(bits == max((t.total for t in transcripts), default=-1), "bits_sent differs")
         one_way = all(t.one_way for t in transcripts)
         require(claim.get("one_way") is one_way, f"claimed one_way differs from {one_way}")
@@ -54,11 +97,11 @@ def _transcripts(records: list[Any]) -> list[Transcript]:
     """Transcripts rebuilt from their messages, their recorded totals checked."""
     out = []
     for i, record in enumerate(records):
-        require(isinstance(record, dict), f"transcript {i} must be an object")
+        exact_keys(record, f"transcript {i}", _TRANSCRIPT)
         messages = []
-        for m in field(record, "messages", list):
-            require(isinstance(m, dict), f"transcript {i}: a message must be an object")
-            text = field(m, "bits", str)
+        for m in record["messages"]:
+            exact_keys(m, f"transcript {i}: a message", _MESSAGE)
+            text = m["bits"]
             require(not set(text) - {"0", "1"}, f"transcript {i}: bits hold only '0' and '1'")
             require(field(m, "length", int) == len(text), f"transcript {i}: length differs")
             fields = [field(m, f, str) for f in ("sender", "receiver", "step")]
@@ -79,23 +122,26 @@ def _transcripts(records: list[Any]) -> list[Transcript]:
 def _model(cert: dict[str, Any], kind: str) -> tuple[Any, FixedPoint]:
     """The model rebuilt from name, config and seed (or reloaded from its checkpoint), its hash
     checked, on the recorded grid."""
-    spec = field(cert, "model", dict)
-    name = field(spec, "name", str)
+    spec = cert["model"]
+    trained = "checkpoint" in spec  # a trained model: reload the file the run used
+    origin = {"checkpoint": str} if trained else {"init_seed": int}
+    exact_keys(spec, "model", {"name": str, "config": dict, **origin, "state_sha256": str})
+    name = spec["name"]
     allowed = rnn.recurrent_archs() if kind == "protocol_rnn" else ["transformer"]
     require(name in allowed, f"model {name!r} is not one of {allowed} for {kind}")
-    config = field(spec, "config", dict)
+    config = spec["config"]
     try:
-        if "checkpoint" in spec:  # a trained model: reload the file the run used
-            source = harness.model_source(None, None, 0, field(spec, "checkpoint", str))
+        if trained:
+            source = harness.model_source(None, None, 0, spec["checkpoint"])
             require(source.description["name"] == name and source.description["config"] == config,
                      "checkpoint holds a different model than the certificate names")  # fmt: skip
         else:
-            source = harness.model_source(name, config, field(spec, "init_seed", int))
+            source = harness.model_source(name, config, spec["init_seed"])
         model, sha = source.model, source.description["state_sha256"]
-        fmt = FixedPoint.from_dict(field(cert, "precision", dict))
+        fmt = FixedPoint.from_dict(cert["precision"])
     except (ValueError, TypeError, OSError) as err:  # InputError is a ValueError
         raise InvalidCertificate(f"cannot rebuild the model: {err}") from None
-    require(sha == field(spec, "state_sha256", str), "model hash differs from the rebuilt model")
+    require(sha == spec["state_sha256"], "model hash differs from the rebuilt model")
     try:
         model.set_precision(fmt)
     except InputError as err:
@@ -103,13 +149,20 @@ def _model(cert: dict[str, Any], kind: str) -> tuple[Any, FixedPoint]:
     return model, fmt
 
 
-def _inputs(cert: dict[str, Any], vocab: int) -> torch.Tensor:
-    rows = field(cert, "inputs", list)
+def _inputs(cert: dict[str, Any], model: Any, kind: str) -> torch.Tensor:
+    """The recorded inputs, their number and size bounded before the model runs on them."""
+    rows, vocab = cert["inputs"], model.config.vocab_size
     require(len(rows) >= 1 and all(isinstance(r, list) for r in rows), "inputs: lists of tokens")
     length = len(rows[0])
     require(length >= 2 and len(rows) * length <= MAX_TOKENS, f"at most {MAX_TOKENS} tokens")
     ok = all(len(r) == length and all(type(s) is int and 0 <= s < vocab for s in r) for r in rows)
     require(ok, f"inputs must be equal-length rows of tokens in 0..{vocab - 1}")
+    cfg = model.config
+    heads = cfg.heads if kind == "protocol_attention" else 0
+    try:
+        limits.check_forward(len(rows), length, cfg.width, heads, cfg.layers, "the replay")
+    except InputError as err:
+        raise InvalidCertificate(str(err)) from None
     return torch.tensor(rows, dtype=torch.long)
 
 
@@ -135,23 +188,23 @@ def _replay(
     cert: dict[str, Any], kind: str, claim: dict[str, Any], transcripts: list[Transcript]
 ) -> None:
     model, fmt = _model(cert, kind)
-    inputs = _inputs(cert, model.config.vocab_size)
+    inputs = _inputs(cert, model, kind)
     require(len(transcripts) == len(inputs), "one transcript per input is needed")
     require(claim.get("samples") == len(inputs), "claimed samples differ from the inputs")
     if kind == "protocol_rnn":
         theorem = model.state_numel() * fmt.bits
         require(claim["bits_sent"] == theorem, f"Thm 2 sends the whole state, {theorem} bits")
     try:
-        setup = _setup(kind, model, field(cert, "protocol", dict), inputs)
+        setup = _setup(kind, model, cert["protocol"], inputs)
         outputs = harness.replay(setup, transcripts)
         reference = model(inputs)[:, -1]
     except (ValueError, harness.ReplayMismatch) as err:  # InputError is a ValueError
         raise InvalidCertificate(f"replay failed: {err}") from None
-    recorded = field(cert, "outputs", dict)
+    recorded = cert["outputs"]
     require(set(recorded) == set(outputs), f"outputs must be those of {sorted(outputs)}")
     for name, logits in outputs.items():
         entry = recorded[name]
-        require(isinstance(entry, dict), f"outputs of {name} must be an object")
+        exact_keys(entry, f"outputs of {name}", _OUTPUT)
         raw = harness.grid_raw(logits, fmt.frac).tolist()
         require(entry.get("logits_raw") == raw, f"{name}'s logits differ from its replay")
         require(

@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 import models
-from ccomplexity import __version__
+from ccomplexity import __version__, limits
 from ccomplexity.certificates import FORMAT, FORMAT_VERSION
 from ccomplexity.errors import InputError
 from ccomplexity.precision import FixedPoint
@@ -202,16 +202,26 @@ def model_source(
 def fixed_point(precision: int, frac: int | None) -> FixedPoint:
     """p-bit grid, floor rounding (App. B.2); ``frac`` defaults to p // 2 fractional bits, so that
     values up to about 2^(p/2) and steps down to 2^-(p/2) are both representable."""
-    if isinstance(precision, bool) or not isinstance(precision, int) or precision < 2:
-        raise InputError(f"precision must be an integer of at least 2 bits, got {precision!r}")
+    limits.PRECISION.check(precision, "precision")
     return FixedPoint(precision, precision // 2 if frac is None else frac)
+
+
+def check_run(samples: int, length: int, seed: int, model: SequenceModel) -> None:
+    """A protocol run's sizes within :mod:`ccomplexity.limits`, checked before its inputs are
+    drawn: samples, length, seed, and the model's activations on them."""
+    limits.SAMPLES.check(samples, "samples")
+    limits.LENGTH.check(length, "length")
+    limits.SEED.check(seed, "seed")
+    cfg = model.config
+    heads = 0 if model.recurrent else getattr(cfg, "heads", 0)
+    limits.check_forward(samples, length, cfg.width, heads, cfg.layers, "the protocol run")
 
 
 def random_tokens(samples: int, length: int, vocab: int, seed: int) -> torch.Tensor:
     """(samples, length) tokens uniform over the vocabulary, from numpy's generator of ``seed``."""
-    if samples < 1:
-        raise InputError(f"samples must be at least 1, got {samples}")
-    rng = np.random.default_rng(seed)
+    limits.SAMPLES.check(samples, "samples")
+    limits.check_numbers(samples * length, f"{samples} inputs of length {length}")
+    rng = np.random.default_rng(limits.SEED.check(seed, "seed"))
     return torch.from_numpy(rng.integers(0, vocab, size=(samples, length), dtype=np.int64))
 
 

@@ -183,12 +183,10 @@ def _prepare(
     precision: int, frac: int | None, middle: int, seed: int, checkpoint: str | None,
 ) -> tuple[ConcatTransformer, dict[str, Any], graphs.Layout, int]:  # fmt: skip
     if checkpoint is not None:
-        model, info = harness.from_checkpoint(checkpoint)
+        source = harness.model_source(None, None, 0, checkpoint)
+        model, info, config = source.model, source.description, source.training
         if not isinstance(model, ConcatTransformer) or model.tok is None:
             raise InputError(f"checkpoint {checkpoint} is not a concat-transformer on tokens")
-        from simulations.training import load_checkpoint
-
-        _, config = load_checkpoint(checkpoint)
         if config.task != "length2-path":
             raise InputError(f"checkpoint {checkpoint} was trained on {config.task}")
         layout = graphs.Layout(config.length, 4)  # the training task's default middle edges

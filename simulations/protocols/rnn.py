@@ -16,6 +16,7 @@ import numpy as np
 import torch
 
 import models
+from ccomplexity import limits
 from ccomplexity.errors import InputError
 from models.base import RecurrentModel
 from simulations.protocols import harness
@@ -135,11 +136,13 @@ def run_rnn_protocol(
     ``numpy.random.default_rng(seed)``. With ``certificate`` the result holds the certificate
     under "certificate".
     """
+    limits.LENGTH.check(length, "length")
     check_cut(cut, length)
     source = recurrent_source(arch, width, seed, checkpoint, layers=layers, vocab_size=vocab_size)
     model, info = source.model, source.description
     arch, cfg = model.name, model.config
     width, layers, vocab_size = cfg.width, cfg.layers, cfg.vocab_size
+    harness.check_run(samples, length, seed, model)
     fmt = harness.fixed_point(precision, frac)
     model.set_precision(fmt)
     inputs = harness.random_tokens(samples, length, vocab_size, seed)

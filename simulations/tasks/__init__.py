@@ -11,7 +11,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ccomplexity.errors import InputError, check_int
+from ccomplexity import limits
+from ccomplexity.errors import InputError
 from simulations.tasks import kg, looped, parrots, separations
 from simulations.tasks.base import Batch, Task
 
@@ -24,7 +25,7 @@ def get_task(name: str, max_length: int, **options: Any) -> Task:
     (each paper module's ``BUILDERS`` documents its options)."""
     if name not in BUILDERS:
         raise InputError(f"unknown task {name!r}; known: {', '.join(TASKS)}")
-    n = check_int(max_length, "max_length", 1)
+    n = limits.LENGTH.check(max_length, "max_length")
     task = BUILDERS[name](name, n, options)
     task.check_length(n)
     return task

@@ -133,7 +133,7 @@ def test_equality_dfa_accepts_exactly_ww(half, alphabet):
 
 def test_equality_dfa_3_2_size_and_limit():
     assert state_counts(equality_dfa(3, 2)) == {"states": 23, "live_states": 22}
-    with pytest.raises(InputError, match="the limit is 1000000"):
+    with pytest.raises(InputError, match="more than 1000000 states, the limit"):
         equality_dfa(20, 2)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from ccomplexity import limits
 from ccomplexity import problems as P
 from ccomplexity.errors import InputError
 
@@ -46,7 +47,7 @@ def test_bad_csv_is_one_line_error(tmp_path, text, needle):
 def test_huge_csv_is_refused_before_reading(tmp_path):
     path = tmp_path / "huge.csv"
     with path.open("wb") as fh:  # a sparse file: its size is known without writing it
-        fh.truncate(P.MATRIX_FILE_BYTES + 1)
+        fh.truncate(limits.MATRIX_BYTES + 1)
     with pytest.raises(InputError, match="the limit is"):
         P.from_csv(path)
     with pytest.raises(InputError, match="does not exist"):
@@ -68,7 +69,7 @@ def test_random_matrix_is_the_documented_pcg64_draw():
     ("options", "needle"),
     [
         ({"rows": 10**6, "cols": 10**6, "seed": 0}, "limited to 16777216 entries"),
-        ({"rows": 0, "cols": 3, "seed": 0}, "--rows must be a positive"),
+        ({"rows": 0, "cols": 3, "seed": 0}, "--rows must be an integer in 1.."),
         ({"rows": 3, "cols": 3, "seed": -1}, "--seed"),
         ({"rows": 3, "cols": 3, "seed": 0, "density": 1.5}, "--density"),
         ({"rows": 3, "cols": 3}, "needs --seed"),
@@ -80,5 +81,5 @@ def test_bad_random_matrix(options, needle):
 
 
 def test_partitions_refuse_words_too_long_to_list():
-    with pytest.raises(InputError, match="limited to length"):
+    with pytest.raises(InputError, match="exceeds the limit of 1048576"):
         P.dyck(2, 2, 10**9)

@@ -57,7 +57,7 @@ def test_state_numel(cls, per_layer):
 def test_user_errors():
     with pytest.raises(InputError, match="no field"):
         RNNConfig.from_dict({"width": 8, "hidden": 4})
-    with pytest.raises(InputError, match="width must be >= 1"):
+    with pytest.raises(InputError, match=r"width must be an integer in 1\.\."):
         RNNConfig(width=0)
     with pytest.raises(InputError, match="bits <= 23"):
         make(LSTM, width=64).set_precision(FixedPoint(26, 12))  # 130 terms per gate

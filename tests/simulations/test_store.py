@@ -1,14 +1,18 @@
-"""The SQLite results store: round trips, uniqueness of config hashes, validation, WAL mode."""
+"""The SQLite results store: round trips, uniqueness of config hashes, validation, WAL mode,
+recognising its own files (and nobody else's), read-only reading, leases."""
 
 from __future__ import annotations
 
+import socket
 import sqlite3
+import subprocess
+import sys
 
 import pytest
 
 import ccomplexity
 from ccomplexity.errors import InputError
-from simulations.store import Store, runs
+from simulations.store import APPLICATION_ID, SCHEMA_VERSION, Store, lease_owner, runs
 
 
 def result(length: int = 20, arch: str = "lstm", seed: int = 0, accuracy: float = 0.5) -> dict:
@@ -124,9 +128,166 @@ def test_persists_and_uses_wal(tmp_path):
 def test_not_a_database(tmp_path):
     path = tmp_path / "notes.txt"
     path.write_text("this is not SQLite, just some text that is long enough " * 20)
-    with pytest.raises(InputError, match="cannot open results store"):
+    with pytest.raises(InputError, match="not an SQLite file"):
         Store(path)
     with pytest.raises(InputError, match="is a folder"):
         Store(tmp_path)
     with pytest.raises(InputError, match="no results store"):
         runs(tmp_path / "missing.db")
+
+
+# -- recognition: our stores only ----------------------------------------------------------------
+
+
+def _listing(folder) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def test_other_sqlite_databases_are_refused_untouched(tmp_path):
+    other = tmp_path / "other.db"
+    conn = sqlite3.connect(other)
+    with conn:
+        conn.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY, amount REAL)")
+        conn.execute("INSERT INTO invoices (amount) VALUES (12.5)")
+    conn.close()
+    before = _listing(tmp_path)
+    with pytest.raises(InputError, match=r"another application \(tables: invoices\)"):
+        Store(other)
+    with pytest.raises(InputError, match="another application"):
+        runs(other)
+    assert _listing(tmp_path) == before
+
+
+def test_empty_and_foreign_files_are_refused(tmp_path):
+    (tmp_path / "empty.db").write_bytes(b"")
+    with pytest.raises(InputError, match="empty file"):
+        Store(tmp_path / "empty.db")
+    (tmp_path / "bin.db").write_bytes(bytes(range(256)) * 8)
+    with pytest.raises(InputError, match="not an SQLite file"):
+        runs(tmp_path / "bin.db")
+    with pytest.raises(InputError, match="lies under"):
+        Store(tmp_path / "bin.db" / "x.db")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bin.db", "empty.db"]
+
+
+def test_a_new_store_carries_the_marker(tmp_path):
+    path = tmp_path / "new" / "ccx.db"
+    Store(path).close()
+    conn = sqlite3.connect(path)
+    header = [conn.execute(f"PRAGMA {k}").fetchone()[0] for k in ("application_id", "user_version")]
+    conn.close()
+    assert header == [APPLICATION_ID, SCHEMA_VERSION]
+    assert sorted(p.name for p in path.parent.iterdir()) == ["ccx.db"]  # no temporary left
+
+
+def test_a_newer_schema_is_refused(tmp_path):
+    path = tmp_path / "ccx.db"
+    Store(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    conn.close()
+    with pytest.raises(InputError, match="schema version"):
+        Store(path)
+
+
+V1_SCHEMA = """
+CREATE TABLE runs (id INTEGER PRIMARY KEY, config_hash TEXT NOT NULL UNIQUE, config TEXT NOT NULL,
+  task TEXT NOT NULL, arch TEXT NOT NULL, width INTEGER NOT NULL, layers INTEGER NOT NULL,
+  length INTEGER NOT NULL, lr REAL NOT NULL, seed INTEGER NOT NULL, heads INTEGER,
+  accuracy REAL NOT NULL, best_accuracy REAL NOT NULL, accuracy_by_length TEXT NOT NULL,
+  curve TEXT NOT NULL, steps INTEGER, wall_seconds REAL, parameters INTEGER,
+  state_numel INTEGER, device TEXT, checkpoint TEXT, code_version TEXT NOT NULL,
+  created TEXT NOT NULL);
+CREATE INDEX runs_model ON runs (task, arch, width, layers, length);
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO meta VALUES ('schema_version', '1');
+INSERT INTO runs (config_hash, config, task, arch, width, layers, length, lr, seed, heads,
+  accuracy, best_accuracy, accuracy_by_length, curve, code_version, created)
+  VALUES ('h1', '{"length": 20}', 'dyck', 'lstm', 16, 1, 20, 0.001, 0, 4, 0.5, 0.6,
+  '{"20": 0.5}', '[]', '0.1.0', '2024-01-01T00:00:00+00:00');
+"""
+
+
+def test_a_schema_1_store_is_read_as_is_and_upgraded_when_written(tmp_path):
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    conn.executescript(V1_SCHEMA)
+    conn.close()
+    before = path.read_bytes()
+    (row,) = runs(path)
+    assert (row["config_hash"], row["threads"], row["accuracy_by_length"]) == (
+        "h1",
+        None,
+        {20: 0.5},
+    )
+    assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["old.db"]
+    with Store(path) as store:
+        assert store.add_run(result())
+        assert store.claim("x", "me", 60) == "claimed"
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    conn.close()
+    assert [r["config_hash"] for r in runs(path)] == ["h1", "lstm-20-0"]
+
+
+def test_readers_write_nothing(tmp_path):
+    path = tmp_path / "ccx.db"
+    with Store(path) as store:
+        store.add_run(result())
+    before = _listing(tmp_path)
+    assert len(runs(path)) == 1
+    assert _listing(tmp_path) == before
+    with Store(path, readonly=True) as store, pytest.raises(sqlite3.OperationalError):
+        store.add_run(result(seed=5))
+    with pytest.raises(InputError, match="no results store"):
+        Store(tmp_path / "missing.db", readonly=True)
+    assert _listing(tmp_path) == before
+
+
+def test_a_store_whose_wal_files_cannot_be_made_is_read_immutable(tmp_path, monkeypatch):
+    """In a read-only folder SQLite cannot make the shared-memory file a WAL reader needs and
+    refuses the normal connection; the reader then opens the file as immutable."""
+    path = tmp_path / "ccx.db"
+    with Store(path) as store:
+        store.add_run(result())
+    real = sqlite3.connect
+    refused = []
+
+    def connect(database, *args, **kwargs):
+        if "immutable=1" not in str(database) and "mode=rw" in str(database):
+            refused.append(database)
+            raise sqlite3.OperationalError("unable to open database file")
+        return real(database, *args, **kwargs)
+
+    monkeypatch.setattr(sqlite3, "connect", connect)
+    assert [r["config_hash"] for r in runs(path)] == ["lstm-20-0"] and refused
+
+
+# -- leases --------------------------------------------------------------------------------------
+
+
+def test_leases(tmp_path):
+    with Store(tmp_path / "ccx.db") as store:
+        me, other = lease_owner(), lease_owner()
+        assert store.claim("h", me, 60) == "claimed"
+        assert store.claim("h", me, 60) == "claimed"  # a renewal of its own lease
+        assert store.claim("h", other, 60) == "leased"  # a live owner on this host
+        store.release(me, "h")
+        assert store.claim("h", other, -1) == "claimed"  # already expired
+        assert store.claim("h", me, 60) == "claimed"
+        store.renew(me, 60)
+        store.add_run({**result(), "config_hash": "h"})  # storing a run ends its lease
+        assert store.claim("h", other, 60) == "stored"
+
+
+def test_a_lease_of_a_dead_process_is_void_at_once(tmp_path):
+    proc = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    dead = f"{socket.gethostname()}:{proc.stdout.strip()}:feed"
+    far = "elsewhere.example:1:feed"
+    with Store(tmp_path / "ccx.db") as store:
+        assert store.claim("h", dead, 3600) == "claimed"
+        assert store.claim("h", lease_owner(), 60) == "claimed"
+        assert store.claim("g", far, 3600) == "claimed"  # another host: trusted until it expires
+        assert store.claim("g", lease_owner(), 60) == "leased"

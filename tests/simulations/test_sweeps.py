@@ -67,6 +67,15 @@ def failing_train(
     return fake_train(config, checkpoint_dir, progress)
 
 
+def counting_train(
+    config: TrainConfig, checkpoint_dir: str | None = None, progress: bool = True
+) -> dict:
+    """fake_train that leaves one file per training, named by config hash and process."""
+    marks = Path(os.environ["CCX_TEST_MARKS"])
+    (marks / f"{config.config_hash()}.{os.getpid()}").write_text("")
+    return fake_train(config, checkpoint_dir, progress, delay=0.3)
+
+
 def lying_train(
     config: TrainConfig, checkpoint_dir: str | None = None, progress: bool = True
 ) -> dict:
@@ -192,7 +201,7 @@ W = B + "width = 8\n"
         (W + "target = 0.8\n[sweep]\ntarget = 0.9\n", "disagrees"),
         (W + "[grid]\ninclude = 3\n", "grid.include must be a non-empty array of tables"),
         ("baseline = 3\n", r"\[baseline\] must be a table"),
-        (B + "width = 0\n", "width must be >= 1"),
+        (B + "width = 0\n", r"width must be an integer in 1\.\.16384"),
     ],
 )
 def test_bad_specs_name_the_problem(text, message):
@@ -207,7 +216,7 @@ def test_missing_required_field():
 
 
 def test_bad_files(tmp_path):
-    with pytest.raises(InputError, match="no sweep spec file"):
+    with pytest.raises(InputError, match="missing.toml does not exist"):
         load_spec(tmp_path / "missing.toml")
     with pytest.raises(InputError, match="not a file and not a profile"):
         load_spec("no-such-profile")
@@ -346,7 +355,7 @@ def test_bad_arguments_fail_before_any_run(tmp_path):
     kw = {"train_fn": fake_train, "progress": False}
     with pytest.raises(InputError, match="unknown backend 'slurm'"):
         run_sweep(spec, db, backend="slurm", **kw)
-    with pytest.raises(InputError, match="workers must be an integer >= 1"):
+    with pytest.raises(InputError, match=r"workers must be an integer in 1\.\.256"):
         run_sweep(spec, db, workers=0, **kw)
     with pytest.raises(InputError, match="unknown architecture"):
         run_sweep(write_spec(tmp_path, SPEC.replace('"lstm"', '"lstn"')), db, **kw)
@@ -376,7 +385,7 @@ def test_ray_backend_with_a_stand_in_for_ray(tmp_path, monkeypatch):
     fake.is_initialized = lambda: fake.initialized
     fake.init = lambda: setattr(fake, "initialized", True)
     fake.remote = lambda fn: types.SimpleNamespace(remote=lambda *args: Ref(fn, args))
-    fake.wait = lambda refs, num_returns: (refs[:num_returns], refs[num_returns:])
+    fake.wait = lambda refs, num_returns, timeout=None: (refs[:num_returns], refs[num_returns:])
     fake.get = lambda ref: ref.fn(*ref.args)
     fake.cluster_resources = lambda: {"CPU": 2.0}
     monkeypatch.setitem(sys.modules, "ray", fake)
@@ -440,3 +449,107 @@ def _count(db: Path) -> int:
         return 0
     finally:
         conn.close()
+
+
+# -- validation before the store, sharing the store ----------------------------------------------
+
+
+def test_large_grids_need_a_flag_and_are_counted_before_expansion():
+    base = "[baseline]\ntask = 'dyck'\narch = 'lstm'\nwidth = 8\nlayers = 1\nlength = 10\n"
+    seeds = "seed = " + str(list(range(101))) + "\n"
+    lrs = "lr = " + str([1.0 / i for i in range(1, 101)]) + "\n"
+    text = base + "[grid]\n" + seeds + lrs  # 10,100 runs
+    with pytest.raises(InputError, match="--allow-large-grid"):
+        parse(text)
+    import tomllib
+
+    assert len(parse_spec(tomllib.loads(text), "t.toml", allow_large_grid=True).configs) == 10_100
+    steps = "steps = " + str(list(range(1, 101))) + "\n"
+    start = time.perf_counter()
+    with pytest.raises(InputError, match="the limit is 1000000"):  # 10^6 x 101: never expanded
+        parse_spec(tomllib.loads(text + steps), "t.toml", allow_large_grid=True)
+    assert time.perf_counter() - start < 5
+
+
+@pytest.mark.parametrize(
+    ("grid", "message"),
+    [
+        ("length = [8, 1000000000]", "length"),
+        ("width = [1000000]", "width"),
+        ("batch = [1000000000]", "batch"),
+        ("eval_samples = [1000000000000]", "eval_samples"),
+        ("layers = [100000]", "layers"),
+    ],
+)
+def test_spec_values_meet_the_cli_limits_before_the_store_is_touched(tmp_path, grid, message):
+    text = SPEC.replace("length = [8, 12]", "") + grid + "\n"
+    spec = write_spec(tmp_path, text if "length" in grid else text + "length = [8]\n")
+    with pytest.raises(InputError, match=message):
+        run_sweep(spec, tmp_path / "db", workers=1, train_fn=fake_train, progress=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["spec.toml"]
+
+
+def test_a_refused_store_gets_nothing_beside_it(tmp_path):
+    spec = write_spec(tmp_path)
+    other = tmp_path / "other.db"
+    conn = sqlite3.connect(other)
+    conn.execute("CREATE TABLE t (x)")
+    conn.close()
+    (tmp_path / "afile.txt").write_text("hello")
+    (tmp_path / "adir").mkdir()
+    before = sorted(p.name for p in tmp_path.iterdir())
+    for store, message in ((other, "another application"), (tmp_path / "afile.txt", "SQLite"),
+                           (tmp_path / "adir", "folder")):  # fmt: skip
+        with pytest.raises(InputError, match=message):
+            run_sweep(spec, store, workers=1, train_fn=fake_train, progress=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_the_store_records_each_runs_threads(tmp_path):
+    db = tmp_path / "ccx.db"
+    run_sweep(write_spec(tmp_path), db, workers=1, train_fn=threads_train, progress=False)
+    with Store(db) as store:
+        assert {r["threads"] for r in store.runs()} == {3}
+
+
+def threads_train(config, checkpoint_dir=None, progress=True) -> dict:
+    return {**fake_train(config, checkpoint_dir, progress), "threads": 3}
+
+
+CONCURRENT = """
+import sys
+sys.path.insert(0, {here!r})
+from test_sweeps import counting_train
+from simulations.sweeps import run_sweep
+if __name__ == "__main__":
+    s = run_sweep({spec!r}, {db!r}, workers={workers}, train_fn=counting_train, progress=False)
+    print(s["ran"], s["shared"], s["skipped"], len(s["failed"]))
+"""
+
+
+def test_concurrent_sweeps_on_one_store_share_the_work(tmp_path):
+    """Two sweeps of two workers each started together on one store: every run is trained
+    exactly once (a lease per run) and both end with all runs stored."""
+    spec, db = write_spec(tmp_path), tmp_path / "ccx.db"
+    Store(db).close()  # both find the store; neither waits on the other's creation
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    script = tmp_path / "sweep.py"
+    here = str(Path(__file__).parent)
+    script.write_text(CONCURRENT.format(here=here, spec=str(spec), db=str(db), workers=2))
+    env = {**os.environ, "CCX_TEST_MARKS": str(marks)}
+    root = Path(__file__).parents[2]
+    procs = [
+        subprocess.Popen([sys.executable, str(script)], cwd=root, env=env,
+                         stdout=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]  # fmt: skip
+    outs = [p.communicate(timeout=300)[0].split() for p in procs]
+    assert all(p.returncode == 0 for p in procs)
+    trained = sorted(m.name.split(".")[0] for m in marks.iterdir())
+    expected = sorted(load_spec(spec).hashes())
+    assert trained == expected  # each run once
+    assert sum(int(o[0]) for o in outs) == len(expected)
+    assert all(int(o[3]) == 0 for o in outs)
+    with Store(db) as store:
+        assert sorted(store.done_hashes()) == expected

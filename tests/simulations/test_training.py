@@ -65,7 +65,7 @@ def test_config_round_trip_and_hash():
         ({"task": "copy"}, "unknown task"),
         ({"arch": "rwkv"}, "unknown model"),
         ({"task": "dyck", "length": 7}, "even"),
-        ({"seed": -1}, "seed must be >= 0"),
+        ({"seed": -1}, r"seed must be an integer in 0\.\."),
     ],
 )
 def test_config_rejects(change, match):
@@ -90,7 +90,7 @@ def test_deterministic_on_cpu():
     assert set(a) == {
         "accuracy", "best_accuracy", "steps", "wall_seconds", "checkpoint", "curve",
         "parameters", "active_parameters", "state_numel", "config", "config_hash", "seed",
-        "device",
+        "device", "threads",
     }  # fmt: skip
     assert a["config"] == TINY.to_dict() and a["seed"] == 0 and a["state_numel"] == 0
 
@@ -190,6 +190,11 @@ def _del(keys):
         (_set(["state_dict", "head.bias"], 1.0), "not a tensor"),
         (_set(["state_dict", "head.bias"], torch.zeros(64, dtype=torch.float64)), "float64"),
         (_set(["state_dict"], None), "state_dict must be"),
+        (_set(["state_dict", "head.bias"], torch.full((64,), float("nan"))), "NaN or infinite"),
+        (_set(["state_dict", "head.bias"], torch.full((64,), float("-inf"))), "NaN or infinite"),
+        (_set(["config", "width"], 10**6), "exceeds the limit"),
+        (_set(["config", "length"], 10**9), "exceeds the limit"),
+        (_set(["config", "seed"], -1), "seed"),
     ],
 )
 def test_checkpoint_rejects_tampering(tmp_path, edit, match):
@@ -240,3 +245,33 @@ def test_length2_path_learning_happens():
                          eval_samples=200)  # fmt: skip
     result = train(config, progress=False, device="cpu")
     assert result["best_accuracy"] >= result["curve"][0][1] + 0.1
+
+
+def test_checkpoint_size_is_checked_before_reading(tmp_path, monkeypatch):
+    from ccomplexity import limits
+
+    path = tamper(tmp_path, lambda payload: None)
+    monkeypatch.setattr(limits, "CHECKPOINT_BYTES", path.stat().st_size - 1)
+    with pytest.raises(InputError, match="the limit is"):
+        load_checkpoint(path)
+
+
+def test_threads_are_recorded_and_reproduce_the_checkpoint(tmp_path):
+    """Training again with the recorded thread count gives the same weights bit for bit."""
+    a = train(TINY, checkpoint_dir=tmp_path / "a", progress=False, device="cpu", threads=1)
+    b = train(TINY, checkpoint_dir=tmp_path / "b", progress=False, device="cpu", threads=1)
+    assert a["threads"] == b["threads"] == 1
+    first, second = (load_checkpoint(r["checkpoint"])[0].state_dict() for r in (a, b))
+    assert all(torch.equal(first[k], second[k]) for k in first)
+    assert torch.get_num_threads() == 1  # restored to what the test set
+
+
+def test_nothing_is_written_when_training_cannot_start(tmp_path):
+    with pytest.raises(InputError, match="unknown device"):
+        train(TINY, checkpoint_dir=tmp_path / "ckpt", progress=False, device="foo")
+    (tmp_path / "afile").write_text("")
+    with pytest.raises(InputError, match="lies under"):
+        train(TINY, checkpoint_dir=tmp_path / "afile" / "ckpt", progress=False, device="cpu")
+    with pytest.raises(InputError, match="threads"):
+        train(TINY, checkpoint_dir=tmp_path / "ckpt", progress=False, threads=0)
+    assert [p.name for p in tmp_path.iterdir()] == ["afile"]

@@ -71,7 +71,7 @@ def test_fooling_certificate_verifies_and_tampering_fails(tmp_path):
     [
         ({"cut": 4}, "--cut K needs 0 <= K <= hops"),
         ({"entities": 1}, "--entities must be an integer >= 2"),
-        ({"hops": 40, "relations": 8}, "the limit is 2\\^62"),
+        ({"hops": 40, "relations": 8}, "reach 2\\^62, the limit"),
     ],
 )
 def test_bad_problem_input(kwargs, message):

@@ -61,7 +61,7 @@ def test_bad_options():
         get_task("kg-path", 2, vertices=3)
     with pytest.raises(InputError, match="entities must be an integer >= 2"):
         get_task("kg-path", 2, entities=1)
-    with pytest.raises(InputError, match="limited to 65536 entities"):
+    with pytest.raises(InputError, match="entities 131072 exceeds the limit of 65536"):
         get_task("kg-path", 2, entities=1 << 17)
     with pytest.raises(InputError, match="exceeds"):
         get_task("kg-path", 2).sample(2, 3, gen())

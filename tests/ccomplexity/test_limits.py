@@ -1,0 +1,84 @@
+"""The limits module and the output-path checks: one line naming the limit, nothing created."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from ccomplexity import limits
+from ccomplexity.errors import InputError, check_int
+from ccomplexity.files import check_output_file, check_output_folder
+
+
+def test_a_limit_names_itself_the_range_and_what_to_do():
+    assert limits.WIDTH.check(16) == 16
+    with pytest.raises(InputError, match=r"^--width 100000 exceeds the limit of 16384; use a"):
+        limits.WIDTH.check(100_000, "--width")
+    with pytest.raises(InputError, match=r"width must be an integer in 1\.\.16384, got 0"):
+        limits.WIDTH.check(0)
+    with pytest.raises(InputError, match="got True"):
+        limits.SEED.check(True)
+    with pytest.raises(InputError, match="got '3'"):
+        limits.SEED.check("3")
+    with pytest.raises(InputError, match=r"a 100-bit number exceeds"):
+        limits.LENGTH.check(10**30)
+    with pytest.raises(InputError, match=r"a 100-bit negative number"):
+        check_int(-(10**30), "x", 0)
+    assert len(str(pytest.raises(InputError, check_int, "y" * 500, "x").value)) < 120
+
+
+def test_powers_and_tree_sizes_without_huge_numbers():
+    assert limits.power_at_most(2, 20, 1 << 20) and not limits.power_at_most(2, 21, 1 << 20)
+    assert not limits.power_at_most(3, 10**30, 10**6)  # decided without computing 3^(10^30)
+    assert limits.power_at_most(1, 10**30, 1) and limits.power_at_most(7, 0, 1)
+    assert limits.levels_at_most(2, 2, 100) == 7  # Dyck-(2,2): 7 stacks
+    assert limits.levels_at_most(1, 9, 100) == 10
+    assert limits.levels_at_most(2, 10**9, 1000) is None
+    assert limits.levels_at_most(10**30, 1, 4096) is None
+
+
+def test_forward_passes_are_bounded():
+    limits.check_forward(500, 801, 64, heads=8, layers=2)  # the paper profile's largest
+    with pytest.raises(InputError, match="numbers at once"):
+        limits.check_forward(10**7, 10, 8, layers=256)
+    with pytest.raises(InputError, match="numbers at once"):
+        limits.check_forward(100_000, 100_000, 8, heads=2)
+
+
+def test_files_are_read_only_within_their_size(tmp_path):
+    path = tmp_path / "f"
+    path.write_bytes(b"x" * 10)
+    assert limits.read_bytes(path, 10, "spec") == b"x" * 10
+    with pytest.raises(InputError, match="has 10 bytes; the limit is 9"):
+        limits.read_bytes(path, 9, "spec")
+    with pytest.raises(InputError, match="does not exist or is not a file"):
+        limits.read_bytes(tmp_path, 9, "spec")
+
+
+def test_output_paths_are_checked_and_nothing_is_created(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "adir").mkdir()
+    (tmp_path / "afile").write_text("x")
+    cases = [
+        (lambda: check_output_file("adir", "certificate"), "is a folder"),
+        (lambda: check_output_file("afile/c.json", "certificate"), "lies under afile"),
+        (lambda: check_output_file("no/c.json", "certificate"), "does not exist"),
+        (lambda: check_output_file("", "certificate"), "does not name a file"),
+        (lambda: check_output_folder("afile", "figure folder"), "is a file, not a folder"),
+        (lambda: check_output_folder("afile/a/b", "figure folder"), "lies under afile"),
+    ]
+    for call, message in cases:
+        with pytest.raises(InputError, match=message):
+            call()
+    assert check_output_file("new/c.json", "store", create_folder=True).name == "c.json"
+    assert check_output_folder("new/sub", "figure folder").name == "sub"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["adir", "afile"]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write anywhere")
+def test_an_unwritable_folder_is_refused(tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o555)
+    with pytest.raises(InputError, match="not writable"):
+        check_output_file(locked / "c.json", "certificate")

@@ -1,0 +1,523 @@
+"""Bad input to every command: exit status 2 (``ccx verify``: 1 or 2), exactly one line on
+stderr, no traceback, nothing created or changed in the working folder, within seconds.
+
+Each row of :data:`CASES` is (command line, a fragment of the expected message). Every case runs
+in-process (the ``ccx`` fixture) in a fresh folder holding the fixtures of :func:`_fixtures`:
+``adir/`` (an empty folder), ``afile.txt`` (a text file), ``other.db`` (someone else's SQLite
+database), ``nan.pt`` (a checkpoint whose weights hold a NaN), spec files and certificates of
+every hostile kind. Memory is capped during a case, so a command that allocates before it
+checks fails here instead of swapping. A new command adds its rows here. (``kill -9`` of a
+running sweep is in test_workers.py.)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import resource
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+BIG = "1" + "0" * 29  # a 30-digit number
+SECONDS = 10.0
+"""Budget per case (generous: the suite runs on loaded machines; most take well under 1 s)."""
+HEADROOM = 4 << 30
+"""Address space a case may add to the test process before an allocation fails."""
+
+_TOML = """[baseline]
+task = "index-lookup"
+arch = "lstm"
+width = 16
+layers = 1
+length = 10
+steps = 10
+"""
+
+FIXTURES_TEXT = {
+    "afile.txt": "hello\n",
+    "nested.json": "[" * 100_000 + "]" * 100_000,
+    "dupkeys.json": '{"format": "ccomplexity-certificate", "format": "x"}',
+    "nan.json": '{"format": NaN}',
+    "bigint.json": '{"format_version": ' + "9" * 5000 + "}",
+    "version_true.json": json.dumps(
+        {"format": "ccomplexity-certificate", "format_version": True, "kind": "rank"}
+    ),
+    "note.json": json.dumps(
+        {"format": "ccomplexity-certificate", "format_version": 1, "kind": "rank",
+         "note": "this proves 999 bits"}
+    ),  # fmt: skip
+    "big_grid.toml": _TOML + "[grid]\nseed = " + str(list(range(1000))) + "\nlr = "
+    + str([10.0**-i for i in range(1, 12)]) + "\n",
+    "huge_grid.toml": _TOML + "[grid]\nseed = " + str(list(range(1001))) + "\nlr = "
+    + str([1.0 / i for i in range(1, 1001)]) + "\n",
+    "long.toml": _TOML + "[grid]\nlength = [1000000000]\n",
+    "wide.toml": _TOML + "[grid]\nwidth = [1000000]\n",
+    "batch.toml": _TOML + "[grid]\nbatch = [1000000000]\n",
+    "heads.toml": _TOML.replace('"lstm"', '"transformer"') + "heads = 3\n",
+    "samples.toml": _TOML + "eval_samples = 1000000000000\n",
+    "nested.toml": "a = " + "[" * 100_000 + "]" * 100_000 + "\n",
+    "nan.toml": _TOML + "lr = nan\n",
+    "ok.csv": "1,0\n0,1\n",
+    "ragged.csv": "1,0\n0,1,1\n",
+    "badentry.csv": "1,0\n0,2\n",
+}  # fmt: skip
+FIXTURES_BYTES = {
+    "nonutf8.json": b'{"format": "\xff\xfe"}',
+    "nonutf8.toml": b"[baseline]\ntask = '\xff'\n",
+    "nonutf8.csv": b"1,0\n\xff,1\n",
+}
+
+V = ("verify",)
+L2P = ("protocol", "attention", "--one-way", "--task", "length2-path")
+CASES: list[tuple[tuple[str, ...], str]] = [
+    # top level
+    (("nosuch",), "No such command"),
+    (("tour", "--bogus"), "No such option"),
+    (("dyck", "count", "--types", "x", "--depth", "2", "--length", "4"), "valid integer"),
+    # dyck
+    (("dyck", "count", "--types", "0", "--depth", "2", "--length", "4"), "--types must be"),
+    (("dyck", "count", "--types", BIG, "--depth", "2", "--length", "4"), "exceeds the limit"),
+    (("dyck", "count", "--types", "2", "--depth", "2", "--length", BIG), "DP cells"),
+    (("dyck", "count", "--types", "2", "--depth", "-1", "--length", "4"), "--depth"),
+    (("dyck", "enumerate", "--types", BIG, "--depth", "2", "--length", "4"), "--types"),
+    (("dyck", "enumerate", "--types", "2", "--depth", "2", "--length", "1000"), "enumeration"),
+    (("dyck", "sample", "--types", "2", "--depth", "2", "--length", "10", "--batch", BIG),
+     "--batch"),
+    (("dyck", "sample", "--types", "2", "--depth", "2", "--length", "10", "--seed", "-1"),
+     "--seed"),
+    (("dyck", "sample", "--types", "2", "--depth", "2", "--length", "2000000", "--batch",
+      "65536"), "numbers at once"),
+    (("dyck", "sample", "--types", "2", "--depth", "2", "--length", "10", "--reading", "x"),
+     "--reading"),
+    (("dyck", "sample", "--types", "2", "--depth", "2", "--length", "10", "--generator", "x"),
+     "--generator"),
+    # dfa
+    (("dfa", "dyck", "--types", "2", "--depth", "1000000000"), "live states"),
+    (("dfa", "dyck", "--types", BIG, "--depth", "2"), "--types"),
+    (("dfa", "equality", "--half", BIG), "states"),
+    (("dfa", "equality", "--half", "0"), "--half"),
+    (("dfa", "equality", "--half", "3", "--alphabet", "0"), "--alphabet"),
+    # fooling
+    (("fooling", "--problem", "dyck", "--types", "2", "--depth", "2", "--length", "1000000000"),
+     "exceeds the limit of 1048576"),
+    (("fooling", "--problem", "equality", "--half", BIG), "--half"),
+    (("fooling", "--problem", "equality", "--half", "3", "--alphabet", BIG), "--alphabet"),
+    (("fooling", "--problem", "equality", "--half", "3", "--certificate", "adir"), "is a folder"),
+    (("fooling", "--problem", "equality", "--half", "3", "--certificate", "afile.txt/c.json"),
+     "lies under afile.txt"),
+    (("fooling", "--problem", "equality", "--half", "3", "--certificate", "nodir/c.json"),
+     "does not exist"),
+    (("fooling", "--problem", "nosuch"), "unknown problem"),
+    (("fooling", "--problem", "dyck", "--types", "2", "--depth", "2", "--length", "12",
+      "--partition", "alice:1,99"), "distinct positions"),
+    (("fooling", "--problem", "dyck", "--types", "2", "--depth", "2", "--length", "12",
+      "--partition", "prefix:" + BIG), "longer than any position"),
+    # matrix and random problems (fooling, cc)
+    (("fooling", "--problem", "matrix", "--file", "missing.csv"), "does not exist"),
+    (("fooling", "--problem", "matrix", "--file", "adir"), "not a file"),
+    (("fooling", "--problem", "matrix", "--file", "ragged.csv"), "equal length"),
+    (("fooling", "--problem", "matrix", "--file", "badentry.csv"), "must be 0 or 1"),
+    (("fooling", "--problem", "matrix", "--file", "nonutf8.csv"), "UTF-8"),
+    (("fooling", "--problem", "matrix", "--file", "huge.csv"), "the limit is 33554432"),
+    (("fooling", "--problem", "matrix", "--file", "ok.csv", "--certificate", "adir"),
+     "is a folder"),
+    (("fooling", "--problem", "matrix", "--exact", "--file", "ok.csv", "--nodes", "-1"),
+     "node budget"),
+    (("fooling", "--problem", "matrix", "--exact", "--file", "ok.csv", "--seconds", "nan"),
+     "time budget"),
+    (("fooling", "--problem", "random", "--rows", BIG, "--cols", "3", "--seed", "0"), "--rows"),
+    (("fooling", "--problem", "random", "--rows", "3", "--cols", "-3", "--seed", "0"), "--cols"),
+    (("fooling", "--problem", "random", "--rows", "3", "--cols", "3", "--seed", "-1"), "--seed"),
+    (("fooling", "--problem", "random", "--rows", "3", "--cols", "3", "--seed", BIG), "--seed"),
+    (("fooling", "--problem", "random", "--rows", "3", "--cols", "3", "--seed", "0",
+      "--density", "2"), "--density"),
+    (("fooling", "--problem", "random", "--rows", "3", "--cols", "3"), "needs --seed"),
+    (("fooling", "--problem", "random", "--exact", "--rows", "4096", "--cols", "4096",
+      "--seed", "0"), "limited to 1048576 entries"),
+    (("cc", "oneway", "--problem", "matrix", "--file", "ragged.csv"), "equal length"),
+    (("cc", "oneway", "--problem", "random", "--rows", "3", "--cols", "3", "--seed", "0",
+      "--certificate", "afile.txt/x.json"), "lies under"),
+    (("cc", "rank", "--problem", "random", "--rows", "3", "--cols", "3", "--seed", "0",
+      "--prime", "4"), "prime"),
+    (("cc", "rank", "--problem", "random", "--rows", "3", "--cols", "3", "--seed", "0",
+      "--prime", BIG), "prime"),
+    (("cc", "rank", "--problem", "matrix", "--file", "huge.csv"), "the limit is 33554432"),
+    (("cc", "exact", "--problem", "random", "--rows", "1000", "--cols", "1000", "--seed", "0"),
+     "16 distinct rows"),
+    (("cc", "exact", "--problem", "equality", "--half", "12"), "limited to 1048576 entries"),
+    (("cc", "exact", "--problem", "matrix", "--file", "nonutf8.csv"), "UTF-8"),
+    # knowledge graphs: kg sample / products / split, dfa kg
+    (("kg", "sample", "--entities", BIG, "--relations", "2", "--hops", "2"), "--entities"),
+    (("kg", "sample", "--entities", "8", "--relations", "2", "--hops", BIG), "--hops"),
+    (("kg", "sample", "--entities", "8", "--relations", "2", "--hops", "2", "--batch", "-1"),
+     "--batch"),
+    (("kg", "sample", "--entities", "8", "--relations", "2", "--hops", "2", "--seed", "-1"),
+     "--seed"),
+    (("kg", "sample", "--entities", "65536", "--relations", "65536", "--hops", "2"), "triples"),
+    (("kg", "products", "--entities", "8", "--relations", BIG, "--hops", "2"), "--relations"),
+    (("kg", "products", "--entities", "8", "--relations", "2", "--hops", "0"), "--hops"),
+    (("kg", "products", "--entities", "4096", "--relations", "4096", "--hops", "3"),
+     "the limit is 33554432"),
+    (("kg", "split", "--entities", "8", "--relations", "2", "--hops", "2", "--cut", BIG),
+     "--cut K"),
+    (("kg", "split", "--entities", "8", "--relations", "-2", "--hops", "2", "--cut", "1"),
+     "--relations"),
+    (("kg", "split", "--entities", "8", "--relations", "2", "--hops", "4000", "--cut", "1"),
+     "reach 2^62"),
+    (("kg", "split", "--entities", "8", "--relations", "2", "--hops", "2", "--cut", "1",
+      "--certificate", "adir"), "is a folder"),
+    (("kg", "split", "--entities", "8", "--relations", "2", "--hops", "2", "--cut", "1",
+      "--certificate", "afile.txt/c.json"), "lies under"),
+    (("dfa", "kg", "--entities", BIG, "--relations", "2"), "--entities"),
+    (("dfa", "kg", "--entities", "8", "--relations", "2", "--hops", "0"), "--hops"),
+    (("dfa", "kg", "--entities", "8", "--relations", "2", "--seed", "-1"), "--seed"),
+    (("dfa", "kg", "--entities", "65536", "--relations", "256"), "the limit is 4194304"),
+    # cc
+    (("cc", "oneway", "--problem", "index", "--length", BIG), "--length"),
+    (("cc", "oneway", "--problem", "index", "--length", "10", "--certificate", "adir"),
+     "is a folder"),
+    (("cc", "rank", "--problem", "equality", "--half", "3", "--certificate", "afile.txt/c.json"),
+     "lies under"),
+    (("cc", "rank", "--problem", "equality", "--half", BIG), "--half"),
+    (("cc", "exact", "--problem", "equality", "--half", "0"), "--half"),
+    (("cc", "exact", "--problem", "disjointness", "--half", BIG), "--half"),
+    # bound, claims, codes
+    (("bound", "--theorem", "nosuch"), "nosuch"),
+    (("bound", "--theorem", "separations.thm3", "--width", "-1", "--precision", "64"), "width"),
+    (("bound", "--theorem", "kg.thm5_1", "--entities", "8", "--relations", "4", "--hops", "-3"),
+     "hops"),
+    (("bound", "--theorem", "parrots.thm3_1", "--vertices", "-5", "--precision", "16",
+      "--width", "8"), "vertices"),
+    (("bound", "--theorem", "kg.thm5_1", "--entities", "8", "--relations", "4"), "give"),
+    (("claims", "--task", "nosuch"), "no claim on task"),
+    (("claims", "--family", "nosuch"), "no claim on family"),
+    (("codes", "--length", "1000000000"), "exceeds the limit of 16384"),
+    (("codes", "--length", "16000"), "Gram products"),
+    (("codes", "--length", "100", "--gamma", "1e-300"), "use a larger gamma"),
+    (("codes", "--length", "100", "--seed", "-1"), "seed"),
+    (("codes", "--length", "1"), "--length"),
+    # verify (exit 1 or 2)
+    ((*V, "missing.json"), "does not exist"),
+    ((*V, "adir"), "not a file"),
+    ((*V, "afile.txt"), "not valid JSON"),
+    ((*V, "nested.json"), "nested"),
+    ((*V, "nonutf8.json"), "UTF-8"),
+    ((*V, "dupkeys.json"), "duplicate key"),
+    ((*V, "nan.json"), "NaN"),
+    ((*V, "bigint.json"), "digits"),
+    ((*V, "version_true.json"), "format_version"),
+    ((*V, "note.json"), "unknown field"),
+    ((*V, "huge.json"), "the limit is"),
+    # models, construct
+    (("models", "--width", "1000000"), "exceeds the limit of 16384"),
+    (("models", "--layers", BIG), "layers"),
+    (("models", "--width", "4096", "--layers", "64"), "would hold"),
+    (("models", "--precision", "0"), "--precision"),
+    (("models", "--vocab-size", BIG), "--vocab-size"),
+    (("construct", "--task", "index-lookup", "--length", BIG), "length"),
+    (("construct", "--task", "dyck", "--length", "16", "--seed", "-1"), "seed"),
+    (("construct", "--task", "equality", "--length", "16", "--samples", BIG), "samples"),
+    (("construct", "--task", "nosuch", "--length", "4"), "unknown construction task"),
+    (("construct", "--task", "dyck", "--length", "16", "--depth", BIG), "live states"),
+    (("construct", "--task", "length2-path", "--vertices", BIG), "--vertices"),
+    (("construct", "--task", "length2-path", "--vertices", "-1"), "--vertices"),
+    (("construct", "--task", "length2-path", "--vertices", "8", "--samples", BIG), "--samples"),
+    (("construct", "--task", "memorize", "--examples", "64", "--dim", BIG), "--dim"),
+    (("construct", "--task", "memorize", "--examples", "64", "--dim", "8", "--trials",
+      "100000"), "--trials"),
+    (("construct", "--task", "memorize", "--examples", "64", "--dim", "8", "--experts", "0"),
+     "--experts"),
+    (("construct", "--task", "memorize", "--examples", "1000000", "--dim", "16000"),
+     "Gaussian numbers"),
+    (("construct", "--task", "memorize", "--vertices", "8"), "has no option"),
+    (("construct", "--task", "kg-path", "--entities", "8", "--relations", "2", "--hops", BIG),
+     "--hops"),
+    (("construct", "--task", "kg-path", "--entities", "8", "--relations", "2", "--hops",
+      "1000"), "hops must be at most 64"),
+    (("construct", "--task", "kg-path", "--entities", "65536", "--relations", "256", "--hops",
+      "4"), "the limit is 262144"),
+    (("construct", "--task", "kg-path", "--entities", "8", "--relations", "2", "--hops", "2",
+      "--experts", "100"), "at most E = 8 experts"),
+    (("models", "--experts", BIG), "--experts"),
+    (("models", "--experts", "0"), "--experts"),
+    # protocol rnn / attention / reduce / bits-used
+    (("protocol", "rnn", "--arch", "lstm", "--width", BIG, "--length", "10", "--cut", "5",
+      "--precision", "16"), "width"),
+    (("protocol", "rnn", "--arch", "lstm", "--width", "8", "--length", BIG, "--cut", "5",
+      "--precision", "16"), "length"),
+    (("protocol", "rnn", "--arch", "lstm", "--width", "8", "--length", "10", "--cut", "5",
+      "--precision", "16", "--samples", BIG), "samples"),
+    (("protocol", "rnn", "--arch", "lstm", "--width", "8", "--length", "10", "--cut", "5",
+      "--precision", "16", "--seed", "-1"), "seed"),
+    (("protocol", "rnn", "--arch", "lstm", "--width", "8", "--length", "10", "--cut", "5",
+      "--precision", "100"), "precision"),
+    (("protocol", "rnn", "--arch", "lstm", "--width", "8", "--length", "10", "--cut", "5",
+      "--precision", "16", "--certificate", "adir"), "is a folder"),
+    (("protocol", "rnn", "--arch", "lstm", "--width", "8", "--length", "10", "--cut", "5",
+      "--precision", "16", "--layers", "256", "--samples", "10000000"), "numbers at once"),
+    (("protocol", "rnn", "--checkpoint", "nan.pt", "--length", "10", "--cut", "5",
+      "--precision", "16"), "NaN"),
+    (("protocol", "rnn", "--checkpoint", "afile.txt", "--length", "10", "--cut", "5",
+      "--precision", "16"), "not a readable checkpoint"),
+    (("protocol", "attention", "--width", "8", "--heads", "2", "--length", BIG, "--partition",
+      "odd-even", "--precision", "16"), "length"),
+    (("protocol", "attention", "--width", "8", "--heads", "3", "--length", "10", "--partition",
+      "odd-even", "--precision", "16"), "multiple of heads"),
+    (("protocol", "attention", "--width", "8", "--heads", "2", "--length", "100000",
+      "--partition", "odd-even", "--precision", "40", "--samples", "100000"),
+     "numbers at once"),
+    (("protocol", "attention", "--width", "8", "--heads", "2", "--length", "10", "--partition",
+      "odd-even", "--precision", "16", "--certificate", "afile.txt/c.json"), "lies under"),
+    (("protocol", "reduce", "--reduction", "index", "--arch", "lstm", "--width", BIG,
+      "--length", "10", "--precision", "16"), "width"),
+    (("protocol", "reduce", "--reduction", "index", "--arch", "lstm", "--width", "8",
+      "--length", BIG, "--precision", "16"), "length"),
+    (L2P + ("--vertices", BIG, "--width", "8", "--precision", "16"), "--vertices"),
+    (L2P + ("--vertices", "8", "--width", "8", "--precision", "16", "--experts", BIG),
+     "--experts"),
+    (L2P + ("--vertices", "8", "--width", "8", "--precision", "16", "--experts", "2",
+            "--samples", "-5"), "--samples"),
+    (L2P + ("--vertices", "8", "--width", "8", "--precision", "16", "--experts", "2",
+            "--certificate", "adir"), "is a folder"),
+    (L2P + ("--vertices", "8", "--precision", "16", "--checkpoint", "nan.pt"), "NaN"),
+    (L2P + ("--vertices", "8", "--precision", "16", "--checkpoint", "afile.txt"),
+     "not a readable checkpoint"),
+    (("protocol", "attention", "--one-way", "--task", "nosuch", "--vertices", "8", "--width",
+      "8", "--precision", "16"), "--task must be length2-path"),
+    (("protocol", "attention", "--width", "8", "--heads", "2", "--length", "10", "--partition",
+      "odd-even", "--precision", "16", "--one-way", "--query-token", "-1"), "query token"),
+    (("protocol", "attention", "--width", "8", "--heads", "2", "--length", "10", "--partition",
+      "odd-even", "--precision", "16", "--one-way", "--query-token", BIG), "query token"),
+    (("protocol", "attention", "--width", "8", "--heads", "2", "--length", "10", "--partition",
+      "odd-even", "--precision", "16", "--one-way", "--single-output"), "different protocols"),
+    (("protocol", "attention", "--width", "8", "--heads", "2", "--length", "10", "--partition",
+      "odd-even", "--precision", "16", "--single-output", "--certificate", "afile.txt/c.json"),
+     "lies under"),
+    (("protocol", "attention", "--checkpoint", "nan.pt", "--length", "10", "--partition",
+      "odd-even", "--precision", "16"), "NaN"),
+    (("protocol", "reduce", "--reduction", "length2-path", "--vertices", BIG, "--precision",
+      "16"), "--vertices"),
+    (("protocol", "reduce", "--reduction", "length2-path", "--vertices", "8", "--precision",
+      "16", "--experts", "-3"), "--experts"),
+    (("protocol", "reduce", "--reduction", "length2-path", "--vertices", "8", "--precision",
+      "16", "--heads", BIG), "--heads"),
+    (("protocol", "reduce", "--reduction", "length2-path", "--vertices", "8", "--precision",
+      "16", "--checkpoint", "nan.pt"), "NaN"),
+    (("protocol", "reduce", "--reduction", "dyck", "--checkpoint", "nan.pt", "--precision",
+      "16"), "NaN"),
+    (("protocol", "reduce", "--reduction", "index", "--checkpoint", "afile.txt", "--precision",
+      "16"), "not a readable checkpoint"),
+    (("protocol", "reduce", "--reduction", "index", "--checkpoint", "adir", "--precision", "16"),
+     "no such file"),
+    (("protocol", "bits-used", "--checkpoint", "nan.pt", "--cut", "5"), "NaN"),
+    (("protocol", "bits-used", "--arch", "lstm", "--width", "8", "--length", "10", "--cut",
+      "5", "--samples", BIG), "samples"),
+    # train
+    (("train", "--task", "index-lookup", "--arch", "lstm", "--width", "1000000", "--length",
+      "10"), "width"),
+    (("train", "--task", "index-lookup", "--arch", "lstm", "--width", "8", "--length",
+      "1000000000"), "length"),
+    (("train", "--task", "index-lookup", "--arch", "lstm", "--width", "8", "--length", "10",
+      "--device", "foo"), "unknown device"),
+    (("train", "--task", "index-lookup", "--arch", "lstm", "--width", "8", "--length", "10",
+      "--checkpoint-dir", "afile.txt"), "is a file, not a folder"),
+    (("train", "--task", "index-lookup", "--arch", "lstm", "--width", "8", "--length", "10",
+      "--batch", BIG), "batch"),
+    (("train", "--task", "index-lookup", "--arch", "lstm", "--width", "8", "--length", "10",
+      "--threads", "0"), "threads"),
+    (("train", "--task", "index-lookup", "--arch", "transformer", "--width", "16", "--heads",
+      "3", "--length", "10"), "multiple of heads"),
+    # sweep
+    (("sweep", "--profile", "smoke", "--store", "other.db"), "another application"),
+    (("sweep", "--profile", "smoke", "--store", "adir"), "is a folder"),
+    (("sweep", "--profile", "smoke", "--store", "afile.txt"), "not an SQLite file"),
+    (("sweep", "--profile", "smoke", "--store", "afile.txt/x.db"), "lies under"),
+    (("sweep", "--profile", "smoke", "--store", "ok.db", "--checkpoint-dir", "afile.txt"),
+     "is a file, not a folder"),
+    (("sweep", "--profile", "smoke", "--store", "ok.db", "--workers", "0"), "workers"),
+    (("sweep", "--profile", "smoke", "--store", "ok.db", "--backend", "slurm"), "backend"),
+    (("sweep", "--profile", "nosuch", "--store", "ok.db"), "not a file and not a profile"),
+    (("sweep", "big_grid.toml", "--store", "ok.db"), "--allow-large-grid"),
+    (("sweep", "huge_grid.toml", "--store", "ok.db", "--allow-large-grid"), "split it"),
+    (("sweep", "long.toml", "--store", "ok.db"), "length"),
+    (("sweep", "wide.toml", "--store", "ok.db"), "width"),
+    (("sweep", "batch.toml", "--store", "ok.db"), "batch"),
+    (("sweep", "heads.toml", "--store", "ok.db"), "multiple of heads"),
+    (("sweep", "samples.toml", "--store", "ok.db"), "eval_samples"),
+    (("sweep", "nested.toml", "--store", "ok.db"), "TOML"),
+    (("sweep", "nan.toml", "--store", "ok.db"), "lr"),
+    (("sweep", "nonutf8.toml", "--store", "ok.db"), "UTF-8"),
+    (("sweep", "missing.toml", "--store", "ok.db"), "does not exist"),
+    (("sweep", "--profile", "smoke", "--store", "ok.db", "--ensemble", "0"), "--ensemble"),
+    (("sweep", "--profile", "smoke", "--store", "ok.db", "--ensemble", BIG), "--ensemble"),
+    (("sweep", "--profile", "smoke", "--store", "other.db", "--dry-run"), "another application"),
+    (("sweep", "--profile", "smoke", "--store", "adir", "--dry-run"), "is a folder"),
+    (("sweep", "--profile", "smoke", "--store", "afile.txt", "--dry-run"), "not an SQLite file"),
+    (("sweep", "--profile", "smoke", "--store", "ok.db", "--dry-run", "--workers", "0"),
+     "--workers"),
+    (("sweep", "--profile", "smoke", "--store", "ok.db", "--dry-run", "--ensemble", "-1"),
+     "--ensemble"),
+    (("sweep", "big_grid.toml", "--store", "ok.db", "--dry-run"), "--allow-large-grid"),
+    (("sweep", "long.toml", "--store", "ok.db", "--dry-run"), "length"),
+    (("sweep", "nonutf8.toml", "--store", "ok.db", "--dry-run"), "UTF-8"),
+    # threshold, figure, report
+    (("threshold", "--store", "other.db"), "another application"),
+    (("threshold", "--store", "missing.db"), "no results store"),
+    (("threshold", "--store", "afile.txt"), "not an SQLite file"),
+    (("threshold", "--store", "adir"), "is a folder"),
+    (("threshold", "--store", "other.db", "--precision", "0"), "--precision"),
+    (("figure", "fig2", "--store", "other.db"), "another application"),
+    (("figure", "fig2", "--store", "missing.db"), "no results store"),
+    (("figure", "bounds", "--out", "afile.txt"), "is a file, not a folder"),
+    (("figure", "bounds", "--out", "afile.txt/sub"), "lies under"),
+    (("figure", "bounds", "--store", "other.db"), "another application"),
+    (("figure", "nosuch"), "unknown figure"),
+    (("report", "--store", "other.db"), "another application"),
+    (("report", "--out", "afile.txt"), "is a file, not a folder"),
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def nan_checkpoint(tmp_path_factory) -> bytes:
+    """The bytes of a genuine LSTM checkpoint with one weight set to NaN."""
+    import torch
+
+    from simulations.training import TrainConfig, build_model, save_checkpoint
+
+    config = TrainConfig(task="index-lookup", arch="lstm", width=8, layers=1, length=10)
+    model, _ = build_model(config)
+    with torch.no_grad():
+        next(model.parameters()).view(-1)[0] = float("nan")
+    return save_checkpoint(model, config, tmp_path_factory.mktemp("nan")).read_bytes()
+
+
+def _fixtures(folder: Path, nan_pt: bytes) -> None:
+    (folder / "adir").mkdir()
+    for name, text in FIXTURES_TEXT.items():
+        (folder / name).write_text(text)
+    for name, data in FIXTURES_BYTES.items():
+        (folder / name).write_bytes(data)
+    (folder / "nan.pt").write_bytes(nan_pt)
+    for name, size in (("huge.json", 64 << 20), ("huge.csv", 32 << 20)):
+        with open(folder / name, "wb") as handle:  # sparse: large, but no disk is used
+            handle.truncate(size + 1)
+    conn = sqlite3.connect(folder / "other.db")
+    with conn:
+        conn.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY, amount REAL)")
+        conn.execute("INSERT INTO invoices (amount) VALUES (12.5)")
+    conn.close()
+
+
+def snapshot(folder: Path) -> dict[str, tuple[int, str]]:
+    """Every path under ``folder`` with its size and (for files) a hash of its bytes."""
+    out = {}
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and not path.name.startswith("huge."):
+            out[str(path.relative_to(folder))] = (path.stat().st_size, _digest(path))
+        else:
+            out[str(path.relative_to(folder))] = (0, "folder" if path.is_dir() else "sparse")
+    return out
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@contextlib.contextmanager
+def bounded(seconds: float):
+    """A case may add at most HEADROOM bytes of address space and run at most ``seconds``."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    with open("/proc/self/statm") as handle:
+        current = int(handle.read().split()[0]) * resource.getpagesize()
+    cap = current + HEADROOM
+    capped = hard == resource.RLIM_INFINITY or cap < hard
+
+    def expire(signum, frame):
+        raise TimeoutError(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    if capped:
+        resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        if capped:
+            resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="needs Linux /proc")
+@pytest.mark.parametrize(("args", "fragment"), CASES, ids=[" ".join(a)[:70] for a, _ in CASES])
+def test_bad_input_is_one_line_and_writes_nothing(
+    args, fragment, ccx, tmp_path, monkeypatch, nan_checkpoint
+):
+    _fixtures(tmp_path, nan_checkpoint)
+    monkeypatch.chdir(tmp_path)
+    before = snapshot(tmp_path)
+    start = time.perf_counter()
+    with bounded(60.0):
+        code, out, err = ccx(*args)
+    elapsed = time.perf_counter() - start
+    assert code in ((1, 2) if args[0] == "verify" else (2,)), (code, out, err)
+    assert err.endswith("\n") and err.count("\n") == 1, err
+    assert "Traceback" not in err
+    assert fragment in err, err
+    assert snapshot(tmp_path) == before
+    assert elapsed < SECONDS, f"{elapsed:.1f} s"
+
+
+def test_every_command_has_rows():
+    """Each command and subcommand of ``ccx`` appears in the table."""
+    import typer
+
+    from simulations.cli import app
+
+    group = typer.main.get_command(app)
+    names = set()
+    for name, command in group.commands.items():
+        subs = getattr(command, "commands", None)
+        names |= {f"{name} {s}" for s in subs} if subs else {name}
+    covered = {" ".join(args[:2]) for args, _ in CASES} | {args[0] for args, _ in CASES}
+    assert names <= covered, sorted(names - covered)
+
+
+CCX = str(Path(sys.executable).parent / "ccx")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("dfa", "dyck", "--types", "2", "--depth", "1000000000"),
+        ("models", "--layers", BIG),
+        (
+            "protocol",
+            "attention",
+            "--width",
+            "8",
+            "--heads",
+            "2",
+            "--length",
+            BIG,
+            "--partition",
+            "odd-even",
+            "--precision",
+            "16",
+        ),
+    ],  # fmt: skip
+)
+def test_the_installed_command_refuses_at_once(args, tmp_path):
+    """The console script itself, as a user runs it: one line, exit 2, quickly."""
+    start = time.perf_counter()
+    proc = subprocess.run([CCX, *args], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    assert "Traceback" not in proc.stderr and list(tmp_path.iterdir()) == []
+    assert time.perf_counter() - start < 60
