@@ -248,6 +248,11 @@ def word_problem_fooling_set(group: FiniteGroup, length: int, cut: int) -> Fooli
 
     problem = group_word(group, length, cut)
     a, b = problem.alice_length, problem.bob_length
+    if group.order ** max(a, b) >= 1 << 62:
+        raise InputError(
+            f"{group.name}: words of {max(a, b)} elements number |G|^{max(a, b)} >= 2^62 inputs, "
+            "the limit (64-bit numbering); use a shorter length"
+        )
     g = np.arange(group.order, dtype=np.int64)
     rows = g * group.order ** (a - 1)  # digits are big-endian: g first, then the identity 0
     cols = group.inverse[g] * group.order ** (b - 1)

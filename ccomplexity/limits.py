@@ -43,6 +43,8 @@ LENGTH = Limit("length", 1, 1 << 20, "use a shorter input")
 two-party problem splits between Alice and Bob."""
 WIDTH = Limit("width", 1, 1 << 14, "use a smaller model")
 LAYERS = Limit("layers", 1, 256, "use fewer layers")
+LOOPS = Limit("loops", 0, 256, "use fewer loops")
+"""Loops L of a looped block ((k ⊗ 0) embeds and reads out)."""
 HEADS = Limit("heads", 1, 1 << 10, "use fewer heads")
 VOCAB = Limit("vocab_size", 1, 1 << 16, "use fewer input symbols")
 EXPERTS = Limit("experts", 1, 1 << 12, "use fewer experts")

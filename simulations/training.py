@@ -204,7 +204,7 @@ _LIMITS = {
     "eval_samples": limits.SAMPLES,
     "experts": limits.EXPERTS,
     "top_k": limits.EXPERTS,
-    "loops": limits.LAYERS,
+    "loops": limits.LOOPS,
     "hops": limits.HOPS,
     "alphabet": limits.ALPHABET,
     "reg_block": limits.LAYERS,

@@ -41,15 +41,19 @@ def task_cmd(
 ) -> None:
     """Draw samples of any task: ccx task NAME --length N [--OPTION VALUE]... (the task's own
     options, e.g. p-hop --hops 16 --alphabet 4). Each sample: its tokens and answer(s)."""
-    import torch
-
     from simulations.cli.cmd_bounds import parse_params
-    from simulations.tasks import get_task
 
     given = parse_params(list(ctx.args))
     options = {k: {"true": True, "false": False}.get(v, v) for k, v in given.items()}
     if not 1 <= batch <= 10_000:
         raise InputError(f"--batch must lie in 1..10000, got {batch}")
+    limits.SEED.check(seed, "--seed")
+    limits.LENGTH.check(length, "--length")
+
+    import torch
+
+    from simulations.tasks import get_task
+
     task = get_task(name, length, **options)
     tokens, targets, mask = task.sample(batch, length, torch.Generator().manual_seed(seed), train)
     render = getattr(task, "render", None)
