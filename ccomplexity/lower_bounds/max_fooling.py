@@ -92,7 +92,14 @@ def check_exact_size(problem: TwoPartyProblem) -> None:
 
 
 class _Budget:
-    """Seconds and nodes left to the whole search; ``out`` once either runs out."""
+    """Seconds and nodes left to the whole search; ``out`` once either runs out.
+
+    The compiled search runs in chunks of nodes; the clock is read between chunks, whose size
+    doubles while a chunk takes under ``CHUNK_SECONDS`` (so a deadline is overrun by at most
+    about that much).
+    """
+
+    CHUNK_SECONDS = 0.02
 
     def __init__(self, seconds: float | None, nodes: int | None) -> None:
         if seconds is not None and not seconds > 0:
@@ -103,15 +110,25 @@ class _Budget:
         self.max_nodes = nodes
         self.nodes = 0
         self.out = False
+        self.chunk = 1 << 10
 
-    def spend(self) -> bool:
-        """Count one node; True when the budget has run out."""
-        self.nodes += 1
-        if self.max_nodes is not None and self.nodes > self.max_nodes:
+    def allowance(self) -> int:
+        """Nodes the next chunk may expand."""
+        if self.deadline is None and self.max_nodes is None:
+            return 1 << 62
+        if self.max_nodes is None:
+            return self.chunk
+        return min(self.chunk, self.max_nodes - self.nodes)
+
+    def spend(self, nodes: int, seconds: float) -> None:
+        """Count a chunk's nodes; ``out`` when the budget has run out."""
+        self.nodes += nodes
+        if seconds < self.CHUNK_SECONDS:
+            self.chunk = min(2 * self.chunk, 1 << 30)
+        if self.max_nodes is not None and self.nodes >= self.max_nodes:
             self.out = True
-        elif self.deadline is not None and not self.nodes & 63:
-            self.out = time.perf_counter() > self.deadline
-        return self.out
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            self.out = True
 
 
 class _Incumbent:
@@ -128,7 +145,8 @@ class _Incumbent:
 
 
 class _CliqueSearch:
-    """The b-cells of a merged matrix as a compatibility graph of Python-int bitsets."""
+    """The b-cells of a merged matrix as a compatibility graph on uint64 bitsets, searched by
+    the compiled kernel (:mod:`ccomplexity.lower_bounds.clique_kernel`)."""
 
     def __init__(self, sub: np.ndarray, value: int) -> None:
         self.value = value
@@ -144,143 +162,88 @@ class _CliqueSearch:
         compatible = ~(hit & hit.T)  # the diagonal is False: a cell crosses itself
         order = _degeneracy_order(compatible)
         self.cells = cells[order]
-        a = compatible[np.ix_(order, order)]
-        # Bit j of adj[i] says cells i and j do not cross (bit 0 = lowest index).
-        packed = np.packbits(a[:, ::-1], axis=1)
-        shift = (-k) % 8
-        self.adj = [int.from_bytes(row.tobytes(), "big") >> shift for row in packed]
+        self.compatible = compatible[np.ix_(order, order)]
         self.k = k
-        # The cells of each row and of each column (pairwise crossing: colour classes).
-        self.rows, self.cols = (
-            [sum(1 << int(i) for i in np.flatnonzero(self.cells[:, axis] == x))
-             for x in np.unique(self.cells[:, axis])]
-            for axis in (0, 1)
-        )  # fmt: skip
-        used_rows = len(np.unique(cells[:, 0]))
-        used_cols = len(np.unique(cells[:, 1]))
-        full = (1 << k) - 1
-        self.side_bound = min(used_rows, used_cols)  # one cell per row and per column
-        self.root_bound = min(self.side_bound, self._colours(full))
-        self.upper = self.root_bound
+        self.n_words = max(1, -(-k // 64))
+        self.side_bound = min(len(np.unique(cells[:, 0])), len(np.unique(cells[:, 1])))
+        self.upper = self.side_bound
+        self.state: np.ndarray | None = None
+
+    def _bits(self, rows: np.ndarray) -> np.ndarray:
+        """Boolean rows over the k vertices as uint64 words (bit u of word u // 64)."""
+        padded = np.zeros((len(rows), self.n_words * 64), dtype=bool)
+        padded[:, : self.k] = rows
+        return np.packbits(padded, axis=1, bitorder="little").view("<u8")
 
     def greedy(self) -> list[int]:
         """Cells taken in order whenever they do not cross those already taken."""
         chosen: list[int] = []
-        cand = (1 << self.k) - 1
-        while cand:
-            v = (cand & -cand).bit_length() - 1
+        cand = np.ones(self.k, dtype=bool)
+        while cand.any():
+            v = int(np.argmax(cand))
             chosen.append(v)
-            cand &= self.adj[v]
+            cand &= self.compatible[v]
         return chosen
 
-    def _colours(self, p: int) -> int:
-        count = 0
-        while p:
-            q = p
-            while q:
-                low = q & -q
-                q &= ~low & ~self.adj[low.bit_length() - 1]
-                p &= ~low
-            count += 1
-        return count
+    def _start(self) -> None:
+        from ccomplexity.lower_bounds import clique_kernel as ck
 
-    def _colour(self, p: int, kmin: int) -> tuple[list[int], list[int]]:
-        """Greedy colouring of ``p``; the vertices of colour > ``kmin`` with their colours,
-        colours non-decreasing (the others can never beat the incumbent at this node).
-
-        Rows and columns are colour classes too: when ``p`` meets at most ``kmin`` rows or
-        columns, nothing is left to branch on. (Used as the colouring itself, rows leave far
-        more cells above ``kmin`` than the greedy colouring's small last classes: measured.)
-        """
-        adj = self.adj
-        verts: list[int] = []
-        colours: list[int] = []
-        if min(self._count(p, self.rows), self._count(p, self.cols)) <= kmin:
-            return verts, colours
-        classes: list[int] = []
-        while p:
-            q = p
-            members = 0
-            while q:
-                low = q & -q
-                q &= ~low & ~adj[low.bit_length() - 1]
-                members |= low
-            p &= ~members
-            if len(classes) < kmin:
-                classes.append(members)
-                continue
-            # Re-NUMBER: a cell v above kmin crossing exactly one cell w of a class i <= kmin
-            # takes w's place when w fits in another class j <= kmin.
-            q = members
-            while q:
-                low = q & -q
-                q ^= low
-                v = low.bit_length() - 1
-                for i in range(kmin):
-                    hit = adj[v] & classes[i]
-                    if not hit:  # a move before made room for v in class i
-                        classes[i] |= low
-                        members ^= low
-                        break
-                    if hit & (hit - 1):
-                        continue
-                    w = hit.bit_length() - 1
-                    j = next((j for j in range(kmin) if j != i and not adj[w] & classes[j]), None)
-                    if j is not None:
-                        classes[i] ^= hit | low
-                        classes[j] |= hit
-                        members ^= low
-                        break
-            if members:
-                classes.append(members)
-        for colour, members in enumerate(classes[kmin:], kmin + 1):
-            q = members
-            while q:
-                low = q & -q
-                q ^= low
-                verts.append(low.bit_length() - 1)
-                colours.append(colour)
-        return verts, colours
-
-    @staticmethod
-    def _count(p: int, lines: list[int]) -> int:
-        """How many of ``lines`` meet ``p``."""
-        return sum(1 for line in lines if p & line)
+        depth = self.side_bound + 1
+        self.adj = self._bits(self.compatible)
+        frames_p = np.zeros((depth, self.n_words), dtype=np.uint64)
+        frames_p[0] = self._bits(np.ones((1, self.k), dtype=bool))[0]
+        self.frames = (
+            frames_p,
+            np.zeros((depth, self.k), dtype=np.int32),
+            np.zeros((depth, self.k), dtype=np.int32),
+            np.zeros(depth, dtype=np.int64),
+            np.zeros(depth, dtype=np.int32),
+        )
+        self.best_clique = np.zeros(depth, dtype=np.int32)
+        self.classes = np.zeros((depth, self.n_words), dtype=np.uint64)
+        self.scratch = np.zeros((3, self.n_words), dtype=np.uint64)
+        self.state = np.zeros(5, dtype=np.int64)
+        rows = self.cells[:, 0].astype(np.int32)
+        cols = self.cells[:, 1].astype(np.int32)
+        self.lines = (
+            rows,
+            cols,
+            np.zeros(int(rows.max()) + 1, dtype=np.int64),
+            np.zeros(int(cols.max()) + 1, dtype=np.int64),
+            self.state,
+        )
+        self.kernel = ck
 
     def search(self, best: _Incumbent, budget: _Budget) -> bool:
         """Branch and bound from the root; True when it finished (nothing better is left)."""
-        adj = self.adj
-        root = (1 << self.k) - 1
-        verts, colours = self._colour(root, best.size)
-        stack = [[root, verts, colours, len(verts) - 1]]
-        chosen: list[int] = []
-        while stack:
-            frame = stack[-1]
-            i = frame[3]
-            depth = len(chosen)
-            if i < 0 or frame[2][i] + depth <= best.size:
-                stack.pop()
-                if chosen:
-                    chosen.pop()
-                continue
-            if depth == 0:  # every clique through a root cell of higher colour is done
-                self.upper = max(best.size, min(self.side_bound, frame[2][i]))
-            v = frame[1][i]
-            frame[3] = i - 1
-            p = frame[0]
-            frame[0] = p & ~(1 << v)
-            child = p & adj[v]
-            if not child:
-                if depth + 1 > best.size:
-                    best.offer(self.value, self._cells([*chosen, v]))
-                continue
-            if budget.spend():
+        if self.state is None:
+            self._start()
+        ck, state = self.kernel, self.state
+        while True:
+            state[ck.BEST] = best.size
+            before = int(state[ck.NODES])
+            began = time.perf_counter()
+            status = ck.search(
+                self.adj,
+                self.frames,
+                self.best_clique,
+                self.classes,
+                self.scratch,
+                self.lines,
+                before + budget.allowance(),
+            )
+            if state[ck.BEST] > best.size:
+                size = int(state[ck.BEST])
+                best.offer(self.value, self._cells(self.best_clique[:size].tolist()))
+            budget.spend(int(state[ck.NODES]) - before, time.perf_counter() - began)
+            if status == ck.FINISHED:
+                self.upper = best.size
+                return True
+            if state[ck.DEPTH] > 0:
+                root = int(state[ck.ROOT_COLOUR])
+                self.upper = max(best.size, min(self.side_bound, root))
+            if budget.out:
                 return False
-            chosen.append(v)
-            cv, cc = self._colour(child, best.size - depth - 1)
-            stack.append([child, cv, cc, len(cv) - 1])
-        self.upper = best.size
-        return True
 
     def _cells(self, vertices: list[int]) -> list[tuple[int, int]]:
         return [(int(self.cells[v, 0]), int(self.cells[v, 1])) for v in vertices]
@@ -333,7 +296,7 @@ def max_fooling_set(
         best.offer(s.value, s._cells(greedy[s.value]))
     exact = True
     for s in searches:
-        if s.root_bound <= best.size:
+        if s.side_bound <= best.size:
             s.upper = best.size
             continue
         if budget.out or not s.search(best, budget):
