@@ -27,6 +27,7 @@ H01 = np.uint64(0x0101010101010101)
 # Fields of the int64 ``state`` array shared with the caller.
 DEPTH, NODES, BEST, ROOT_COLOUR, STAMP = range(5)
 PAUSED, FINISHED = 0, 1
+FREE, UNIT, CONSUMED = 0, 1, 2  # kept classes in the MaxSAT reasoning
 
 
 @njit(cache=True)
@@ -92,7 +93,7 @@ def _lines_exceed(p, row_of, col_of, row_mark, col_mark, state, kmin) -> bool:
 
 
 @njit(cache=True)
-def colour(adj, p, kmin, verts, colours, classes, scratch, lines) -> int:
+def colour(adj, p, kmin, verts, colours, classes, scratch, lines, reasoning) -> int:
     """Greedy colouring of ``p`` into classes of pairwise crossing cells; writes the vertices
     of colour > ``kmin`` (the only ones that can beat the incumbent here) with their colours,
     non-decreasing, and returns how many.
@@ -166,11 +167,101 @@ def colour(adj, p, kmin, verts, colours, classes, scratch, lines) -> int:
                 added = True
         if added:
             n_classes += 1
-    return n
+    return maxsat_prune(adj, kmin, verts, colours, n, classes, reasoning)
 
 
 @njit(cache=True)
-def search(adj, frames, best_clique, classes, scratch, lines, node_limit) -> int:
+def _inconsistent(adj, v, kmin, classes, reasoning) -> bool:
+    """Unit propagation from v over the free kept classes (MaxCLQ-style MaxSAT reasoning).
+
+    True when some class keeps no vertex adjacent to v and to the vertices forced so far: no
+    clique takes v and one vertex of each class the refutation used, and exactly those classes
+    (followed back from the empty one through the units that emptied it) are marked consumed.
+    Unit f (0 = v itself) is vertex ``unit_vertex[f]`` of class ``unit_class[f]``, forced by
+    the units in the bit mask ``reason[f]``; ``removed_by[j]`` masks the units that removed
+    vertices from class j.
+    """
+    reduced, flag, unit_vertex, unit_class, removed_by, reason = reasoning
+    n_words = adj.shape[1]
+    for j in range(kmin):
+        if flag[j] == FREE:
+            reduced[j] = classes[j]
+            removed_by[j] = 0
+    unit_vertex[0] = v
+    n_units = 1
+    head = 0
+    conflict = -1
+    while head < n_units and conflict < 0:
+        u = unit_vertex[head]
+        own = unit_class[head] if head > 0 else -1
+        by = ONE << np.uint64(head)
+        head += 1
+        for j in range(kmin):
+            if flag[j] == CONSUMED or j == own:
+                continue
+            only = -1
+            count = 0
+            for t in range(n_words):
+                x = reduced[j, t]
+                y = x & adj[u, t]
+                if y != x:
+                    removed_by[j] |= by
+                    reduced[j, t] = y
+                if y:
+                    count += popcount(y)
+                    only = t * 64 + lowest(y)
+            if count == 0:
+                conflict = j
+                break
+            if count == 1 and flag[j] == FREE and n_units < 64:
+                flag[j] = UNIT
+                unit_vertex[n_units] = only
+                unit_class[n_units] = j
+                reason[n_units] = removed_by[j]
+                n_units += 1
+    used = removed_by[conflict] if conflict >= 0 else np.uint64(0)
+    for f in range(n_units - 1, 0, -1):
+        if used >> np.uint64(f) & ONE:
+            used |= reason[f]
+    for f in range(1, n_units):
+        flag[unit_class[f]] = CONSUMED if used >> np.uint64(f) & ONE else FREE
+    if conflict >= 0:
+        flag[conflict] = CONSUMED
+    return conflict >= 0
+
+
+@njit(cache=True)
+def maxsat_prune(adj, kmin, verts, colours, n, classes, reasoning) -> int:
+    """Drop from the branching list the vertices v for which {v} and some free kept classes are
+    inconsistent (each set disjoint from the others'): the kept classes and the dropped
+    vertices then still bound a clique by ``kmin``. The kept branching vertices get the bound
+    ``kmin`` + the number of distinct colours kept up to them. Returns how many are kept."""
+    if kmin == 0 or n == 0:
+        return n
+    flag = reasoning[1]
+    flag[:kmin] = 0
+    free = kmin
+    kept = 0
+    distinct = 0
+    last = -1
+    for i in range(n):
+        v = verts[i]
+        if free >= 1 and _inconsistent(adj, v, kmin, classes, reasoning):
+            free = 0
+            for j in range(kmin):
+                free += flag[j] == 0
+            continue
+        if colours[i] != last:
+            last = colours[i]
+            distinct += 1
+        verts[kept] = v
+        colours[kept] = kmin + distinct
+        kept += 1
+    return kept
+
+
+@njit(cache=True)
+def search(adj, frames, best_clique, classes, scratch, lines, reasoning, node_limit) -> int:
     """Run the branch and bound until it is finished (returns FINISHED) or has expanded
     ``node_limit`` nodes in all (returns PAUSED; call again to resume).
 
@@ -182,7 +273,7 @@ def search(adj, frames, best_clique, classes, scratch, lines, node_limit) -> int
     P, V, C, top, chosen = frames
     state = lines[4]
     if state[DEPTH] == 0:
-        top[0] = colour(adj, P[0], state[BEST], V[0], C[0], classes, scratch, lines) - 1
+        top[0] = colour(adj, P[0], state[BEST], V[0], C[0], classes, scratch, lines, reasoning) - 1
         state[ROOT_COLOUR] = C[0, top[0]] if top[0] >= 0 else state[BEST]
         state[DEPTH] = 1
     while state[DEPTH] > 0:
@@ -211,6 +302,78 @@ def search(adj, frames, best_clique, classes, scratch, lines, node_limit) -> int
             continue
         state[NODES] += 1
         kmin = max(state[BEST] - d - 1, 0)
-        top[d + 1] = colour(adj, P[d + 1], kmin, V[d + 1], C[d + 1], classes, scratch, lines) - 1
+        top[d + 1] = (
+            colour(adj, P[d + 1], kmin, V[d + 1], C[d + 1], classes, scratch, lines, reasoning) - 1
+        )
         state[DEPTH] = d + 2
     return FINISHED
+
+
+@njit(cache=True)
+def _has_edge(adj, u, v) -> bool:
+    return (adj[u, v >> 6] >> np.uint64(v & 63)) & ONE != 0
+
+
+@njit(cache=True)
+def local_search(adj, start, steps, seed) -> np.ndarray:
+    """A large clique by local search from the clique ``start``, for a warm start: add a
+    vertex adjacent to the whole clique when one exists, else swap in a vertex non-adjacent to
+    exactly one member (which becomes tabu for a few steps), else drop a random member. Plain
+    xorshift random numbers from ``seed``, so a run is reproducible. Returns the best clique."""
+    k = adj.shape[0]
+    inside = np.zeros(k, dtype=np.bool_)
+    missing = np.zeros(k, dtype=np.int32)  # members a vertex is not adjacent to
+    tabu = np.zeros(k, dtype=np.int64)
+    members = np.zeros(k, dtype=np.int32)
+    size = 0
+    best = start.copy()
+    state = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) | ONE
+    for step in range(-len(start), steps):
+        state ^= state << np.uint64(13)
+        state ^= state >> np.uint64(7)
+        state ^= state << np.uint64(17)
+        if step < 0:
+            v = start[step + len(start)]
+        else:
+            v = -1
+            seen = 0
+            for need in range(2):
+                for u in range(k):
+                    if not inside[u] and missing[u] == need and tabu[u] <= step:
+                        seen += 1
+                        if (state >> np.uint64(11)) % np.uint64(seen) == 0:
+                            v = u
+                        state ^= state << np.uint64(13)
+                        state ^= state >> np.uint64(7)
+                        state ^= state << np.uint64(17)
+                if v >= 0:
+                    break
+            if v < 0 or missing[v] == 1:
+                # drop the one member v is not adjacent to, or a random member when stuck
+                drop = -1
+                if v >= 0:
+                    for i in range(size):
+                        if not _has_edge(adj, v, members[i]):
+                            drop = i
+                elif size > 0:
+                    drop = np.int64((state >> np.uint64(11)) % np.uint64(size))
+                if drop >= 0:
+                    w = members[drop]
+                    members[drop] = members[size - 1]
+                    size -= 1
+                    inside[w] = False
+                    tabu[w] = step + 7 + np.int64((state >> np.uint64(20)) % np.uint64(8))
+                    for u in range(k):
+                        if u != w and not _has_edge(adj, w, u):
+                            missing[u] -= 1
+                if v < 0:
+                    continue
+        inside[v] = True
+        members[size] = v
+        size += 1
+        for u in range(k):
+            if u != v and not _has_edge(adj, v, u):
+                missing[u] += 1
+        if size > len(best):
+            best = members[:size].copy()
+    return best

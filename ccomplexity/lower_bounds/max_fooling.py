@@ -52,6 +52,8 @@ MAX_FOOLING_CELL_LIMIT = 8192
 compatibility graph has up to 2^26 pairs)."""
 MAX_FOOLING_ENTRY_LIMIT = 1 << 20
 """Most matrix entries the search materialises from a problem (checked before building it)."""
+WARM_START_STEPS = 10_000
+"""Local-search steps per value before the exact search (0.2 s at 64 x 64; measured)."""
 
 
 @dataclass(frozen=True)
@@ -175,19 +177,23 @@ class _CliqueSearch:
         padded[:, : self.k] = rows
         return np.packbits(padded, axis=1, bitorder="little").view("<u8")
 
-    def greedy(self) -> list[int]:
-        """Cells taken in order whenever they do not cross those already taken."""
+    def warm_start(self) -> list[int]:
+        """A large clique to start from: greedy (cells in order, each taken when it crosses
+        none taken), then ``WARM_START_STEPS`` steps of local search."""
+        from ccomplexity.lower_bounds import clique_kernel as ck
+
+        self.kernel = ck
+        self.adj = self._bits(self.compatible)
         chosen: list[int] = []
         cand = np.ones(self.k, dtype=bool)
         while cand.any():
             v = int(np.argmax(cand))
             chosen.append(v)
             cand &= self.compatible[v]
-        return chosen
+        start = np.array(chosen, dtype=np.int32)
+        return ck.local_search(self.adj, start, WARM_START_STEPS, 1).tolist()
 
     def _start(self) -> None:
-        from ccomplexity.lower_bounds import clique_kernel as ck
-
         depth = self.side_bound + 1
         self.adj = self._bits(self.compatible)
         frames_p = np.zeros((depth, self.n_words), dtype=np.uint64)
@@ -202,6 +208,14 @@ class _CliqueSearch:
         self.best_clique = np.zeros(depth, dtype=np.int32)
         self.classes = np.zeros((depth, self.n_words), dtype=np.uint64)
         self.scratch = np.zeros((3, self.n_words), dtype=np.uint64)
+        self.reasoning = (
+            np.zeros((depth, self.n_words), dtype=np.uint64),
+            np.zeros(depth, dtype=np.int8),
+            np.zeros(64, dtype=np.int32),
+            np.zeros(64, dtype=np.int32),
+            np.zeros(depth, dtype=np.uint64),
+            np.zeros(64, dtype=np.uint64),
+        )
         self.state = np.zeros(5, dtype=np.int64)
         rows = self.cells[:, 0].astype(np.int32)
         cols = self.cells[:, 1].astype(np.int32)
@@ -212,7 +226,6 @@ class _CliqueSearch:
             np.zeros(int(cols.max()) + 1, dtype=np.int64),
             self.state,
         )
-        self.kernel = ck
 
     def search(self, best: _Incumbent, budget: _Budget) -> bool:
         """Branch and bound from the root; True when it finished (nothing better is left)."""
@@ -230,6 +243,7 @@ class _CliqueSearch:
                 self.classes,
                 self.scratch,
                 self.lines,
+                self.reasoning,
                 before + budget.allowance(),
             )
             if state[ck.BEST] > best.size:
@@ -290,10 +304,10 @@ def max_fooling_set(
     values = [int(value)] if value is not None else [int(v) for v in np.unique(sub)]
     searches = [_CliqueSearch(sub, v) for v in values]
     best = _Incumbent()
-    greedy = {s.value: s.greedy() for s in searches}
-    searches.sort(key=lambda s: (-len(greedy[s.value]), s.value))
+    warm = {s.value: s.warm_start() for s in searches}
+    searches.sort(key=lambda s: (-len(warm[s.value]), s.value))
     for s in searches:
-        best.offer(s.value, s._cells(greedy[s.value]))
+        best.offer(s.value, s._cells(warm[s.value]))
     exact = True
     for s in searches:
         if s.side_bound <= best.size:
