@@ -3,36 +3,47 @@
 A b-fooling set is a set of b-cells no two of which *cross*: cells (r1, c1) and (r2, c2) cross
 when M[r1, c2] = M[r2, c1] = b, which includes sharing a row or a column. So the fooling sets of
 value b are exactly the cliques of the *compatibility graph* whose vertices are the b-cells and
-whose edges join cells that do not cross, and the maximum fooling set is a maximum clique.
+whose edges join cells that do not cross, and the maximum fooling set is a maximum clique. A
+set of pairwise crossing cells is exactly a set of b-cells inside an all-b rectangle (a row and
+a column are such rectangles), so a colour class below is such a rectangle's cells.
 
-The clique search is a bitset branch and bound in the style of MCQ/BBMC (Tomita; San Segundo):
+The search (compiled with numba: :mod:`ccomplexity.lower_bounds.clique_kernel`) is a bitset
+branch and bound in the style of MCQ/BBMC (Tomita; San Segundo) on uint64 words:
 
 - vertices are numbered in degeneracy order (the highest core first), so that a greedy
-  colouring in that order uses few colours;
-- at each node the candidates P are greedily coloured: a colour class is a set of pairwise
-  crossing cells (e.g. one row), so a clique takes at most one cell per class and the number of
-  classes bounds what P can add. Only cells whose colour could still beat the incumbent are
-  branched on, highest colour first, and each is removed from P once branched on; before that,
-  such a cell is moved into a lower class when it crosses all of it but one cell that fits in
-  another lower class (Re-NUMBER, from MCS), and a node meeting too few rows or columns (each
-  also a class) is not branched at all;
-- the incumbent is shared across the values b: the value whose greedy set is larger is searched
-  first, and the other only has to beat it.
+  colouring in that order uses few colours (measured against row-major order, degree order and
+  the reverse: 3x to 90x fewer nodes on random 26 x 26 matrices);
+- at each node the candidates P are greedily coloured: a clique takes at most one cell per
+  class, so the number of classes bounds what P can add. Only cells whose colour could still
+  beat the incumbent are branched on, highest colour first, and each is removed from P once
+  branched on; such a cell is first moved into a lower class when it crosses all of it but one
+  cell that fits in another lower class (Re-NUMBER, from MCS), and a node meeting too few rows
+  or columns (each also a class) is not branched at all;
+- then MaxSAT-style reasoning (MaxCLQ, IncMaxCLQ): a cell v still above the incumbent is not
+  branched on when unit propagation from v over the kept classes empties one of them, each
+  such refutation using its own classes (followed back through the units that emptied it);
+- the incumbent starts from a greedy set improved by local search (``WARM_START_STEPS``
+  steps, swaps of one cell with a tabu), and is shared across the values b: the value with the
+  larger warm start is searched first, and the other only has to beat it.
 
-Alternatives measured before choosing this one (random 24 x 24 matrices, one shared 2-core
-machine): MaxSAT with one soft clause per cell (RC2, the previous method) did not finish in
-120 s, RC2 with one soft clause per row took 26 s + 41 s for the two values, and CaDiCaL with a
-totalizer "at least k rows" took 19 s + 181 s, against a few seconds here: proving "no set of
-size k + 1" is a counting argument that clause learning handles badly, while colouring bounds
-count directly.
+Measured alternatives (see ``benchmarks/max_fooling.py`` and its results): the same search in
+Python on arbitrary-precision ints spent ~200 us per node (random 32 x 32: 6.96 million nodes,
+1472 s; compiled: the same 6.96 million nodes in 16.7 s); unit propagation and the warm
+start together bring that to 2.6 million nodes; a failed-literal test on classes left with two
+cells cut a further 14% of nodes (random 30 x 30) but cost more time than it saved, so it is
+not used. MaxSAT with one soft clause per cell (RC2) did not finish 24 x 24 in 120 s, CaDiCaL
+with a totalizer took 200 s, HiGHS with row/column/rectangle clique constraints 18 s (32 x 32
+unproved in 600 s) and CP-SAT 45 s: proving "no set of size k + 1" is a counting argument that
+clause learning handles badly, while colouring bounds count directly. The search is single
+threaded. Its cost still grows about threefold for every two more rows and columns of a random
+matrix, so 64 x 64 is far out of reach of a proof (see the README).
 
 Anytime: with a budget (seconds or nodes) the search stops when it runs out and returns the best
 set found with ``exact`` False and an ``upper_bound``: for a value whose search was cut short,
 every clique through a root cell of higher colour than the one in progress has been examined, so
-its maximum is at most max(incumbent, that colour); a value never searched contributes its root
-bound min(#rows, #columns, #colours). Identical rows (columns) are merged first: two cells in
-identical rows always cross, and any row of a class stands in for another, so the maximum is
-unchanged.
+its maximum is at most max(incumbent, that colour); a value never searched contributes
+min(#rows, #columns). Identical rows (columns) are merged first: two cells in identical rows
+always cross, and any row of a class stands in for another, so the maximum is unchanged.
 """
 
 from __future__ import annotations
