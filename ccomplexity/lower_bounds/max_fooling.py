@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from types import ModuleType
 
 import numpy as np
 
@@ -181,6 +182,7 @@ class _CliqueSearch:
         self.side_bound = min(len(np.unique(cells[:, 0])), len(np.unique(cells[:, 1])))
         self.upper = self.side_bound
         self.state: np.ndarray | None = None
+        self.kernel: ModuleType | None = None
 
     def _bits(self, rows: np.ndarray) -> np.ndarray:
         """Boolean rows over the k vertices as uint64 words (bit u of word u // 64)."""
@@ -190,21 +192,29 @@ class _CliqueSearch:
 
     def warm_start(self) -> list[int]:
         """A large clique to start from: greedy (cells in order, each taken when it crosses
-        none taken), then ``WARM_START_STEPS`` steps of local search."""
-        from ccomplexity.lower_bounds import clique_kernel as ck
-
-        self.kernel = ck
-        self.adj = self._bits(self.compatible)
+        none taken), then, unless that already meets min(#rows, #columns), ``WARM_START_STEPS``
+        steps of local search (loading the compiled kernel only then)."""
         chosen: list[int] = []
         cand = np.ones(self.k, dtype=bool)
         while cand.any():
             v = int(np.argmax(cand))
             chosen.append(v)
             cand &= self.compatible[v]
+        if len(chosen) >= self.side_bound:
+            return chosen
+        self._load()
         start = np.array(chosen, dtype=np.int32)
-        return ck.local_search(self.adj, start, WARM_START_STEPS, 1).tolist()
+        return self.kernel.local_search(self.adj, start, WARM_START_STEPS, 1).tolist()
+
+    def _load(self) -> None:
+        from ccomplexity.lower_bounds import clique_kernel
+
+        self.kernel = clique_kernel
+        self.adj = self._bits(self.compatible)
 
     def _start(self) -> None:
+        if self.kernel is None:
+            self._load()
         depth = self.side_bound + 1
         self.adj = self._bits(self.compatible)
         frames_p = np.zeros((depth, self.n_words), dtype=np.uint64)
