@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import itertools
 
+import networkx as nx
 import numpy as np
 import pytest
 
 from ccomplexity import lower_bounds as lb
 from ccomplexity import problems as P
 from ccomplexity.errors import InputError
+from ccomplexity.lower_bounds import clique_kernel, max_fooling
 
 
 def is_fooling(m: np.ndarray, cells: list[tuple[int, int]], value: int) -> bool:
@@ -55,6 +57,75 @@ def test_matches_exhaustive_search_over_subsets_up_to_6x6():
             assert one.size == brute_max_fooling(m, v) and one.exact
             check(m, one) if one.size else None
             assert one.size or one.cells == ()
+
+
+def compatibility_graph(m: np.ndarray, value: int) -> nx.Graph:
+    """Cells of ``value`` joined when they do not cross, straight from Def. 1."""
+    cells = [(int(r), int(c)) for r, c in np.argwhere(m == value)]
+    graph = nx.Graph()
+    graph.add_nodes_from(cells)
+    graph.add_edges_from(
+        (a, b)
+        for a, b in itertools.combinations(cells, 2)
+        if a[0] != b[0] and a[1] != b[1] and not (m[a[0], b[1]] == value == m[b[0], a[1]])
+    )
+    return graph
+
+
+def cold_search(m: np.ndarray, value: int) -> int:
+    """The branch and bound alone, from an empty incumbent: a warm start that is already
+    optimal would hide pruning that cuts too much."""
+    search = max_fooling._CliqueSearch(m, value)
+    search.warm_start()
+    best = max_fooling._Incumbent()
+    assert search.search(best, max_fooling._Budget(None, None))
+    return best.size
+
+
+def test_matches_networkx_maximum_clique_up_to_16x16():
+    # Larger than brute force reaches: the pruning (colouring, Re-NUMBER, unit propagation)
+    # is checked against an independent maximum-clique search, at several densities.
+    rng = np.random.default_rng(11)
+    for trial in range(30):
+        n_rows, n_cols = (int(x) for x in rng.integers(8, 17, size=2))
+        m = (rng.random((n_rows, n_cols)) < (0.3, 0.5, 0.7)[trial % 3]).astype(np.int8)
+        for v in (0, 1):
+            _, expected = nx.max_weight_clique(compatibility_graph(m, v), weight=None)
+            found = lb.max_fooling_set(m, value=v)
+            assert found.exact and found.size == expected == found.upper_bound
+            assert cold_search(m, v) == expected
+            check(m, found) if found.size else None
+
+
+def test_a_search_resumed_chunk_by_chunk_matches_one_run(monkeypatch):
+    m = P.random_matrix(24, 24, 0).matrix()
+    whole = lb.max_fooling_set(m)
+    # Chunks of 1024 nodes that never grow: the kernel stops and resumes many times.
+    monkeypatch.setattr(max_fooling._Budget, "CHUNK_SECONDS", 0.0)
+    chunked = lb.max_fooling_set(m, seconds=1e6)
+    assert whole.nodes > 4 * 1024
+    assert (chunked.size, chunked.nodes, chunked.exact) == (whole.size, whole.nodes, True)
+
+
+def test_local_search_returns_a_clique_at_least_its_start():
+    m = P.random_matrix(24, 24, 1).matrix()
+    search = max_fooling._CliqueSearch(m, 1)
+    warm = search.warm_start()
+    assert all(search.compatible[a, b] for a, b in itertools.combinations(warm, 2))
+    start = np.array(warm[:3], dtype=np.int32)
+    for steps in (0, 50, 2000):
+        found = clique_kernel.local_search(search.adj, start, steps, 7).tolist()
+        assert len(found) >= 3 and len(set(found)) == len(found)
+        assert all(search.compatible[a, b] for a, b in itertools.combinations(found, 2))
+    assert clique_kernel.local_search(search.adj, start, 0, 7).tolist() == start.tolist()
+
+
+def test_popcount_and_lowest_bit():
+    rng = np.random.default_rng(3)
+    for x in [1, 2, 3, 1 << 63, (1 << 64) - 1, *rng.integers(1, 1 << 62, 50, dtype=np.int64)]:
+        word = np.uint64(x)
+        assert clique_kernel.popcount(word) == bin(int(x)).count("1")
+        assert clique_kernel.lowest(word) == (int(x) & -int(x)).bit_length() - 1
 
 
 @pytest.mark.parametrize(("half", "alphabet"), [(2, 2), (3, 2), (2, 3), (5, 2), (3, 3)])
