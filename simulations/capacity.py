@@ -32,6 +32,7 @@ Decisions where the paper is silent or differs (recorded in the README):
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import sys
 import time
@@ -101,6 +102,15 @@ def check_growth(spec: Any) -> None:
             raise InputError(f"{spec.source}: at {grow.field} = {grow.to}: {err}") from None
 
 
+def grown(config: Any, field: str, value: int) -> Any:
+    """``config`` with ``field`` = ``value``, between its start and ``grow_to``. Not validated
+    again: :func:`check_growth` validated both ends, and every limit a config is checked against
+    (relations, vocabulary, triples, model size, activations) grows with the field."""
+    out = copy.copy(config)
+    object.__setattr__(out, field, value)
+    return out
+
+
 def every_round(spec: Any) -> Any:
     """The spec with every run the search could train (each model grown to ``grow_to``) and no
     growth: what :func:`simulations.estimate.dry_run` prices, an upper bound."""
@@ -108,7 +118,7 @@ def every_round(spec: Any) -> Any:
     for config in spec.configs:
         value = getattr(config, grow.field)
         while value <= grow.to:
-            configs.append(dataclasses.replace(config, **{grow.field: value}))
+            configs.append(grown(config, grow.field, value))
             value += grow.by
     return dataclasses.replace(spec, configs=tuple(configs), grow=None)
 
@@ -134,8 +144,7 @@ def run_search(
     rounds = 0
     while growing:
         rounds += 1
-        batch = {key: [dataclasses.replace(c, **{grow.field: value[key]}) for c in models[key]]
-                 for key in growing}  # fmt: skip
+        batch = {key: [grown(c, grow.field, value[key]) for c in models[key]] for key in growing}
         configs = tuple(c for members in batch.values() for c in members)
         part = dataclasses.replace(spec, configs=configs, grow=None)
         if progress:
