@@ -148,8 +148,11 @@ def run_search(
         configs = tuple(c for members in batch.values() for c in members)
         part = dataclasses.replace(spec, configs=configs, grow=None)
         if progress:
-            print(f"round {rounds}: {len(growing)} models, {len(configs)} runs", file=sys.stderr,
-                  flush=True)
+            print(
+                f"round {rounds}: {len(growing)} models, {len(configs)} runs",
+                file=sys.stderr,
+                flush=True,
+            )
         summary = run_sweep(part, store_path, progress=progress, **sweep_options)
         for name in totals:
             totals[name] += summary[name]

@@ -175,7 +175,8 @@ def kg_capacity(
         emit({"store": store, "capacities": rows, "slopes": fitted}, True, "")
         return
     header = ("family", "hops", "width", "layers", "loops", "experts", "parameters",
-              "active_parameters", "flops_per_query", "relations", "triples", "tried", "lr")  # fmt: skip
+              "active_parameters", "flops_per_query", "relations", "triples", "tried",
+              "lr")  # fmt: skip
     print("  ".join(header))
     for r in rows:
         print("  ".join(str(r[k]).rjust(max(len(k), 10 * (k == "family"))) for k in header))
