@@ -335,6 +335,11 @@ KG_COMMANDS: tuple[tuple[str, ...], ...] = (
 (standard and looped, then looped with experts) checked on random queries, the query automaton."""
 
 
+KG_GROW_TO = 16
+"""The demo grows its graphs to R = 16 at most (T = 256); the full profile goes on to 64 from
+the same stored runs."""
+
+
 def kg_slice(config: Any) -> bool:
     """The demo's models of the ``kg`` capacity search: q = 1, widths 8 and 16 (the rest runs
     with ``ccx sweep --profile kg``)."""
@@ -343,8 +348,9 @@ def kg_slice(config: Any) -> bool:
 
 def kg_share() -> dict[str, str]:
     """The layer-looping paper's share: the commands of :data:`KG_COMMANDS`, then the capacity
-    search of the ``kg`` profile for the models of :func:`kg_slice` into ``results/kg.db`` (the
-    same runs as the full profile's, so ``ccx sweep --profile kg`` later adds the rest)."""
+    search of the ``kg`` profile for the models of :func:`kg_slice`, up to R = :data:`KG_GROW_TO`,
+    into ``results/kg.db`` (the same runs as the full profile's, so ``ccx sweep --profile kg``
+    later adds the rest)."""
     import dataclasses
 
     from paper_figures import profile_store
@@ -353,7 +359,8 @@ def kg_share() -> dict[str, str]:
     for args in KG_COMMANDS:
         _ccx(*args)
     spec = load_spec(KG_PROFILE)
-    part = dataclasses.replace(spec, configs=tuple(c for c in spec.configs if kg_slice(c)))
+    part = dataclasses.replace(spec, configs=tuple(c for c in spec.configs if kg_slice(c)),
+                               grow=dataclasses.replace(spec.grow, to=KG_GROW_TO))  # fmt: skip
     store = profile_store(KG_PROFILE)
     print(f"  capacity search, a slice of {KG_PROFILE!r}: {len(part.configs)} starting runs "
           f"into {store}", flush=True)  # fmt: skip

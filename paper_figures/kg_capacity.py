@@ -29,7 +29,7 @@ FAMILY_COLOURS = {"standard": "#2ca02c", "looped": "#1f77b4", "looped-moe": "#ff
 """Green for the standard model, as in the paper's Figure 2."""
 CLAIM_FAMILY = {"standard": "attention", "looped": "looped", "looped-moe": "looped"}
 """The paper's model names -> the model registry's families the claims table speaks of."""
-BOUND_POINTS = 40
+LOWER_STYLES = {"kg.thm_b19": ":", "kg.lemma_b18": "-."}
 COLUMNS = ("kind", "family", "hops", "width", "layers", "loops", "experts", "parameters",
            "active_parameters", "flops_per_query", "entities", "relations", "triples",
            "passed_all", "lr", "bound_id")  # fmt: skip
@@ -95,12 +95,17 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
             mine = sorted((r for r in here if r["family"] == fam), key=lambda r: r["parameters"])
             if not mine:
                 continue
-            ax.plot([r["parameters"] for r in mine], [max(r["triples"], 1) for r in mine], "-",
+            learned = [r for r in mine if r["triples"]]
+            ax.plot([r["parameters"] for r in learned], [r["triples"] for r in learned], "-",
                     color=colour, alpha=0.6)  # fmt: skip
             for r in mine:
-                ax.plot(r["parameters"], max(r["triples"], 1), "o", color=colour,
-                        markerfacecolor="white" if r["passed_all"] else colour)  # fmt: skip
                 csv_rows.append({"kind": "trained", **r})
+                if not r["triples"]:  # missed the first graph: an x on the bottom edge
+                    ax.plot(r["parameters"], 0.03, "x", color=colour, markersize=9, mew=2,
+                            transform=ax.get_xaxis_transform(), clip_on=False)  # fmt: skip
+                    continue
+                ax.plot(r["parameters"], r["triples"], "o", color=colour,
+                        markerfacecolor="white" if r["passed_all"] else colour)  # fmt: skip
             ax.plot([], [], "o-", color=colour, label=f"{fam} (trained)")
         entities = here[0]["entities"]
         most = 2 * max(r["parameters"] for r in here)
@@ -110,7 +115,7 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
             points = bound_line(claim, entities, q, most, layers)
             if not points:
                 continue
-            style_ = "--" if claim.role == "upper" else ":"
+            style_ = "--" if claim.role == "upper" else LOWER_STYLES.get(claim.bound_id, ":")
             colour = FAMILY_COLOURS[fam] if fam else "black"
             what = f"{fam} construction" if fam else "lower bound"
             ax.plot(*zip(*points, strict=True), style_, color=colour, linewidth=1.3,
@@ -128,13 +133,14 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         f"Points: each model's largest graph (T = E R triples) whose q-hop queries it answers "
         f"with best test accuracy >= {target:g} (best over learning rates and seeds, every "
         "smaller graph passing too; each graph trained from scratch); hollow: it passed every "
-        "graph tried, so its capacity is at least that. Dashed: the hand-wired constructions of "
+        "graph tried, so its capacity is at least that; x on the bottom edge: it missed the "
+        "first graph. Dashed: the hand-wired constructions of "
         "the claims table's upper-bound rows (Thm 5.1 standard, Prop B.13 looped, Thm 5.3 "
         "looped-MoE), the triples they hold with that many parameters at b = ceil(log2 c) bits "
-        "per code. Dotted: the claims table's lower bounds, Thm B.19 (relation product models "
-        "with L = q layers, Assumption B.17: at most P / q triples at constant 1) and Lemma B.18 "
-        "(any model at log2 E bits per parameter). Fitted slopes (triples per parameter) next to "
-        f"the paper's: {_slopes_text(fitted)}. Training: {style.training_summary(found)} "
+        "per code. Black: the claims table's lower bounds, Thm B.19 (dotted; relation product "
+        "models with L = q layers, Assumption B.17: at most P / q triples at constant 1) and "
+        "Lemma B.18 (dash-dot; any model at log2 E bits per parameter). Fitted slopes (triples "
+        f"per parameter) next to the paper's: {_slopes_text(fitted)}. Training: {style.training_summary(found)} "
         f"Data: {style.store_label(store_path, profile)}."
     )
     return {"name": NAME, "files": files, "caption": caption, "missing": missing,
