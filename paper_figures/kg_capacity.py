@@ -140,8 +140,8 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         "per code. Black: the claims table's lower bounds, Thm B.19 (dotted; relation product "
         "models with L = q layers, Assumption B.17: at most P / q triples at constant 1) and "
         "Lemma B.18 (dash-dot; any model at log2 E bits per parameter). Fitted slopes (triples "
-        f"per parameter) next to the paper's: {_slopes_text(fitted)}. Training: {style.training_summary(found)} "
-        f"Data: {style.store_label(store_path, profile)}."
+        f"per parameter) next to the paper's: {_slopes_text(fitted)}. Training: "
+        f"{style.training_summary(found)} Data: {style.store_label(store_path, profile)}."
     )
     return {"name": NAME, "files": files, "caption": caption, "missing": missing,
             "slopes": fitted}  # fmt: skip
