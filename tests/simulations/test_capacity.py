@@ -207,7 +207,9 @@ def test_kg_options_and_the_glu_expert_reach_the_task_and_the_model():
 def test_a_real_search_learns_a_small_graph(tmp_path):
     text = SPEC[: SPEC.index("[grid]")].replace("grow_to = 12", "grow_to = 4")
     text = text.replace("steps = 10", "steps = 400\neval_every = 50\neval_samples = 64")
-    text = text.replace("entities = 8", "entities = 4") + """
+    text = (
+        text.replace("entities = 8", "entities = 4")
+        + """
 [grid]
 arch = ["transformer"]
 width = [16]
@@ -215,6 +217,7 @@ length = [1]
 lr = [3e-3, 1e-2]
 seed = [1, 2]
 """
+    )
     out = run_sweep(spec_file(tmp_path, text), tmp_path / "r.db", workers=1, progress=False)
     (row,) = out["capacities"]
     assert row["triples"] >= 8 and row["family"] == "standard"  # R = 2: 8 triples learned
