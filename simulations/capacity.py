@@ -179,6 +179,7 @@ def run_search(
         "backend": summary.get("backend"),
         "grow": dataclasses.asdict(grow),
         "rounds": rounds,
+        "stopped": {why: list(stops.values()).count(why) for why in sorted(set(stops.values()))},
         **totals,
         "failed": failed,
         "stored_total": summary.get("stored_total"),

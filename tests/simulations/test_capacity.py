@@ -107,6 +107,7 @@ def test_search_grows_while_the_best_lr_passes(tmp_path):
     assert table["standard", 16]["tried"] == 10 and not table["standard", 16]["passed_all"]
     # every model stops one step after its capacity: runs = 2 lrs x (values tried)
     assert out["ran"] == 2 * (3 + 5 + 2) and out["failed"] == []
+    assert out["stopped"] == {"missed the target": 3} and out["rounds"] == 5
     assert table["standard", 8]["flops_per_query"] > 0
 
 
@@ -130,6 +131,7 @@ def test_grow_to_caps_the_search(tmp_path):
     out = search(tmp_path, text=SPEC.replace("grow_to = 12", "grow_to = 6"))
     table = {(r["family"], r["width"]): r for r in out["capacities"]}
     assert table["standard", 16]["relations"] == 6 and table["standard", 16]["passed_all"]
+    assert out["stopped"] == {"missed the target": 2, "reached grow_to = 6": 1}
 
 
 @pytest.mark.parametrize(
