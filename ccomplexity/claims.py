@@ -157,6 +157,15 @@ CLAIMS: tuple[Claim, ...] = (
                "Assumption B.17; E, R and q are the task's"),
     Claim("kg-path", "attention", "kg.thm5_1", "upper", construction="kg-path",
           note="q stacked (substitute, lookup) blocks, each storing every triple"),
+    # the looped family: one (substitute, lookup) block looped q times stores each triple once
+    Claim("kg-path", "looped", "kg.prop_b13", "upper", construction="kg-path",
+          reads={"loops": "loops"}, note="dense lookup, T (3b + 1) + 2 parameters for any q"),
+    Claim("kg-path", "looped", "kg.thm5_3", "upper", construction="kg-path",
+          reads={"loops": "loops", "experts": "experts"},
+          note="lookup by sqrt(T) experts, top-1 by head range: O(sqrt T) active per row"),
+    Claim("kg-path", "looped", "kg.lemma_b18", "lower", reads={"permutations": "relations"},
+          note="any model: R permutations of E entities at log2 E bits per parameter; looping "
+               "does not escape it (Thm B.19 counts layers, so it is not claimed here)"),
     # -- looped-reasoning: loops against n and p; family "looped" (a k-layer block looped L
     # times has depth kL, so no claim about one-layer transformers may match it) ------------
     Claim("group-composition", "looped", "looped.thm2_1", "upper", layers=1,

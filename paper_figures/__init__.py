@@ -19,6 +19,7 @@ from paper_figures import (
     fig2,
     fig3,
     fig4,
+    kg_capacity,
     looped_loops,
     looped_table1,
     parrots_memorization,
@@ -39,6 +40,7 @@ FIGURES: dict[str, ModuleType] = {
     "parrots-memorization": parrots_memorization,
     "looped-loops": looped_loops,
     "looped-table1": looped_table1,
+    "kg-capacity": kg_capacity,
 }
 """Figure name -> module with ``make(store_path, out_dir, profile) -> dict``."""
 
@@ -53,6 +55,7 @@ NEEDS_STORE = frozenset(
         "parrots-memorization",
         "looped-loops",
         "looped-table1",
+        "kg-capacity",
     }
 )
 """Figures drawn from training runs (protocols: its panel (b)); the others need no store."""

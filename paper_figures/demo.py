@@ -320,10 +320,59 @@ def looped_share() -> dict[str, str]:
     return {"looped": str(store)}
 
 
+KG_PROFILE = "kg"
+KG_COMMANDS: tuple[tuple[str, ...], ...] = (
+    ("bound", "--theorem", "kg.lemma_b18", "--entities", "128", "--permutations", "8", "--json"),
+    ("bound", "--theorem", "kg.thm_b19", "--entities", "128", "--relations", "8", "--hops", "3",
+     "--layers", "2", "--json"),
+    ("construct", "--task", "kg-path", "--entities", "32", "--relations", "4", "--hops", "4",
+     "--samples", "500", "--seed", "0", "--json"),
+    ("construct", "--task", "kg-path", "--entities", "64", "--relations", "8", "--hops", "3",
+     "--experts", "23", "--samples", "500", "--seed", "0", "--json"),
+    ("dfa", "kg", "--entities", "32", "--relations", "4", "--seed", "0", "--json"),
+)  # fmt: skip
+"""The layer-looping paper's exact side: Lemma B.18 and Thm B.19, the three constructions
+(standard and looped, then looped with experts) checked on random queries, the query automaton."""
+
+
+KG_GROW_TO = 16
+"""The demo grows its graphs to R = 16 at most (T = 256); the full profile goes on to 64 from
+the same stored runs."""
+
+
+def kg_slice(config: Any) -> bool:
+    """The demo's models of the ``kg`` capacity search: q = 1, widths 8 and 16 (the rest runs
+    with ``ccx sweep --profile kg``)."""
+    return config.length == 1 and config.width in (8, 16)
+
+
+def kg_share() -> dict[str, str]:
+    """The layer-looping paper's share: the commands of :data:`KG_COMMANDS`, then the capacity
+    search of the ``kg`` profile for the models of :func:`kg_slice`, up to R = :data:`KG_GROW_TO`,
+    into ``results/kg.db`` (the same runs as the full profile's, so ``ccx sweep --profile kg``
+    later adds the rest)."""
+    import dataclasses
+
+    from paper_figures import profile_store
+    from simulations.sweeps import load_spec, run_sweep
+
+    for args in KG_COMMANDS:
+        _ccx(*args)
+    spec = load_spec(KG_PROFILE)
+    part = dataclasses.replace(spec, configs=tuple(c for c in spec.configs if kg_slice(c)),
+                               grow=dataclasses.replace(spec.grow, to=KG_GROW_TO))  # fmt: skip
+    store = profile_store(KG_PROFILE)
+    print(f"  capacity search, a slice of {KG_PROFILE!r}: {len(part.configs)} starting runs "
+          f"into {store}", flush=True)  # fmt: skip
+    run_sweep(part, store)
+    return {"kg": str(store)}
+
+
 SHARES: dict[str, Callable[[], dict[str, str]]] = {
     "separations": separations_share,
     "parrots": parrots_share,
     "looped": looped_share,
+    "kg": kg_share,
 }
 """Paper -> its share of the demo (bounds, constructions, protocols, a short training slice),
 returning {paper: results store} for the report's figures. A paper adds one entry."""

@@ -12,7 +12,7 @@ A documented cost model, calibrated by a short probe measured here and now:
 * evaluations: ``ceil(eval_samples / batch)`` forward passes every ``eval_every`` steps, each a
   third of a step (forward only);
 * every run trains all its ``steps``: early stopping ends many runs sooner, so the estimate is an
-  upper bound;
+  upper bound; a capacity search is priced as if every model grew to ``grow_to``;
 * the units of work (ensembles, or single runs) are spread over the workers longest first; on a
   GPU they are summed (the device runs one kernel stream at a time).
 
@@ -117,6 +117,10 @@ def dry_run(
         with Store(store_path, readonly=True) as store:  # one of ours, or a one-line refusal
             done = store.done_hashes()
     sweep = spec if isinstance(spec, sweeps.SweepSpec) else sweeps.load_spec(spec, allow_large_grid)
+    if sweep.grow is not None:  # a capacity search: every round it could train, an upper bound
+        from simulations.capacity import every_round
+
+        sweep = every_round(sweep)
     pending = [(h, c) for h, c in zip(sweep.hashes(), sweep.configs, strict=True) if h not in done]
     cap = sweeps.DEFAULT_ENSEMBLE if ensemble is None else ensemble
     processes = max(1, min(workers or sweeps.default_workers(), len(pending) or 1))

@@ -21,6 +21,10 @@ A spec is data (ARCHITECTURE.md, "Sweeps")::
     arch = "transformer"
     layers = [1, 2]
 
+A ``[sweep]`` table with ``grow = "relations"``, ``grow_by`` and ``grow_to`` makes the spec a
+capacity search (:mod:`simulations.capacity`): the grid gives every model at its starting
+value of that field, and each model is grown round by round while it passes the target.
+
 Without ``[[grid.include]]`` tables the runs are the product of the ``[grid]`` lists.  With them,
 each include is its own sub-grid: its values (a scalar or a list per field) are crossed with
 the ``[grid]`` lists it does not name, and the runs are the union of the sub-grids (an empty
@@ -81,8 +85,19 @@ else:  # pragma: no cover - Python 3.10
 BACKENDS = ("local", "ray")
 DEFAULT_ENSEMBLE = 16
 """Most members per ensemble when ``ensemble`` is not given (the real trainer only)."""
-_SWEEP_KEYS = ("name", "description", "target")
+_SWEEP_KEYS = ("name", "description", "target", "grow", "grow_by", "grow_to")
 _TABLES = ("sweep", "baseline", "grid")
+
+
+@dataclass(frozen=True)
+class Growth:
+    """A capacity search (:mod:`simulations.capacity`): each model grows integer config field
+    ``field`` by ``by`` from its value in the grid while the best run over its learning rates
+    and seeds reaches the target, up to ``to``."""
+
+    field: str
+    by: int
+    to: int
 
 
 @dataclass(frozen=True)
@@ -94,6 +109,7 @@ class SweepSpec:
     target: float | None
     source: str
     configs: tuple[Any, ...]
+    grow: Growth | None = None
 
     def hashes(self) -> list[str]:
         return [c.config_hash() for c in self.configs]
@@ -234,6 +250,8 @@ def parse_spec(
         if not 0 < target <= 1:
             raise InputError(f"{source}: [sweep] target must be in (0, 1], got {target}")
 
+    grow = _growth(f"{source}: [sweep]", sweep, types)
+
     baseline = _check_table(f"{source}: [baseline]", data.get("baseline", {}))
     _check_keys(f"{source}: [baseline]", baseline, list(types))
     base = {k: _check_value(f"{source}: [baseline]", k, v, types[k]) for k, v in baseline.items()}
@@ -282,13 +300,36 @@ def parse_spec(
                 configs.append(config)
     if not configs:
         raise InputError(f"{source}: the grid has no runs")
-    return SweepSpec(
+    spec = SweepSpec(
         name=name,
         description=description,
         target=target,
         source=source,
         configs=tuple(configs),
+        grow=grow,
     )
+    if grow is not None:
+        from simulations.capacity import check_growth
+
+        check_growth(spec)
+    return spec
+
+
+def _growth(where: str, sweep: Mapping[str, Any], types: Mapping[str, Any]) -> Growth | None:
+    """The ``grow``, ``grow_by``, ``grow_to`` keys of ``[sweep]``, checked, or None."""
+    keys = [k for k in ("grow", "grow_by", "grow_to") if k in sweep]
+    if not keys:
+        return None
+    if len(keys) < 3:
+        raise InputError(f"{where}: a capacity search needs grow, grow_by and grow_to together")
+    field = _check_value(where, "grow", sweep["grow"], str)
+    if field not in types or types[field] not in (int, int | None):
+        raise InputError(f"{where}: grow must name an integer TrainConfig field, got {field!r}")
+    by = _check_value(where, "grow_by", sweep["grow_by"], int)
+    to = _check_value(where, "grow_to", sweep["grow_to"], int)
+    if by < 1:
+        raise InputError(f"{where}: grow_by must be at least 1, got {by}")
+    return Growth(field, by, to)
 
 
 def _check_grid_size(source: str, blocks: list[dict[str, list[object]]], allow_large: bool) -> None:
@@ -408,6 +449,14 @@ def run_sweep(
     folder = str(checkpoint_folder(store_path) if checkpoint_dir is None else checkpoint_dir)
     _check_outputs(store_path, folder)
     sweep = spec if isinstance(spec, SweepSpec) else load_spec(spec, allow_large_grid)
+    if sweep.grow is not None:
+        from simulations.capacity import run_search
+
+        return run_search(
+            sweep, store_path, workers=workers, backend=backend, train_fn=train_fn,
+            progress=progress, checkpoint_dir=folder, ensemble=ensemble,
+            ensemble_fn=ensemble_fn,
+        )  # fmt: skip
     ray = _import_ray() if backend == "ray" else None
     if ensemble is None:
         ensemble = 1 if train_fn is not None and ensemble_fn is None else DEFAULT_ENSEMBLE

@@ -45,7 +45,7 @@ EVAL_BATCH = 500
 """Evaluation examples per forward pass."""
 EVAL_SEED_OFFSET = 0x5EED_0001
 """Evaluation data come from ``Generator().manual_seed(seed + EVAL_SEED_OFFSET)``."""
-TASK_OPTIONS = ("hops", "alphabet", "group", "reverse")
+TASK_OPTIONS = ("hops", "alphabet", "group", "reverse", "entities", "relations", "graph_seed")
 """TrainConfig fields passed to the task's builder when set."""
 OPTIONAL_FIELDS = ("loops", *TASK_OPTIONS, "reg_lambda", "reg_block")
 """TrainConfig fields left out of ``to_dict`` (and the hash) while None."""
@@ -62,7 +62,8 @@ class TrainConfig:
     accuracy; ``eval_samples`` fresh examples at exactly N every ``eval_every`` steps.
 
     The model options after ``eval_samples`` (:data:`MODEL_OPTIONS`: mixture-of-experts
-    ``experts``, ``top_k``, ``gate`` and ``balance``, and the feed-forward width ``mlp_width``)
+    ``experts``, ``top_k``, ``gate`` and ``balance``, the feed-forward width ``mlp_width`` and
+    its kind ``expert``, e.g. the GLU of the layer-looping paper)
     go to architectures that have them; at their defaults they are left out of the config hash,
     so runs stored before they existed keep their hash."""
 
@@ -84,6 +85,7 @@ class TrainConfig:
     gate: str = ""  # "": the architecture's default gate rule
     balance: float = 0.0
     mlp_width: int | None = None
+    expert: str = ""  # "": the architecture's default feed-forward; "relu", "gelu" or "glu"
     # Settings of some architectures and tasks only. None means unused: such a field is then
     # left out of to_dict() and so of the config hash, and runs stored before it existed keep
     # their hashes.
@@ -92,6 +94,9 @@ class TrainConfig:
     alphabet: int | None = None  # task option: |Sigma| of p-hop
     group: str | None = None  # task option: G of group-composition
     reverse: bool | None = None  # task option: addition's sum least significant digit first
+    entities: int | None = None  # task option: E of kg-path
+    relations: int | None = None  # task option: R of kg-path (the capacity search grows it)
+    graph_seed: int | None = None  # task option: the seed of kg-path's graph
     reg_lambda: float | None = None  # transformer: lambda of the block-cosine regulariser (Eq. 5)
     reg_block: int | None = None  # its block size k (layers k i + j and k (i + 1) + j are pulled)
 
@@ -154,7 +159,7 @@ class TrainConfig:
                 )
 
     def task_options(self) -> dict[str, Any]:
-        """The task options this run sets (hops, alphabet, group, reverse)."""
+        """The task options this run sets (:data:`TASK_OPTIONS`)."""
         return {k: getattr(self, k) for k in TASK_OPTIONS if getattr(self, k) is not None}
 
     def make_task(self) -> Task:
@@ -189,6 +194,7 @@ MODEL_OPTIONS: dict[str, Any] = {
     "gate": "",
     "balance": 0.0,
     "mlp_width": None,
+    "expert": "",
 }
 """TrainConfig fields passed to the model config when not at these defaults."""
 
@@ -207,6 +213,9 @@ _LIMITS = {
     "loops": limits.LOOPS,
     "hops": limits.HOPS,
     "alphabet": limits.ALPHABET,
+    "entities": limits.ENTITIES,
+    "relations": limits.RELATIONS,
+    "graph_seed": limits.SEED,
     "reg_block": limits.LAYERS,
 }
 """The limit of each integer field of :class:`TrainConfig`, shared with the ``ccx`` options."""

@@ -31,6 +31,19 @@ PRODUCT_WORK_LIMIT = 1 << 25
 """Most entries (products x E) that :func:`distinct_products` forms at one length."""
 
 
+def check_graph_size(entities: int, relations: int) -> tuple[int, int]:
+    """(E, R) as ints, or InputError if a graph of that size is beyond the limits (checked
+    before anything is generated)."""
+    e = check_int(entities, "entities", 1)
+    r = check_int(relations, "relations", 1)
+    if e > limits.ENTITIES.most or e * r > TRIPLE_LIMIT:
+        raise InputError(
+            f"a graph is limited to {limits.ENTITIES.most} entities and {TRIPLE_LIMIT} triples, "
+            f"got E = {e}, T = {e * r}"
+        )
+    return e, r
+
+
 @dataclass(frozen=True, eq=False)
 class MatchingKG:
     """A matching knowledge graph: ``permutations[r, e]`` is the tail of the triple (e, r, .).
@@ -64,15 +77,8 @@ class MatchingKG:
     @classmethod
     def generate(cls, entities: int, relations: int, seed: int = 0) -> MatchingKG:
         """R uniform random permutations of E entities; relation r from seed (``seed``, r)."""
-        e = check_int(entities, "entities", 1)
-        r = check_int(relations, "relations", 1)
+        e, r = check_graph_size(entities, relations)
         s = check_int(seed, "seed", 0)
-        if e > limits.ENTITIES.most or e * r > TRIPLE_LIMIT:
-            raise InputError(
-                f"a graph is limited to {limits.ENTITIES.most} entities and {TRIPLE_LIMIT} "
-                "triples, "
-                f"got E = {e}, T = {e * r}"
-            )
         rows = [np.random.default_rng([s, k]).permutation(e) for k in range(r)]
         return cls(np.stack(rows), s)
 

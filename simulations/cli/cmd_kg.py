@@ -147,3 +147,44 @@ def dfa_kg(
     result = _dfa_result(kg_query_dfa(graph, hops), language, show)
     result.update(entities=entities, relations=relations, seed=seed, hops=hops)
     emit(result, as_json, "Minimal DFA of the path queries")
+
+
+@kg_app.command("capacity")
+def kg_capacity(
+    store: Annotated[str, typer.Option("--store", help="Results store of a capacity search.")] = (
+        "results/kg.db"
+    ),
+    as_json: JsonFlag = False,
+) -> None:
+    """Each stored model's capacity (largest graph, in triples, answered at its target), its
+    parameters and FLOPs per query, and the fitted slopes next to the paper's (Sec. 6.1)."""
+    from pathlib import Path
+
+    from simulations.store import identify
+
+    if not Path(store).is_file():
+        raise InputError(f"no results store at {store!r}; run `ccx sweep --profile kg` first")
+    identify(store)
+    from simulations.capacity import capacities, slopes
+
+    rows = [{k: v for k, v in r.items() if k != "config"} for r in capacities(store)]
+    if not rows:
+        raise InputError(f"the store {store!r} has no kg-path runs with a relations option")
+    fitted = slopes(rows)
+    if as_json:
+        emit({"store": store, "capacities": rows, "slopes": fitted}, True, "")
+        return
+    header = ("family", "hops", "width", "layers", "loops", "experts", "parameters",
+              "active_parameters", "flops_per_query", "relations", "triples", "tried",
+              "lr")  # fmt: skip
+    print("  ".join(header))
+    for r in rows:
+        print("  ".join(str(r[k]).rjust(max(len(k), 10 * (k == "family"))) for k in header))
+    for s in fitted:
+        if "ratio" in s:
+            print(f"looped-moe / standard slope at q = {s['hops']}: {s['ratio']:.2f}"
+                  + (f" (paper: {s['paper_ratio']:g}x)" if s["paper_ratio"] else ""))  # fmt: skip
+        else:
+            shown = "n/a" if s["slope"] is None else f"{s['slope']:.4f}"
+            paper = "" if s["paper_slope"] is None else f" (paper: {s['paper_slope']:g})"
+            print(f"slope {s['family']} q = {s['hops']}: {shown} triples/parameter{paper}")

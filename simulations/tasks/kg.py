@@ -10,8 +10,10 @@
 
 Options: ``entities`` (128), ``relations`` (8) and ``graph_seed`` (0), the paper's starting
 graph (Sec. 6.1 step 1). Growing ``relations`` keeps the first relations and every token id,
-and only appends relation tokens at the end of the vocabulary. :meth:`KGPathTask.training_set`
-draws a fixed training set that uses every triple, as Sec. 4 assumes. Answers are computed in
+and only appends relation tokens at the end of the vocabulary. :meth:`KGPathTask.covering_set`
+draws a query set that uses every triple, as Sec. 4 assumes (the trainer draws fresh uniform
+queries every step instead, which cover every triple within a few batches; it is not
+:meth:`Task.training_set`, which would make evaluation read a fixed set). Answers are computed in
 torch from the permutations; the tests check them against the oracle of
 ``ccomplexity.languages.kg``.
 """
@@ -26,7 +28,7 @@ import torch
 from torch import Tensor
 
 from ccomplexity.errors import InputError, check_int
-from ccomplexity.languages.kg import MatchingKG, QueryVocabulary
+from ccomplexity.languages.kg import MatchingKG, QueryVocabulary, check_graph_size
 from simulations.tasks.base import Batch, Task, at_positions, options
 
 
@@ -72,7 +74,7 @@ class KGPathTask(Task):
         relations = torch.randint(0, self.relations, (batch, length), generator=g)
         return self.queries(starts, relations)
 
-    def training_set(self, size: int, hops: int, generator: torch.Generator) -> Batch:
+    def covering_set(self, size: int, hops: int, generator: torch.Generator) -> Batch:
         """``size`` >= T queries of ``hops`` hops in which every triple occurs: the first T have
         (start, first relation) running over all (e, r), the rest are uniform; shuffled."""
         q = self.check_length(hops)
@@ -94,9 +96,8 @@ def _kg_path(name: str, n: int, given: dict[str, Any]) -> Task:
     r = check_int(o["relations"], "relations", 1)
     check_int(o["graph_seed"], "graph_seed", 0)
     vocab = QueryVocabulary(e, r, n)
-    task = KGPathTask(name, vocab.size, e, n, 4 * n - 1, None, e, r, o["graph_seed"])
-    _ = task.permutations  # generate (and check the limits of) the graph now, not at first use
-    return task
+    check_graph_size(e, r)  # the graph itself is generated at first use, once the model fits
+    return KGPathTask(name, vocab.size, e, n, 4 * n - 1, None, e, r, o["graph_seed"])
 
 
 BUILDERS = {"kg-path": _kg_path}

@@ -107,3 +107,18 @@ def test_parrots_share_writes_its_results_and_slices_the_profile(tmp_path, monke
     bound = json.loads((tmp_path / "results/parrots/bound_thm3_1.json").read_text())
     assert bound["min_width"] == 15
     assert '"min_width": 15' in capsys.readouterr().out
+
+
+def test_kg_share_runs_its_commands_and_slices_the_search(tmp_path, monkeypatch, capsys):
+    from paper_figures import demo
+    from simulations.sweeps import load_spec
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(demo, "KG_COMMANDS", demo.KG_COMMANDS[:1])
+    spec = load_spec("kg")
+    chosen = [c for c in spec.configs if demo.kg_slice(c)]
+    assert {c.length for c in chosen} == {1} and {c.width for c in chosen} == {8, 16}
+    assert {(c.arch, c.experts) for c in chosen} == {("transformer", 1), ("looped", 4)}
+    monkeypatch.setattr(demo, "kg_slice", lambda config: False)  # no training here
+    assert demo.kg_share() == {"kg": "results/kg.db"}
+    assert '"min_parameters"' in capsys.readouterr().out

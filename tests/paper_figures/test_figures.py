@@ -69,6 +69,27 @@ def looped_results() -> list[dict]:
     return out
 
 
+def kg_results() -> list[dict]:
+    """Fake capacity-search runs of the layer-looping paper: standard and looped-MoE models of
+    two widths at q = 1 and 2, each passing up to width / 4 relations (less one for q = 2)."""
+    out = []
+    for arch, extra in (("transformer", {}), ("looped", {"experts": 4, "expert": "glu"})):
+        for q in (1, 2):
+            for width in (8, 16):
+                for relations in range(2, width // 4 + 2, 2):
+                    layers = 1 if arch == "looped" else q
+                    result = fake_result("kg-path", arch, width, layers, q, 1e-3, 0)
+                    result["config"].update(entities=16, relations=relations, graph_seed=0,
+                                            target=0.97, heads=2, **extra)  # fmt: skip
+                    if arch == "looped":
+                        result["config"]["loops"] = q
+                    acc = 1.0 if relations <= width // 4 - (q - 1) else 0.5
+                    result.update(best_accuracy=acc, accuracy=acc,
+                                  config_hash=f"kg{arch}{q}{width}{relations}")  # fmt: skip
+                    out.append(result)
+    return out
+
+
 @pytest.fixture(scope="module")
 def fake_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("store") / "fake.db"
@@ -77,7 +98,7 @@ def fake_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
             for n in lengths:
                 for lr in (1e-3, 1e-4):
                     store.add_run(fake_result(task, arch, width, layers, n, lr, ratio))
-        for result in looped_results():
+        for result in [*looped_results(), *kg_results()]:
             store.add_run(result)
     return path
 
@@ -136,6 +157,19 @@ def test_looped_figures_read_the_claims_and_the_store(fake_store: Path, tmp_path
         "(1⊗1) iso-param", "(1⊗4) looped", "(4⊗1) iso-FLOP"
     ]  # fmt: skip
     assert {r["operands"] for r in table} == {"2", "4", "6", "8"}
+
+
+def test_kg_capacity_reads_the_search_and_the_claims(fake_store: Path, tmp_path: Path) -> None:
+    result = make_figure("kg-capacity", tmp_path, store=fake_store)
+    rows = _csv_rows(tmp_path / "kg-capacity.csv")
+    trained = {(r["family"], r["hops"], r["width"]): r["triples"] for r in rows
+               if r["kind"] == "trained"}  # fmt: skip
+    assert trained[("standard", "1", "16")] == "64"  # R = 2 and 4 stored, both passed
+    assert trained[("standard", "2", "16")] == "32"  # R = 4 missed
+    assert trained[("looped-moe", "2", "8")] == "0"  # the first graph, R = 2, missed
+    bounds = {r["bound_id"] for r in rows if r["kind"] in ("upper", "lower")}
+    assert bounds == {"kg.thm_b19", "kg.thm5_1", "kg.prop_b13", "kg.thm5_3", "kg.lemma_b18"}
+    assert {s["family"] for s in result["slopes"]} >= {"standard", "looped-moe"}
 
 
 def test_bounds_csv_has_thm3_example(tmp_path: Path) -> None:

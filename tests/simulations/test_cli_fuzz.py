@@ -40,6 +40,23 @@ length = 10
 steps = 10
 """
 
+_KG_TOML = """[sweep]
+grow = "relations"
+grow_by = 2
+grow_to = 8
+
+[baseline]
+task = "kg-path"
+arch = "transformer"
+width = 8
+layers = 1
+length = 1
+heads = 2
+steps = 10
+entities = 8
+relations = 2
+"""
+
 FIXTURES_TEXT = {
     "afile.txt": "hello\n",
     "nested.json": "[" * 100_000 + "]" * 100_000,
@@ -64,6 +81,11 @@ FIXTURES_TEXT = {
     "samples.toml": _TOML + "eval_samples = 1000000000000\n",
     "nested.toml": "a = " + "[" * 100_000 + "]" * 100_000 + "\n",
     "nan.toml": _TOML + "lr = nan\n",
+    "grow_field.toml": _KG_TOML.replace('grow = "relations"', 'grow = "gate"'),
+    "grow_partial.toml": _KG_TOML.replace("grow_by = 2\n", ""),
+    "grow_start.toml": _KG_TOML.replace("grow_to = 8", "grow_to = 1"),
+    "grow_huge.toml": _KG_TOML.replace("grow_to = 8", "grow_to = 100000000"),
+    "grow_vocab.toml": _KG_TOML.replace("grow_to = 8", "grow_to = 2000000"),
     "ok.csv": "1,0\n0,1\n",
     "ragged.csv": "1,0\n0,1,1\n",
     "badentry.csv": "1,0\n0,2\n",
@@ -393,6 +415,21 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     (("sweep", "big_grid.toml", "--store", "ok.db", "--dry-run"), "--allow-large-grid"),
     (("sweep", "long.toml", "--store", "ok.db", "--dry-run"), "length"),
     (("sweep", "nonutf8.toml", "--store", "ok.db", "--dry-run"), "UTF-8"),
+    # capacity searches (kg): grow keys
+    (("sweep", "grow_field.toml", "--store", "ok.db"), "integer TrainConfig field"),
+    (("sweep", "grow_partial.toml", "--store", "ok.db"), "grow, grow_by and grow_to together"),
+    (("sweep", "grow_start.toml", "--store", "ok.db"), "below the start"),
+    (("sweep", "grow_huge.toml", "--store", "ok.db"), "use fewer relations"),
+    (("sweep", "grow_huge.toml", "--store", "ok.db", "--dry-run"), "use fewer relations"),
+    (("sweep", "grow_vocab.toml", "--store", "ok.db"), "vocab_size"),
+    (("sweep", "--profile", "kg", "--store", "other.db"), "another application"),
+    (("kg", "capacity", "--store", "other.db"), "another application"),
+    (("kg", "capacity", "--store", "missing.db"), "no results store"),
+    (("kg", "capacity", "--store", "afile.txt"), "not an SQLite file"),
+    (("kg", "capacity", "--store", "adir"), "no results store"),
+    (("figure", "kg-capacity", "--store", "other.db"), "another application"),
+    (("figure", "kg-capacity", "--store", "missing.db"), "no results store"),
+    (("figure", "kg-capacity", "--profile", "kg", "--out", "afile.txt"), "is a file"),
     # threshold, figure, report
     (("threshold", "--store", "other.db"), "another application"),
     (("threshold", "--store", "missing.db"), "no results store"),

@@ -45,15 +45,15 @@ def test_growing_the_graph_keeps_its_relations_and_token_ids():
 
 def test_training_set_uses_every_triple():
     task = get_task("kg-path", 3, entities=12, relations=3)
-    tokens, targets, _ = task.training_set(12 * 3 * 4, 3, gen(0))
+    tokens, targets, _ = task.covering_set(12 * 3 * 4, 3, gen(0))
     starts, words = parse_queries(task.vocab, tokens.numpy())
     graph = MatchingKG.generate(12, 3, 0)
     assert covered(graph, starts, words).all()
     assert np.array_equal(targets[:, -1].numpy(), graph.answer(starts, words))
-    again = task.training_set(12 * 3 * 4, 3, gen(0))[0]
+    again = task.covering_set(12 * 3 * 4, 3, gen(0))[0]
     assert torch.equal(tokens, again)  # seeded
     with pytest.raises(InputError, match="needs size >= 36"):
-        task.training_set(35, 3, gen(0))
+        task.covering_set(35, 3, gen(0))
 
 
 def test_bad_options():

@@ -1,0 +1,159 @@
+"""Figure ``kg-capacity``: the largest knowledge graph a trained model answers q-hop queries on,
+against its parameters (layer-looping paper, Figure 2), one panel per q.
+
+Points: each model's capacity from the capacity search (:func:`simulations.capacity.capacities`:
+the largest T = E R whose best test accuracy over learning rates and seeds reached the target,
+every smaller graph passing too); hollow points passed every graph tried (the capacity is at
+least that). Lines, read from the claims table for ``kg-path`` (nothing here names a bound):
+the upper-bound rows' constructions (Thm 5.1 standard, Prop B.13 looped, Thm 5.3 looped-MoE:
+the triples a construction with that many parameters holds), and the lower-bound rows (Thm
+B.19 for relation product models with L = q layers, Lemma B.18 for any model at log2 E bits per
+parameter: the most triples that many parameters can hold). Both axes are logarithmic.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import matplotlib.pyplot as plt
+
+from ccomplexity import claims
+from ccomplexity.errors import InputError
+from paper_figures import style
+
+NAME = "kg-capacity"
+PAPER = "kg"
+TASK = "kg-path"
+FAMILY_COLOURS = {"standard": "#2ca02c", "looped": "#1f77b4", "looped-moe": "#ff7f0e"}
+"""Green for the standard model, as in the paper's Figure 2."""
+CLAIM_FAMILY = {"standard": "attention", "looped": "looped", "looped-moe": "looped"}
+"""The paper's model names -> the model registry's families the claims table speaks of."""
+LOWER_STYLES = {"kg.thm_b19": ":", "kg.lemma_b18": "-."}
+COLUMNS = ("kind", "family", "hops", "width", "layers", "loops", "experts", "parameters",
+           "active_parameters", "flops_per_query", "entities", "relations", "triples",
+           "passed_all", "lr", "bound_id")  # fmt: skip
+
+
+def _upper_family(claim: claims.Claim) -> str:
+    """Which of the paper's models an upper-bound row's construction is: experts or not."""
+    if claim.family == "attention":
+        return "standard"
+    return "looped-moe" if "experts" in claim.reads else "looped"
+
+
+def bound_line(claim: claims.Claim, entities: int, hops: int, most_parameters: float,
+               layers: int | None = None) -> list[tuple[int, int]]:  # fmt: skip
+    """(parameters, triples) along claim's bound for R = 1, 2, ... until the parameters pass
+    ``most_parameters``: the construction's size (upper rows) or the fewest parameters that can
+    hold the graph (lower rows: Thm B.19 at ``layers``, Lemma B.18 for R permutations)."""
+    bound = claim.bound
+    points = []
+    relations = 1
+    while True:
+        if bound.id == "kg.lemma_b18":
+            given = {"entities": entities, "permutations": relations}
+        elif bound.id == "kg.thm_b19":
+            given = {"entities": entities, "relations": relations, "hops": hops,
+                     "layers": layers or hops}  # fmt: skip
+        else:
+            given = {"entities": entities, "relations": relations, "hops": hops}
+        try:
+            parameters = int(bound.outputs(**given)["min_parameters" if claim.role == "lower"
+                                                    else "parameters"])  # fmt: skip
+        except InputError:  # beyond the range the bound is evaluated for
+            break
+        points.append((parameters, entities * relations))
+        if parameters > most_parameters:
+            break
+        relations = max(relations + 1, int(relations * 1.25))
+    return points
+
+
+def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str, Any]:
+    """Draw one panel per q from the capacity runs in the store at ``store_path``."""
+    from simulations.capacity import capacities, slopes
+
+    found, missing = style.load_runs(store_path)
+    rows = capacities(store_path) if found else []
+    if found and not rows:
+        missing.append(f"{NAME}: no {TASK} runs with a relations option in the store")
+    hops = sorted({r["hops"] for r in rows}) or [1]
+    fig, axes = plt.subplots(1, len(hops), figsize=(4.8 * len(hops), 4.6), squeeze=False)
+    csv_rows: list[dict[str, Any]] = []
+    for ax, q in zip(axes[0], hops, strict=True):
+        here = [r for r in rows if r["hops"] == q]
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("parameters")
+        ax.set_ylabel("largest graph answered, triples T")
+        ax.set_title(f"q = {q} hop{'s' if q > 1 else ''}")
+        if not here:
+            style.note(ax, "no capacity runs")
+            continue
+        for fam, colour in FAMILY_COLOURS.items():
+            mine = sorted((r for r in here if r["family"] == fam), key=lambda r: r["parameters"])
+            if not mine:
+                continue
+            learned = [r for r in mine if r["triples"]]
+            ax.plot([r["parameters"] for r in learned], [r["triples"] for r in learned], "-",
+                    color=colour, alpha=0.6)  # fmt: skip
+            for r in mine:
+                csv_rows.append({"kind": "trained", **r})
+                if not r["triples"]:  # missed the first graph: an x on the bottom edge
+                    ax.plot(r["parameters"], 0.03, "x", color=colour, markersize=9, mew=2,
+                            transform=ax.get_xaxis_transform(), clip_on=False)  # fmt: skip
+                    continue
+                ax.plot(r["parameters"], r["triples"], "o", color=colour,
+                        markerfacecolor="white" if r["passed_all"] else colour)  # fmt: skip
+            ax.plot([], [], "o-", color=colour, label=f"{fam} (trained)")
+        entities = here[0]["entities"]
+        most = 2 * max(r["parameters"] for r in here)
+        layers = next((r["layers"] for r in here if r["family"] == "standard"), q)
+        for claim in claims.claims(task=TASK):
+            fam = _upper_family(claim) if claim.role == "upper" else None
+            points = bound_line(claim, entities, q, most, layers)
+            if not points:
+                continue
+            style_ = "--" if claim.role == "upper" else LOWER_STYLES.get(claim.bound_id, ":")
+            colour = FAMILY_COLOURS[fam] if fam else "black"
+            what = f"{fam} construction" if fam else "lower bound"
+            ax.plot(*zip(*points, strict=True), style_, color=colour, linewidth=1.3,
+                    label=f"{claim.bound.name.split(' (')[0]} ({what})")  # fmt: skip
+            csv_rows += [{"kind": claim.role, "family": fam or claim.family, "hops": q,
+                          "parameters": p, "entities": entities, "triples": t,
+                          "bound_id": claim.bound_id} for p, t in points]  # fmt: skip
+        ax.set_xlim(min(r["parameters"] for r in here) / 2, most)
+        ax.legend(fontsize=7, loc="upper left")
+    fitted = slopes(rows)
+    fig.suptitle("Largest knowledge graph answered at the target, against parameters (Figure 2)")
+    files = style.save(fig, out_dir, NAME, csv_rows, COLUMNS)
+    target = style.target_of(found, 0.97)
+    caption = (
+        f"Points: each model's largest graph (T = E R triples) whose q-hop queries it answers "
+        f"with best test accuracy >= {target:g} (best over learning rates and seeds, every "
+        "smaller graph passing too; each graph trained from scratch); hollow: it passed every "
+        "graph tried, so its capacity is at least that; x on the bottom edge: it missed the "
+        "first graph. Dashed: the hand-wired constructions of "
+        "the claims table's upper-bound rows (Thm 5.1 standard, Prop B.13 looped, Thm 5.3 "
+        "looped-MoE), the triples they hold with that many parameters at b = ceil(log2 c) bits "
+        "per code. Black: the claims table's lower bounds, Thm B.19 (dotted; relation product "
+        "models with L = q layers, Assumption B.17: at most P / q triples at constant 1) and "
+        "Lemma B.18 (dash-dot; any model at log2 E bits per parameter). Fitted slopes (triples "
+        f"per parameter) next to the paper's: {_slopes_text(fitted)}. Training: "
+        f"{style.training_summary(found)} Data: {style.store_label(store_path, profile)}."
+    )
+    return {"name": NAME, "files": files, "caption": caption, "missing": missing,
+            "slopes": fitted}  # fmt: skip
+
+
+def _slopes_text(fitted: list[dict[str, Any]]) -> str:
+    parts = []
+    for s in fitted:
+        if "ratio" in s:
+            paper = f" (paper: {s['paper_ratio']:g}x)" if s["paper_ratio"] else ""
+            parts.append(f"looped-MoE / standard at q = {s['hops']}: {s['ratio']:.2f}x{paper}")
+        elif s["slope"] is not None:
+            paper = f" (paper {s['paper_slope']:g})" if s["paper_slope"] else ""
+            parts.append(f"{s['family']} q = {s['hops']}: {s['slope']:.3f}{paper}")
+    return "; ".join(parts) or "none (fewer than two model sizes per family and q)"
