@@ -174,10 +174,10 @@ def model_source(
 ) -> Source:
     """The one way protocols obtain a model: the trained model saved at ``checkpoint`` (read
     with ``weights_only=True`` and every field validated by
-    :func:`simulations.training.load_checkpoint`), else registry model ``name`` built from
+    :func:`simulations.checkpoints.load_checkpoint`), else registry model ``name`` built from
     ``config`` after ``torch.manual_seed(seed)``."""
     if checkpoint is not None:
-        from simulations.training import load_checkpoint
+        from simulations.checkpoints import load_checkpoint
 
         model, training = load_checkpoint(checkpoint)
         description = {

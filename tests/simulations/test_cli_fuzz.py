@@ -452,7 +452,8 @@ def nan_checkpoint(tmp_path_factory) -> bytes:
     """The bytes of a genuine LSTM checkpoint with one weight set to NaN."""
     import torch
 
-    from simulations.training import TrainConfig, build_model, save_checkpoint
+    from simulations.checkpoints import save_checkpoint
+    from simulations.training import TrainConfig, build_model
 
     config = TrainConfig(task="index-lookup", arch="lstm", width=8, layers=1, length=10)
     model, _ = build_model(config)

@@ -10,9 +10,10 @@ import torch
 import models
 from ccomplexity.errors import InputError
 from simulations import stacks
+from simulations.checkpoints import load_checkpoint
 from simulations.ensemble import StaticStep, plan_groups, shape_key, train_ensemble
 from simulations.stacks import BATCHED, LoopStack, StackedAdam, VmapStack
-from simulations.training import TrainConfig, build_model, load_checkpoint, train
+from simulations.training import TrainConfig, build_model, train
 
 BASE = TrainConfig(
     task="index-lookup", arch="transformer", width=8, layers=2, length=6, heads=2, steps=12,

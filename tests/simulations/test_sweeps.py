@@ -304,7 +304,7 @@ def test_an_unusable_checkpoint_folder_is_refused_before_any_run(tmp_path):
 def test_a_real_sweep_saves_loadable_checkpoints(tmp_path, monkeypatch):
     """The smoke profile with the real trainer, from a relative store path: the stored paths
     are relative too and load from the same directory."""
-    from simulations.training import load_checkpoint
+    from simulations.checkpoints import load_checkpoint
 
     monkeypatch.chdir(tmp_path)
     db = Path("results") / "smoke.db"

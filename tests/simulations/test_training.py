@@ -9,11 +9,10 @@ import torch
 
 import models
 from ccomplexity.errors import InputError
+from simulations.checkpoints import load_checkpoint, save_checkpoint
 from simulations.training import (
     TrainConfig,
     build_model,
-    load_checkpoint,
-    save_checkpoint,
     train,
 )
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from ccomplexity.errors import InputError
-from simulations.training import TrainConfig, load_checkpoint, train
+from simulations.checkpoints import load_checkpoint
+from simulations.training import TrainConfig, train
 
 BASE = {"width": 32, "heads": 2, "batch": 32, "lr": 3e-3, "eval_every": 50, "eval_samples": 200}
 
