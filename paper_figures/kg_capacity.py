@@ -117,7 +117,7 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
                 continue
             style_ = "--" if claim.role == "upper" else LOWER_STYLES.get(claim.bound_id, ":")
             colour = FAMILY_COLOURS[fam] if fam else "black"
-            what = f"{fam} construction" if fam else "lower bound"
+            what = f"{fam} construction" if fam else "most triples P parameters can hold"
             ax.plot(*zip(*points, strict=True), style_, color=colour, linewidth=1.3,
                     label=f"{claim.bound.name.split(' (')[0]} ({what})")  # fmt: skip
             csv_rows += [{"kind": claim.role, "family": fam or claim.family, "hops": q,
@@ -137,7 +137,9 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         "first graph. Dashed: the hand-wired constructions of "
         "the claims table's upper-bound rows (Thm 5.1 standard, Prop B.13 looped, Thm 5.3 "
         "looped-MoE), the triples they hold with that many parameters at b = ceil(log2 c) bits "
-        "per code. Black: the claims table's lower bounds, Thm B.19 (dotted; relation product "
+        "per code. Black: the claims table's lower bounds on parameters, drawn as the most "
+        "triples P parameters can hold (a ceiling on every model's capacity), Thm B.19 (dotted; "
+        "relation product "
         "models with L = q layers, Assumption B.17: at most P / q triples at constant 1) and "
         "Lemma B.18 (dash-dot; any model at log2 E bits per parameter). Fitted slopes (triples "
         f"per parameter) next to the paper's: {_slopes_text(fitted)}. Training: "
