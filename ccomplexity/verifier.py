@@ -20,6 +20,9 @@ Soundness rests on three rules:
   length, pairs x word length, rank, prime, stacks and product-automaton work of a symbolic
   check); beyond a limit the certificate is rejected with the limit named, within seconds.
   Primes are tested by a deterministic Miller-Rabin test.
+
+One module on purpose: the verifier does not import the lower-bound methods whose certificates
+it checks (only the problem definitions), so it re-derives every certificate kind here.
 """
 
 from __future__ import annotations

@@ -13,6 +13,9 @@ dyck or index-lookup goes through :func:`simulations.protocols.bits_used.bits_us
 cut (K = N/2, even for Dyck): p * m for the smallest p whose rounded state agrees with the float
 model on every test input, log2 of the distinct rounded states at the cut, and the task's exact
 one-way lower bound at that cut. Without a store or checkpoints the panel says what is missing.
+
+One module for both panels on purpose (a little over 500 lines): panel (a) runs the protocols
+while drawing and panel (b) reads checkpoints, and both share the figure's layout and CSV.
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ under a batched form still trains correctly.
 
 from __future__ import annotations
 
+import abc
 import copy
 import warnings
 from collections.abc import Sequence
@@ -105,7 +106,7 @@ class StackedAdam:
 # --- batched forms ------------------------------------------------------------------------------
 
 
-class Stack:
+class Stack(abc.ABC):
     """M members of one architecture as one batched model: ``forward(tokens (M, B, T))`` ->
     logits (M, B, T, C), one optimiser step for all, and the members' weights back out."""
 
@@ -122,8 +123,9 @@ class Stack:
         }
         self.optimiser = StackedAdam(list(self.params.values()), lrs)
 
+    @abc.abstractmethod
     def forward(self, tokens: Tensor) -> Tensor:
-        raise NotImplementedError
+        """Logits (M, B, T, C) of the M members on their tokens (M, B, T)."""
 
     def set_training(self, mode: bool) -> None:
         self.template.train(mode)

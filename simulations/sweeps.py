@@ -54,6 +54,10 @@ arrives, by the parent process only; an ensemble's members arrive one by one as 
 killed ensemble keeps its finished members.  Pool workers die with the sweep; they are started
 with the "spawn" method, so a script that calls :func:`run_sweep` with more than one worker needs
 the usual ``if __name__ == "__main__":`` guard.
+
+Spec parsing, validation and the resumable runner stay in one module (a little over 500
+lines): they are one file format and its one reader; the worker processes, ensembles and the
+capacity search live in their own modules.
 """
 
 from __future__ import annotations

@@ -17,6 +17,9 @@ detector per triple (2b key weights, b tail weights, 1 flag weight: T(3b + 1)) w
 threshold; substitute is hard attention with one sink logit; a mixture-of-experts lookup adds a
 router of K(b + 1) numbers. FLOPs are those of the matrix products (2 per multiply-add), as
 ``torch.utils.flop_counter`` counts them; block selections and elementwise steps are not counted.
+
+Longer than most modules by design, like every paper's bounds module: the paper's statements
+are data entries (statement, citation, formula, errata) beside the exact counts they evaluate.
 """
 
 from __future__ import annotations

@@ -150,6 +150,7 @@ from simulations.cli import (  # noqa: E402, F401
     cmd_bounds,
     cmd_exact,
     cmd_kg,
+    cmd_languages,
     cmd_looped,
     cmd_models,
     cmd_training,

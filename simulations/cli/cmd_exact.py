@@ -1,4 +1,5 @@
-"""Commands of the exact core: languages, automata, lower bounds, bounds, codes, certificates."""
+"""Commands of the exact core: lower bounds (fooling sets, communication complexity), codes,
+certificates and the tour. (Languages and automata: :mod:`simulations.cli.cmd_languages`.)"""
 
 from __future__ import annotations
 
@@ -9,28 +10,18 @@ from typing import Annotated, Any
 
 import typer
 
-from ccomplexity import limits
 from ccomplexity.errors import InputError, check_int
 from simulations.cli import (
     Certificate,
     JsonFlag,
-    Length,
     app,
     check_certificate_path,
-    check_options,
     emit,
     write_certificate_to,
 )
 
-dyck_app = typer.Typer(no_args_is_help=True, help="Bounded Dyck languages Dyck-(n,k).")
-dfa_app = typer.Typer(no_args_is_help=True, help="Minimal DFAs and their state counts.")
 cc_app = typer.Typer(no_args_is_help=True, help="Exact communication complexity of a problem.")
-app.add_typer(dyck_app, name="dyck")
-app.add_typer(dfa_app, name="dfa")
 app.add_typer(cc_app, name="cc")
-
-Types = Annotated[int, typer.Option("--types", help="Number of bracket types n.")]
-Depth = Annotated[int, typer.Option("--depth", help="Maximum depth k.")]
 
 # Problem options shared by `fooling` and `cc`.
 ProblemName = Annotated[
@@ -71,140 +62,6 @@ def _problem(name: str, options: dict[str, Any]):
     from ccomplexity import problems
 
     return problems.make(name, **{k: options.get(k) for k in PROBLEM_OPTIONS})
-
-
-# --------------------------------------------------------------------------------- dyck
-
-
-@dyck_app.command("count")
-def dyck_count(types: Types, depth: Depth, length: Length, as_json: JsonFlag = False) -> None:
-    """Exact number of Dyck-(n,k) words of length N (dynamic programming, any N)."""
-    from ccomplexity.languages.dyck import count_dyck
-
-    _check_dyck(types, depth, length)
-    count = count_dyck(types, depth, length)
-    result = {"types": types, "depth": depth, "length": length, "count": count}
-    result["log2_count"] = count.bit_length() - 1 if count and count & (count - 1) == 0 else None
-    emit(result, as_json, f"Dyck-({types},{depth}) words of length {length}")
-
-
-@dyck_app.command("enumerate")
-def dyck_enumerate(types: Types, depth: Depth, length: Length, as_json: JsonFlag = False) -> None:
-    """Every Dyck-(n,k) word of length N, in lexicographic order (small N only)."""
-    from ccomplexity.languages.dyck import dyck_alphabet, enumerate_dyck
-
-    _check_dyck(types, depth, length)
-    names = dyck_alphabet(types)
-    words = ["".join(names[s] for s in w) for w in enumerate_dyck(types, depth, length).tolist()]
-    if as_json:
-        print(json.dumps({"types": types, "depth": depth, "length": length, "words": words}))
-    else:
-        print("\n".join(words))
-
-
-@dyck_app.command("sample")
-def dyck_sample(
-    types: Types,
-    depth: Depth,
-    length: Length,
-    batch: Annotated[int, typer.Option("--batch", help="Number of words.")] = 5,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
-    generator: Annotated[
-        str,
-        typer.Option(
-            "--generator",
-            help="uniform (over members), h1-positive, h1-negative (App. H.1, Dyck-(2,2)).",
-        ),
-    ] = "uniform",
-    reading: Annotated[
-        str, typer.Option("--reading", help="App. H.1 step rule: three-way or half.")
-    ] = "three-way",
-    as_json: JsonFlag = False,
-) -> None:
-    """Sample words: uniform over members of length N, or the paper's App. H.1 generators."""
-    import numpy as np
-
-    from ccomplexity.languages import dyck
-
-    _check_dyck(types, depth, length)
-    check_options(batch=batch, seed=seed)
-    limits.check_numbers(batch * length, f"{batch} words of length {length}")
-    if reading not in ("three-way", "half"):
-        raise InputError(f"--reading must be three-way or half, got {reading!r}")
-    rng = np.random.default_rng(seed)
-    if generator == "uniform":
-        words = dyck.sample_dyck(types, depth, length, batch, rng)
-    elif generator in ("h1-positive", "h1-negative"):
-        if (types, depth) != (2, 2):
-            raise InputError("the App. H.1 generators are defined for Dyck-(2,2) only")
-        make = dyck.positive_h1 if generator == "h1-positive" else dyck.negative_h1
-        words = make(length, batch, rng, reading=reading)
-    else:
-        raise InputError(f"unknown --generator {generator!r}: uniform, h1-positive, h1-negative")
-    names = dyck.dyck_alphabet(types)
-    text = ["".join(names[s] for s in w) for w in np.asarray(words).tolist()]
-    members = dyck.is_dyck(np.asarray(words), types, depth).tolist()
-    if as_json:
-        print(json.dumps({"generator": generator, "seed": seed, "words": text, "member": members}))
-    else:
-        print(
-            "\n".join(
-                f"{w}  {'member' if m else 'non-member'}"
-                for w, m in zip(text, members, strict=True)
-            )
-        )
-
-
-def _check_dyck(types: int, depth: int, length: int) -> None:
-    check_options(types=types)
-    check_int(depth, "--depth", 0)
-    check_int(length, "--length", 0)
-
-
-# --------------------------------------------------------------------------------- dfa
-
-
-def _dfa_result(dfa, language: str, show: bool) -> dict[str, Any]:
-    from ccomplexity.automata import minimize, state_counts
-
-    minimal = minimize(dfa)
-    result: dict[str, Any] = {"language": language, **state_counts(minimal)}
-    result["alphabet"] = list(minimal.alphabet)
-    if show:
-        result["start"] = minimal.start
-        result["accepting"] = [int(q) for q in minimal.accepting.nonzero()[0]]
-        result["transitions"] = minimal.transitions.tolist()
-    return result
-
-
-Show = Annotated[bool, typer.Option("--show", help="Include the transition table.")]
-
-
-@dfa_app.command("dyck")
-def dfa_dyck(types: Types, depth: Depth, show: Show = False, as_json: JsonFlag = False) -> None:
-    """Minimal complete DFA of Dyck-(n,k): states with the sink, and live states."""
-    from ccomplexity.automata import dyck_dfa
-
-    _check_dyck(types, depth, 0)
-    result = _dfa_result(dyck_dfa(types, depth), f"Dyck-({types},{depth})", show)
-    emit(result, as_json, f"Minimal DFA of Dyck-({types},{depth})")
-
-
-@dfa_app.command("equality")
-def dfa_equality(
-    half: Annotated[int, typer.Option("--half", help="H: the language is {ww : |w| = H}.")],
-    alphabet: Annotated[int, typer.Option("--alphabet", help="Alphabet size A.")] = 2,
-    show: Show = False,
-    as_json: JsonFlag = False,
-) -> None:
-    """Minimal complete DFA of the equality language {ww : |w| = H} over A symbols."""
-    from ccomplexity.automata import equality_dfa
-
-    check_int(half, "--half", 1)
-    check_int(alphabet, "--alphabet", 1)
-    result = _dfa_result(equality_dfa(half, alphabet), f"{{ww : |w| = {half}}}", show)
-    result.update(half=half, alphabet_size=alphabet)
-    emit(result, as_json, "Minimal DFA of the equality language")
 
 
 # --------------------------------------------------------------------------------- fooling

@@ -11,7 +11,7 @@ import typer
 
 from ccomplexity.errors import InputError
 from simulations.cli import JsonFlag, Length, Samples, Seed, app, emit
-from simulations.cli.cmd_exact import Show, _dfa_result, dfa_app
+from simulations.cli.cmd_languages import Show, _dfa_result, dfa_app
 
 looped_app = typer.Typer(
     no_args_is_help=True, help="Looped models: round counts and what crosses a cut."
