@@ -36,7 +36,7 @@ format: $(STAMP)
 
 demo: $(STAMP)
 	$(VENV)/bin/ccx tour
-	$(PY) -m paper_figures.demo
+	$(PY) -m ccx.demo
 
 bench: $(STAMP)
 	$(PY) benchmarks/exact_methods.py

@@ -8,7 +8,7 @@ import os
 import pytest
 from hypothesis import HealthCheck, settings
 
-from simulations.cli import main
+from ccx import main
 
 # Property tests must not fail for timing reasons on a loaded machine (or under pytest-xdist):
 # no per-example deadline and no too-slow health check. HYPOTHESIS_PROFILE=default restores

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from ccomplexity import certificates, problems, verifier
 from ccomplexity.integers import ceil_log2
 from ccomplexity.languages.dyck import count_dyck, sample_dyck
-from simulations.cli import main
+from ccx import main
 
 EXAMPLES = settings(max_examples=15)
 

@@ -249,7 +249,7 @@ def test_bad_input_is_one_line_exit_2(ccx, tmp_path: Path, monkeypatch, args, ne
 
 def test_console_script_runs_without_torch():
     script = (
-        "import sys; from simulations.cli import main;"
+        "import sys; from ccx import main;"
         "code = main(['fooling', '--problem', 'dyck', '--types', '2', '--depth', '2',"
         " '--length', '8', '--json']);"
         "assert 'torch' not in sys.modules, 'torch was imported'; sys.exit(code)"

@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 # Each module registers its commands on ``app`` when imported (typer and the standard library only).
-from simulations.cli import (  # noqa: E402, F401
+from ccx import (  # noqa: E402, F401
     cmd_bounds,
     cmd_exact,
     cmd_kg,

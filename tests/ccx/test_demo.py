@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from paper_figures.demo import PROTOCOL_PRECISION, protocol_runs
+from ccx.demo import PROTOCOL_PRECISION, protocol_runs
 from simulations.store import Store
 from simulations.training import TrainConfig, train
 

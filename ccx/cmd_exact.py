@@ -1,5 +1,5 @@
 """Commands of the exact core: lower bounds (fooling sets, communication complexity), codes,
-certificates and the tour. (Languages and automata: :mod:`simulations.cli.cmd_languages`.)"""
+certificates and the tour. (Languages and automata: :mod:`ccx.cmd_languages`.)"""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from ccomplexity.errors import InputError, check_int
-from simulations.cli import (
+from ccx import (
     Certificate,
     JsonFlag,
     app,

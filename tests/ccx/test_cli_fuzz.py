@@ -543,7 +543,7 @@ def test_every_command_has_rows():
     """Each command and subcommand of ``ccx`` appears in the table."""
     import typer
 
-    from simulations.cli import app
+    from ccx import app
 
     group = typer.main.get_command(app)
     names = set()

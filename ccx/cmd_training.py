@@ -10,7 +10,7 @@ import typer
 
 from ccomplexity import limits
 from ccomplexity.errors import InputError
-from simulations.cli import (
+from ccx import (
     JsonFlag,
     Layers,
     Length,
@@ -41,7 +41,7 @@ def task_cmd(
 ) -> None:
     """Draw samples of any task: ccx task NAME --length N [--OPTION VALUE]... (the task's own
     options, e.g. p-hop --hops 16 --alphabet 4). Each sample: its tokens and answer(s)."""
-    from simulations.cli.cmd_bounds import parse_params
+    from ccx.cmd_bounds import parse_params
 
     given = parse_params(list(ctx.args))
     options = {k: {"true": True, "false": False}.get(v, v) for k, v in given.items()}

@@ -9,7 +9,7 @@ import typer
 
 from ccomplexity import limits
 from ccomplexity.errors import InputError
-from simulations.cli import (
+from ccx import (
     Certificate,
     Checkpoint,
     Frac,

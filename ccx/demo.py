@@ -16,7 +16,7 @@ of the lower bounds behind Thm 5 (Dyck-(2,2), Lemma 1, N = 1000, symbolic), Thm 
 Fact 2) and Thm 8 (disjointness) with ``ccx fooling --certificate`` and ``ccx verify``; (4)
 draw every figure and ``results/report/index.html``.  About 12 minutes on 2 cores, almost all
 of it the sweep. The other papers' shares are described in their functions. Run as
-``python -m paper_figures.demo``.
+``python -m ccx.demo``.
 """
 
 from __future__ import annotations
@@ -187,7 +187,7 @@ def protocol_runs(store: str | Path, out_dir: str | Path = RESULTS / "protocols"
 
 def _ccx(*args: str) -> None:
     """Run one ``ccx`` command in this process; InputError if it fails."""
-    from simulations.cli import main as ccx
+    from ccx import main as ccx
 
     print(f"$ ccx {' '.join(args)}", flush=True)
     code = ccx(list(args))
@@ -259,8 +259,8 @@ def parrots_share() -> dict[str, str]:
     import io
     from contextlib import redirect_stdout
 
+    from ccx import main as ccx
     from paper_figures import profile_store
-    from simulations.cli import main as ccx
     from simulations.sweeps import load_spec, run_sweep
 
     folder = RESULTS / "parrots"

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from ccomplexity.errors import InputError
-from simulations.cli import (
+from ccx import (
     Certificate,
     JsonFlag,
     app,
@@ -18,7 +18,7 @@ from simulations.cli import (
     emit,
     write_certificate_to,
 )
-from simulations.cli.cmd_languages import Show, _dfa_result, dfa_app
+from ccx.cmd_languages import Show, _dfa_result, dfa_app
 
 kg_app = typer.Typer(no_args_is_help=True, help="Matching knowledge graphs and path queries.")
 app.add_typer(kg_app, name="kg")

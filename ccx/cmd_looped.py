@@ -10,8 +10,8 @@ from typing import Annotated, Any
 import typer
 
 from ccomplexity.errors import InputError
-from simulations.cli import JsonFlag, Length, Samples, Seed, app, emit
-from simulations.cli.cmd_languages import Show, _dfa_result, dfa_app
+from ccx import JsonFlag, Length, Samples, Seed, app, emit
+from ccx.cmd_languages import Show, _dfa_result, dfa_app
 
 looped_app = typer.Typer(
     no_args_is_help=True, help="Looped models: round counts and what crosses a cut."
