@@ -211,7 +211,7 @@ def verify_memorize(
     high = max(r["bias"][1] for r in runs)
     return {
         "task": "memorize",
-        "theorem": "parrots.thm3_4 (A.12)" if k > 1 else "parrots.thmA_10 (A.11)",
+        "theorem": "parrots.thmA_12 (Thm 3.4)" if k > 1 else "parrots.thmA_11",
         "examples": size.examples,
         "length": size.length,
         "dim": size.dim,
