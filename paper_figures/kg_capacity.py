@@ -46,7 +46,8 @@ def bound_line(claim: claims.Claim, entities: int, hops: int, most_parameters: f
                layers: int | None = None) -> list[tuple[int, int]]:  # fmt: skip
     """(parameters, triples) along claim's bound for R = 1, 2, ... until the parameters pass
     ``most_parameters``: the construction's size (upper rows) or the fewest parameters that can
-    hold the graph (lower rows: Thm B.19 at ``layers``, Lemma B.18 for R permutations)."""
+    hold the graph (lower rows: Thm B.19 at ``layers``, Lemma B.18 for R permutations). Thm
+    B.19 is drawn only where it applies: R >= 3 (its R >= e) and L <= q; none when L > q."""
     bound = claim.bound
     points = []
     relations = 1
@@ -59,11 +60,14 @@ def bound_line(claim: claims.Claim, entities: int, hops: int, most_parameters: f
         else:
             given = {"entities": entities, "relations": relations, "hops": hops}
         try:
-            parameters = int(bound.outputs(**given)["min_parameters" if claim.role == "lower"
-                                                    else "parameters"])  # fmt: skip
+            out = bound.outputs(**given)
         except InputError:  # beyond the range the bound is evaluated for
             break
-        points.append((parameters, entities * relations))
+        parameters = int(out["min_parameters" if claim.role == "lower" else "parameters"])
+        if out.get("theorem_applies", True):  # Thm B.19: R >= e and L <= q only
+            points.append((parameters, entities * relations))
+        elif bound.id == "kg.thm_b19" and given["layers"] > hops:
+            break  # L > q: the theorem says nothing at any R
         if parameters > most_parameters:
             break
         relations = max(relations + 1, int(relations * 1.25))
@@ -139,8 +143,8 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         "looped-MoE), the triples they hold with that many parameters at b = ceil(log2 c) bits "
         "per code. Black: the claims table's lower bounds on parameters, drawn as the most "
         "triples P parameters can hold (a ceiling on every model's capacity), Thm B.19 (dotted; "
-        "relation product "
-        "models with L = q layers, Assumption B.17: at most P / q triples at constant 1) and "
+        "relation product models with L = q layers, Assumption B.17: at most P / q triples at "
+        "constant 1; drawn only where the theorem applies, R >= 3 relations and L <= q) and "
         "Lemma B.18 (dash-dot; any model at log2 E bits per parameter). Fitted slopes (triples "
         f"per parameter) next to the paper's: {_slopes_text(fitted)}. Training: "
         f"{style.training_summary(found)} Data: {style.store_label(store_path, profile)}."

@@ -102,6 +102,7 @@ for _name, _help in (
     ("experts", "experts K of a mixture-of-experts layer"),
     ("examples", "examples n to memorise"),
     ("dim", "input dimension"),
+    ("mlp_width", "MLP (GLU) hidden width d_FF, d'"),
     ("hops", "hops (p of p-hop, q of a path query)"),
     ("layers", "layers L"),
     ("loops", "loops L of a looped block"),
@@ -184,6 +185,14 @@ def over_p_log(c: int, scale: int) -> Callable[..., float]:
 
 
 # -- the bound ----------------------------------------------------------------------------------
+
+DESCRIBE_KEYS = frozenset(
+    ("id", "theorem", "paper", "name", "kind", "architecture", "task", "statement", "citation",
+     "formula", "quantity", "derived", "aliases", "length_name", "inputs", "notes", "errata",
+     "value", "min_width", "max_length", "width_rests_on", "evaluated")
+)  # fmt: skip
+"""The fields of :meth:`Bound.describe` (and ``theorem``, the CLI's name for ``id``): no output
+of a statement may take one of these names, nor the name of one of its parameters."""
 
 
 @dataclass(frozen=True)
@@ -353,9 +362,12 @@ class Bound:
     def describe(self, **params: object) -> dict[str, object]:
         """JSON-ready description, evaluated wherever the given parameters allow.
 
-        ``value`` and the outputs appear when every parameter they need is given, ``max_length``
-        when width and precision are, ``min_width`` when length (Lemma 4: states) and precision
-        are. Parameters this statement does not take are an error.
+        ``inputs`` echoes the given parameters; ``value`` and the outputs appear when every
+        parameter they need is given, ``max_length`` when width and precision are,
+        ``min_width`` when length (Lemma 4: states) and precision are. Parameters this
+        statement does not take are an error. Outputs share no key with the inputs nor with
+        these fields (:data:`DESCRIBE_KEYS`): a statement whose output would overwrite one is
+        refused when evaluated, and the registry test evaluates every statement.
         """
         own = set(self.params)
         unknown = sorted(set(params) - own)
@@ -378,7 +390,7 @@ class Bound:
             "derived": self.derived,
             "aliases": list(self.aliases),
             "length_name": self.length_name,
-            "parameters": dict(given),
+            "inputs": dict(given),
         }
         if self.notes:
             out["notes"] = self.notes
@@ -392,7 +404,11 @@ class Bound:
                 out["value"] = self.value(**formula_params)
                 if self.value_is_width:
                     out["min_width"] = out["value"]
-            out.update(self.outputs(**formula_params))
+            outputs = self.outputs(**formula_params)
+            clash = sorted(set(outputs) & (DESCRIBE_KEYS | set(self.params)))
+            if clash:  # programming error: the registry test evaluates every statement
+                raise RuntimeError(f"{self.id}: output {clash[0]!r} names an input or a field")
+            out.update(outputs)
             evaluated = True
         if self._allows is not None:
             heads = given.get("heads", 1)

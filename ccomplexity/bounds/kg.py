@@ -17,6 +17,10 @@ detector per triple (2b key weights, b tail weights, 1 flag weight: T(3b + 1)) w
 threshold; substitute is hard attention with one sink logit; a mixture-of-experts lookup adds a
 router of K(b + 1) numbers. FLOPs are those of the matrix products (2 per multiply-add), as
 ``torch.utils.flop_counter`` counts them; block selections and elementwise steps are not counted.
+Those counts are of the toolkit's simplified program (hard-argmax attention, assignment instead
+of the residual); each evaluation says so (``parameters_counted``) and gives the paper's count of
+the Layers its proofs write beside it (``paper_*``, :mod:`ccomplexity.bounds.kg_blocks`), whose
+primitives are statements here too: Prop B.6, Cor B.7, Props B.8 and B.9, with their depths.
 
 Longer than most modules by design, like every paper's bounds module: the paper's statements
 are data entries (statement, citation, formula, errata) beside the exact counts they evaluate.
@@ -27,6 +31,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ccomplexity.bounds import kg_blocks
 from ccomplexity.bounds.base import Bound, define_param, positive_int
 from ccomplexity.errors import InputError, check_int
 from ccomplexity.languages.kg import QueryVocabulary
@@ -40,6 +45,14 @@ define_param(
 COMPOSITIONS = ("standard", "looped", "looped-moe")
 SHARED_PARAMETERS = 2
 """Per block of the construction: the detectors' shared threshold and the substitute's sink."""
+COUNTED = (
+    "the toolkit's simplified program: detector keys, tails and flags, one shared threshold, "
+    "the sink logit and the router; attention is a hard argmax with a sink and lookup assigns "
+    "instead of adding a residual, so no Q, K, V matrices, copy blocks or residual-cancelling "
+    "Layers are stored (block selections are wiring). paper_parameters: every entry of the "
+    "Layers the proofs write (kg_blocks)"
+)
+"""What ``parameters`` counts, next to the paper's count (``paper_parameters``)."""
 
 EXACT_BITS_LIMIT = 1 << 20
 """Lemma B.18 decides near-ties with integers of at most this many bits (C(E!, m) exactly)."""
@@ -114,7 +127,8 @@ def construction_counts(
     per_iteration = substitute_flops(q, b)
     if composition == "looped-moe":
         k = default_experts(e, r) if experts is None else check_int(experts, "experts")
-        largest = max(expert_triples(e, r, k))
+        sizes = expert_triples(e, r, k)
+        largest = max(sizes)
         router = k * (b + 1)
         out.update(
             experts=k,
@@ -127,6 +141,7 @@ def construction_counts(
     else:
         if experts is not None:
             raise InputError(f"the {composition} composition has no experts")
+        sizes = None
         copies = q if composition == "standard" else 1
         out.update(
             parameters=copies * (detectors + SHARED_PARAMETERS),
@@ -134,6 +149,8 @@ def construction_counts(
         )
         per_iteration += _detect_flops(q, t, b)
     out["flops"] = q * per_iteration + 2 * b * e
+    out["parameters_counted"] = COUNTED
+    out.update(kg_blocks.paper_counts(composition, b, t, q, sizes))
     return out
 
 
@@ -273,9 +290,16 @@ _LAYOUT = "b = ceil(log2(E + 1 + q + R)), T = E R"
 
 def _counts(composition: str) -> Any:
     def outputs(entities: int, relations: int, hops: int, experts: int | None = None):
-        return construction_counts(composition, entities, relations, hops, experts)
+        out = construction_counts(composition, entities, relations, hops, experts)
+        if "experts" in out:  # an output apart from the input of that name
+            out["experts_used"] = out.pop("experts")
+        return out
 
     return outputs
+
+
+def _paper_block(block: kg_blocks.Block) -> dict[str, Any]:
+    return {f"paper_{k}": v for k, v in block.counts().items()}
 
 
 def _lookup_outputs(entities: int, relations: int, hops: int) -> dict[str, Any]:
@@ -286,6 +310,8 @@ def _lookup_outputs(entities: int, relations: int, hops: int) -> dict[str, Any]:
         "lookup_parameters": t * (3 * b + 1),
         "parameters": t * (3 * b + 1) + 1,
         "flops_per_row": _detect_flops(1, t, b),
+        "parameters_counted": COUNTED,
+        **_paper_block(kg_blocks.lookup_block(b, t)),
     }
 
 
@@ -298,19 +324,31 @@ def _moe_lookup_outputs(
     return {
         "code_bits": b,
         "triples": t,
-        "experts": k,
+        "experts_used": k,
         "expert_triples_min": min(loads),
         "expert_triples_max": max(loads),
         "lookup_parameters": t * (3 * b + 1),
         "parameters": t * (3 * b + 1) + k * (b + 1) + 1,
         "active_lookup_parameters": k * (b + 1) + max(loads) * (3 * b + 1),
         "flops_per_row": 2 * b * k + _detect_flops(1, max(loads), b),
+        "parameters_counted": COUNTED,
+        **{f"paper_{key}": v for key, v in kg_blocks.moe_lookup_counts(b, loads).items()},
     }
 
 
 def _substitute_outputs(entities: int, relations: int, hops: int) -> dict[str, Any]:
     b = code_bits(entities, relations, hops)
-    return {"code_bits": b, "parameters": 1, "flops_per_iteration": substitute_flops(hops, b)}
+    return {"code_bits": b, "parameters": 1, "flops_per_iteration": substitute_flops(hops, b),
+            "parameters_counted": COUNTED,
+            **_paper_block(kg_blocks.substitute_block(b))}  # fmt: skip
+
+
+def _wrapped(model_dim: int, mlp_width: int, layers: int = 1) -> dict[str, int]:
+    """Prop B.6 (one Layer) / Cor B.7 (L Layers): KeepNegatives over Layers (d, d'), each
+    doubled alike, so the stack's counts are L times one wrapped Layer's."""
+    one = kg_blocks.keep_negatives(kg_blocks.layer(model_dim, mlp_width)).counts()
+    total = ("depth", "attention_parameters", "glu_parameters", "parameters")
+    return {k: v * layers if k in total else v for k, v in one.items()}
 
 
 _FLOPS_NOTE = (
@@ -380,6 +418,92 @@ BOUNDS: tuple[Bound, ...] = (
         ),
     ),
     Bound(
+        id="kg.prop_b6",
+        name="Proposition B.6 (KeepNegatives)",
+        statement=(
+            "For any x there is a constant-depth block of Layers that computes KeepNegatives: a "
+            "Layer whose GLU keeps its negative values outside a range of units; one Layer "
+            "whose GLU has the units u and -u (u = ReLU(u) - ReLU(-u))."
+        ),
+        citation="App. B.4, Definition B.1 and Proposition B.6",
+        formula=(
+            "depth 1; hidden width 2d'; parameters 3d^2 (Q, K, V) + 3d (2d') + 2 (2d') "
+            "(W^in, W^gate, W^out, b^1, b^2)"
+        ),
+        kind="upper",
+        architecture="Layer (attention and GLU, Eq. 15-16)",
+        task="KeepNegatives primitive",
+        quantity="depth (Layers)",
+        value_params=("model_dim", "mlp_width"),
+        _value=lambda **p: _wrapped(**p)["depth"],
+        _outputs=_wrapped,
+        errata=(
+            "the proof pads the input to x-bar = (x, 0) in R^{N x 2d} while W-bar^in is in "
+            "R^{d x 2d'}: only the hidden width doubles, the model width stays d",
+        ),
+    ),
+    Bound(
+        id="kg.cor_b7",
+        name="Corollary B.7 (KeepNegatives of any stack of Layers)",
+        statement=(
+            "Any f composed exclusively of Layers can be implemented through KeepNegatives with "
+            "any subset of negatives kept: Prop B.6 applied to each of its L Layers."
+        ),
+        citation="App. B.4, Corollary B.7",
+        formula="depth L; each Layer's hidden width 2d' (doubled once however deep the wrapping)",
+        kind="upper",
+        architecture="Layer (attention and GLU, Eq. 15-16)",
+        task="KeepNegatives primitive",
+        quantity="depth (Layers)",
+        value_params=("model_dim", "mlp_width", "layers"),
+        _value=lambda **p: _wrapped(**p)["depth"],
+        _outputs=_wrapped,
+    ),
+    Bound(
+        id="kg.prop_b8",
+        name="Proposition B.8 (NoResidual)",
+        statement=(
+            "For any x in R^{N x d} a constant-depth (2) block of Layers computes "
+            "NoResidual: a GLU without the residual. Layer 1 computes it into a spare half of "
+            "the width, Layer 2 moves it back and cancels the residual."
+        ),
+        citation="App. B.4, Definition B.2 and Proposition B.8",
+        formula=(
+            "depth 2; model width 2d; hidden width 2 (2d') (W^in_1 in R^{2d x 2d'}, in "
+            "KeepNegatives); parameters 2 (3 (2d)^2 + 3 (2d)(4d') + 2 (4d'))"
+        ),
+        kind="upper",
+        architecture="Layer (attention and GLU, Eq. 15-16)",
+        task="NoResidual primitive",
+        quantity="depth (Layers)",
+        value_params=("model_dim", "mlp_width"),
+        _value=lambda **p: kg_blocks.no_residual(p["model_dim"], p["mlp_width"]).depth,
+        _outputs=lambda **p: kg_blocks.no_residual(p["model_dim"], p["mlp_width"]).counts(),
+        errata=(
+            "W-bar^out_1 holds W^gate in its lower right block; it is W^out",
+            "W-bar^out_2 is written with all-ones blocks 1^{d' x d}; moving the right half and "
+            "cancelling the residual needs identity blocks [[-I, 0], [I, -I]]",
+        ),
+    ),
+    Bound(
+        id="kg.prop_b9",
+        name="Proposition B.9 (InvertColumn)",
+        statement=(
+            "For x in R^{N x d} whose column i is in {-1, 0, 1}, a constant-depth (4) block of "
+            "Layers computes InvertColumn(i, x) (0 -> 1, +-1 -> 0): NoResidual squares the "
+            "column with the gate, a second NoResidual writes 1 minus it."
+        ),
+        citation="App. B.4, Definition B.3 and Proposition B.9",
+        formula="depth 4 = 2 NoResidual (Prop B.8) in KeepNegatives; model width 2d",
+        kind="upper",
+        architecture="Layer (attention and GLU, Eq. 15-16)",
+        task="InvertColumn primitive",
+        quantity="depth (Layers)",
+        value_params=("model_dim", "mlp_width"),
+        _value=lambda **p: kg_blocks.invert_column(p["model_dim"], p["mlp_width"]).depth,
+        _outputs=lambda **p: kg_blocks.invert_column(p["model_dim"], p["mlp_width"]).counts(),
+    ),
+    Bound(
         id="kg.prop_b10",
         name="Proposition B.10 (lookup, one detector per triple)",
         statement=(
@@ -387,7 +511,10 @@ BOUNDS: tuple[Bound, ...] = (
             "q log^2 c) FLOPs implements lookup for all T triples of a matching graph."
         ),
         citation="App. B.4, Proposition B.10",
-        formula=f"T (3b + 1) + 1 parameters; 2 T (3b + 1) FLOPs per row; {_LAYOUT}",
+        formula=(
+            f"T (3b + 1) + 1 parameters; 2 T (3b + 1) FLOPs per row; {_LAYOUT}; the paper's "
+            "block: depth 4 (two NoResiduals), paper_parameters at d = 5b + 1, d' = 4b + T"
+        ),
         kind="upper",
         architecture="GLU layer (ReLU detectors)",
         task="kg lookup",
@@ -401,7 +528,11 @@ BOUNDS: tuple[Bound, ...] = (
             "The KeepNegatives range (4 log c, 5 log c) does not match the T detector units: "
             "detectors are ReLU units, copies linear (here: a block assignment).",
         ),
-        notes="The T detector thresholds 1 - 2b are one shared constant (counted once).",
+        notes=(
+            "The T detector thresholds 1 - 2b are one shared constant (counted once). "
+            "parameters counts the toolkit's program, paper_parameters the Layers of the "
+            "proof (Q, K, V and copy blocks: the O(log^2 c) terms); see parameters_counted."
+        ),
     ),
     Bound(
         id="kg.prop_b11",
@@ -438,7 +569,10 @@ BOUNDS: tuple[Bound, ...] = (
             "each head that is a solved variable by its entity."
         ),
         citation="App. B.4, Proposition B.12",
-        formula="1 parameter (the sink logit b - 1); 2q^2 b + 2q(q + 1)(b + 1) FLOPs",
+        formula=(
+            "1 parameter (the sink logit b - 1); 2q^2 b + 2q(q + 1)(b + 1) FLOPs; the paper's "
+            "block: depth 9 (1 + 2 + 4 + 2), paper_parameters at d = d' = 5b + 1"
+        ),
         kind="upper",
         architecture="attention layer (hard, with a sink)",
         task="kg substitute",

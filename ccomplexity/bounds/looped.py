@@ -35,7 +35,6 @@ def _real(what: str):
 
 define_param("group", canonical_name, "a finite group: Sk, Ak, Zk or Dk (e.g. S5)")
 for _name, _help in (
-    ("mlp_width", "MLP hidden width d_FF"),
     ("head_dim", "attention head dimension d_ATTN"),
     ("distinct_layers", "distinct layers R of a model"),
     ("cot_steps", "chain-of-thought steps m"),
@@ -52,7 +51,7 @@ for _name, _help in (
 # -- Theorem 2.1 --------------------------------------------------------------------------------
 
 
-def thm2_1_sizes(group: str, length: int) -> dict[str, int | str]:
+def thm2_1_sizes(group: str, length: int) -> dict[str, int]:
     """Loops and widths of Thm 2.1 for n = ``length`` elements of ``group``.
 
     ``model_dim`` and ``head_dim`` are the theorem's 3(ceil(lg|G|) + ceil(lg n + 1)) and
@@ -64,7 +63,6 @@ def thm2_1_sizes(group: str, length: int) -> dict[str, int | str]:
     g_bits = ceil_log2(order)
     pos_bits = ceil_log2(length + 1)
     return {
-        "group": group,
         "group_order": order,
         "loops": ceil_log2(length),
         "block_layers": 1,
@@ -80,27 +78,25 @@ def thm2_1_sizes(group: str, length: int) -> dict[str, int | str]:
 
 
 def thm2_2_sizes(
-    model_dim: int, mlp_width: int, heads: int, distinct_layers: int, layers: int, **extra: int
+    model_dim: int, mlp_width: int, heads: int, distinct_layers: int, layers: int, **_: int
 ) -> dict[str, int]:
     """Sizes of Thm 2.2's looped layer simulating an L-layer model with R distinct layers.
 
     The MLP holds the R distinct feed-forwards side by side, one counter neuron and the L + 2
     ReLUs [l - j]_+ (j = 0..L+1) of the hat-function layer selector: R d_FF + L + 3, the
-    theorem's R d_FF + O(L) made explicit.
+    theorem's R d_FF + O(L) made explicit. The sizes are named ``looped_*``, apart from the
+    simulated model's (the inputs); d_ATTN is unchanged.
     """
     r = distinct_layers
     if r > layers:
         raise InputError(f"distinct layers R = {r} cannot exceed layers L = {layers}")
-    out = {
+    return {
         "loops": layers,
         "block_layers": 1,
-        "model_dim": model_dim + r + 2,
-        "mlp_width": r * mlp_width + layers + 3,
-        "heads": r * heads,
+        "looped_model_dim": model_dim + r + 2,
+        "looped_mlp_width": r * mlp_width + layers + 3,
+        "looped_heads": r * heads,
     }
-    if "head_dim" in extra:
-        out["head_dim"] = extra["head_dim"]
-    return out
 
 
 def phop_layers(hops: int) -> int:

@@ -1,6 +1,6 @@
 """Bounds of "Mixture of Parrots: Mixtures of experts improve memorization more than reasoning"
 (spec ``mixture-of-parrots``): Thm 3.1 / Lemma A.3 / Thm A.4, Thm 3.2, Cor 3.3, Thm 3.4, Thm 3.5,
-Lemmas A.7-A.9 and Thm A.10, with the parameter accounting of the paper's one-layer class.
+Lemmas A.7-A.9 and Thms A.10-A.12, with the parameter accounting of the paper's one-layer class.
 
 Names follow the main text (examples n, length N, dimension m; see
 :mod:`ccomplexity.languages.memorization` for App. A.2's). Logs are base 2 except where a
@@ -15,6 +15,12 @@ H(m + 1) p >= |V| with p the bits of one number: the paper's count. The protocol
 ``ccx protocol attention --one-way --task length2-path`` runs sends the sums *exactly*, each a
 sum of |A| grid values of p bits: Z in p - 1 + ceil(log2 |A|) bits, each coordinate of L in
 p + ceil(log2 |A|) bits (:func:`one_way_bits`); ``min_width_run_protocol`` inverts that count.
+
+**Memorisers (App. A.2).** Thm A.10 (one ReLU layer), A.11 (its dense one-layer transformer)
+and A.12 (the MoE one, with the bits per parameter made explicit by :func:`a12_bits`).
+
+Longer than most modules by design, like every paper's bounds module: the paper's statements
+are data entries (statement, citation, formula, errata) beside the counts they evaluate.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from ccomplexity.bounds.base import (
 )
 from ccomplexity.errors import InputError, check_int
 from ccomplexity.integers import ceil_log2, log2_exact
+from ccomplexity.languages import graphs
 
 
 def _positive_real(what: str):
@@ -117,7 +124,8 @@ def one_layer_parameters(
 
 
 def _default_length(vertices: int, length: int | None) -> int:
-    return 2 * vertices + 1 if length is None else length
+    """N of the toolkit's layout unless given: 2|V| + M + 1 with M = DEFAULT_MIDDLE edges."""
+    return graphs.Layout(vertices, graphs.DEFAULT_MIDDLE).length() if length is None else length
 
 
 def _thm3_1_outputs(
@@ -227,9 +235,80 @@ def _thm_a10_outputs(
         "sufficient_condition": gamma - (1 - eps) ** 2 + 0.5 < 0,
         "weight_bound": lemma_a8(examples, dim, delta, sigma),
         "bias_bound_stated": sigma**2 * dim * (1 + eps),
+        "probability_proved": 1 - 3 * delta,
     }
 
 
+def _thm_a11_outputs(examples: int, length: int, dim: int, delta: float = 0.01) -> dict[str, Any]:
+    """A.11: A.10 on the means S_i ~ N(0, I/n), sigma = 1/sqrt(n); the FFN has N neurons."""
+    out = _thm_a10_outputs(examples, dim, delta, 1 / math.sqrt(length))
+    return {
+        "neurons": examples,
+        "attention_weight_bound": 1,
+        "output_weight": 1,
+        "shift_s": out["shift_s"],
+        "sufficient_condition": out["sufficient_condition"],
+        "weight_bound": out["weight_bound"],
+        "bias_bound_stated": out["bias_bound_stated"],
+        "ffn_parameters": examples * (dim + 2),
+        "probability_proved": out["probability_proved"],
+    }
+
+
+def a12_bits(examples: int, length: int, dim: int, experts: int, delta: float) -> dict[str, Any]:
+    """Thm A.12 step 6 with its O() made explicit: bits per parameter on a fixed-point grid.
+
+    The proof rounds each parameter to a step epsilon and counts log2(M / epsilon) bits for the
+    largest magnitude M; it leaves epsilon a constant. The epsilon that keeps every sign is
+    explicit from its own bounds: rounding to nearest moves a pre-activation w^T S + b by at most
+    (epsilon / 2)(||S||_1 + 1) <= (epsilon / 2)(d M_w + 1) (Lemma A.8 bounds S_i like w_i =
+    S_i), and the sign of f(S_j) = y_j s stays right while that is below the margin mu =
+    (d / n) min(1/2, (1 - eps)^2 - 1/2 - gamma) (the own neuron's s = d / (2n), the others' z_ij
+    <= (d / n)(gamma - (1 - eps)^2 + 1/2) in A.10's proof, each expert at delta / K). So
+    f = floor(log2((d M_w + 1) / (2 mu))) + 1 fractional bits, ceil(log2(M + 1)) integer bits
+    for M = max(M_w, M_b, 1) (the output weights are +-1) and a sign bit: O(log(nd) +
+    log ln(NK / delta)), the theorem's form. None where the margin is not positive (d too small
+    for A.10's sufficient condition). ``bits_paper_form`` is log2(nd) + log2 ln(NK / delta),
+    the O() with constant 1.
+    """
+    n, d, k = length, dim, experts
+    m_w = math.sqrt(2 * math.log(2 * examples * d * k / delta) / n)
+    eps = math.sqrt(2 * math.log(examples * k / delta) / d)
+    m_b = d / n * (1 + eps)
+    gamma = math.sqrt(2 * (2 * math.log(examples) + math.log(2 * k / delta)) / d)
+    margin = d / n * min(0.5, (1 - eps) ** 2 - 0.5 - gamma)
+    out: dict[str, Any] = {
+        "weight_bound": m_w,
+        "bias_bound": m_b,
+        "margin_proved": margin,
+        "bits_paper_form": math.log2(n * d) + math.log2(math.log(examples * k / delta)),
+    }
+    if margin <= 0:
+        out.update(fraction_bits=None, integer_bits=None, bits_per_parameter=None)
+        return out
+    frac = math.floor(math.log2((d * m_w + 1) / (2 * margin))) + 1
+    whole = math.ceil(math.log2(max(m_w, m_b, 1.0) + 1))
+    out.update(fraction_bits=frac, integer_bits=whole, bits_per_parameter=1 + whole + frac)
+    return out
+
+
+def _thm_a12_outputs(
+    examples: int, length: int, dim: int, experts: int, delta: float = 0.01
+) -> dict[str, Any]:
+    bits = a12_bits(examples, length, dim, experts, delta)
+    return {
+        **bits,
+        "neurons": examples,
+        "max_load_hoeffding": max_load_hoeffding(examples, experts, delta),
+        "output_weight": 1,
+        "probability_proved": 1 - 4 * delta,
+    }
+
+
+_A2_LETTERS = (
+    "Formulas in App. A.2's letters: N examples (--examples), n tokens (--length), dimension d "
+    "(--dim); the main text calls them n, N and m."
+)
 _A7_A9 = dict(
     kind="fact",
     architecture="Gaussian data",
@@ -254,7 +333,10 @@ BOUNDS: tuple[Bound, ...] = (
         kind="lower",
         architecture="transformer-1layer-concat (dense or MoE)",
         task="length-2 path (DISJ_|V| by Lemma A.2)",
-        quantity="required m H in the asymptotic form |V| / log2 N, N = 2|V| + 1 by default",
+        quantity=(
+            "required m H in the asymptotic form |V| / log2 N; N = 2|V| + 5 by default (the "
+            "toolkit's layout: 4 middle edges)"
+        ),
         value_params=("vertices",),
         optional_params=("length", "precision", "heads"),
         _value=lambda vertices, length=None, **_: (
@@ -422,7 +504,7 @@ BOUNDS: tuple[Bound, ...] = (
             "With probability >= 1 - delta, N ReLU neurons w_i = x_i, b_i = -||x_i||^2 + "
             "sigma^2 d / 2, alpha_i = y_i classify N Gaussian points with arbitrary labels."
         ),
-        citation="App. A.2, Theorem A.10 (and A.11 with sigma = 1/sqrt(length))",
+        citation="App. A.2, Theorem A.10",
         formula="neurons = N; works when gamma - (1 - eps)^2 + 1/2 < 0",
         kind="upper",
         architecture="one-hidden-layer ReLU network",
@@ -435,6 +517,77 @@ BOUNDS: tuple[Bound, ...] = (
         errata=(
             "the proof bounds |b_i| with a lower bound on ||x_i|| where an upper bound is "
             "needed; bias_bound_stated is the stated bound, measure the range instead",
+            "the probability is 1 - 3 delta, not 1 - delta: Step 1 takes Lemmas A.7, A.8 and "
+            "A.9 each at delta, a union over three events (probability_proved)",
+        ),
+    ),
+    Bound(
+        id="parrots.thmA_11",
+        name="Theorem A.11 (dense one-layer transformer memoriser)",
+        statement=(
+            "For N sequences of length n with N(0, I_d) tokens and arbitrary labels, with "
+            "probability >= 1 - delta a one-layer transformer with inner dimension N (W^Q = W^K"
+            " = 0, W^V = I: the last token holds the mean S_i ~ N(0, I/n); A.10's network on "
+            "the S_i) gives sign(f(X_i)) = y_i for all i, with attention weights <= 1, "
+            "||W_ff||_inf <= sqrt(2 ln(2Nd/delta) / n), ||b_ff||_inf <= (d/n)(1 + sqrt(2 "
+            "ln(N/delta) / d)) and |alpha_i| = 1."
+        ),
+        citation="App. A.2, Theorem A.11",
+        formula=(
+            "neurons = N; weight bound (1/sqrt(n)) sqrt(2 ln(2Nd/delta)); bias bound "
+            "(d/n)(1 + sqrt(2 ln(N/delta)/d)) (A.10 at sigma = 1/sqrt(n))"
+        ),
+        kind="upper",
+        architecture="transformer-1layer-concat (dense)",
+        task="memorisation",
+        quantity="FFN neurons (inner dimension N)",
+        value_params=("examples", "length", "dim"),
+        optional_params=("delta",),
+        _value=lambda examples, **_: examples,
+        _outputs=_thm_a11_outputs,
+        notes=_A2_LETTERS,
+        errata=(
+            "inherits A.10's errata: the bias bound uses a lower bound on ||S_i|| where an upper "
+            "one is needed (measure it: ccx construct --task memorize), and the probability is "
+            "1 - 3 delta",
+        ),
+    ),
+    Bound(
+        id="parrots.thmA_12",
+        name="Theorem A.12 (MoE memoriser: weights, biases and bits per parameter)",
+        statement=(
+            "With probability >= 1 - delta a one-layer MoE transformer with K experts of "
+            "O(N/K) neurons (uniform attention, router vectors r_j ~ N(0, I_d), expert j A.10's "
+            "network on its N_j inputs at delta/K) memorises N Gaussian sequences with "
+            "arbitrary labels, with ||w||_inf <= (1/sqrt(n)) sqrt(2 ln(2NdK/delta)), |b| <= "
+            "(d/n)(1 + sqrt(2 ln(NK/delta)/d)) and O(log(nd) + log ln(NK/delta)) bits per "
+            "parameter."
+        ),
+        citation="App. A.2, Theorem A.12 (Steps 5-6); Sec. 3.2, Theorem 3.4",
+        formula=(
+            "weight (1/sqrt(n)) sqrt(2 ln(2NdK/delta)); bias (d/n)(1 + sqrt(2 ln(NK/delta)/d));"
+            " bits = 1 + ceil(log2(max(M_w, M_b, 1) + 1)) + floor(log2((d M_w + 1)/(2 mu))) + 1"
+            ", mu = (d/n) min(1/2, (1 - eps)^2 - 1/2 - gamma)"
+        ),
+        kind="upper",
+        architecture="transformer-1layer-concat (MoE)",
+        task="memorisation",
+        quantity="bits per parameter (explicit form of O(log(nd) + log ln(NK/delta)))",
+        value_params=("examples", "length", "dim", "experts"),
+        optional_params=("delta",),
+        _value=None,
+        _outputs=_thm_a12_outputs,
+        derived=True,
+        notes=(
+            "The proof leaves the rounding step epsilon a constant; here it is the step that "
+            "keeps every sign by the proof's own margins (a12_bits); bits_per_parameter is null "
+            "where that margin is not positive. Parameter counts: parrots.thm3_4. " + _A2_LETTERS
+        ),
+        errata=(
+            "the probability is 1 - 4 delta: delta for the loads (Step 3) and, per expert, "
+            "A.10 at delta/K, itself a union of three lemmas (3 delta/K), over K experts",
+            "inherits A.10's bias-bound flaw and spec gap a (assignments are not uniform): "
+            "measure the biases and loads (ccx construct --task memorize --experts K)",
         ),
     ),
 )

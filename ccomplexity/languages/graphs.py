@@ -98,6 +98,11 @@ def sample_disjointness(
     return a, b, disjointness(a, b)
 
 
+DEFAULT_MIDDLE = 4
+"""Middle edges (u, v) the toolkit's length-2-path tasks and construction put between Alice's
+and Bob's tokens unless told otherwise: N = 2|V| + 4 + 1 tokens."""
+
+
 @dataclass(frozen=True)
 class Layout:
     """The Thm 3.2 / A.5 token layout for up to ``vertices`` = r items and ``middle`` = M edges.

@@ -39,7 +39,10 @@ argument above) and any row that fired two detectors (none can).
 
 Parameters are the stored tensors (block selections are wiring); FLOPs are those of the matrix
 products as ``torch.utils.flop_counter`` counts them. Both are reported next to the exact
-formulas of :mod:`ccomplexity.bounds.kg`.
+formulas of :mod:`ccomplexity.bounds.kg`. That count is of this simplified program (hard-argmax
+attention, assignment instead of the residual: no Q, K, V matrices or copy blocks), which each
+report says (``parameters_counted``) beside the paper's count of the Layers its proofs write
+(``paper_parameters``, :mod:`ccomplexity.bounds.kg_blocks`).
 """
 
 from __future__ import annotations
@@ -327,6 +330,10 @@ def verify_kg_path(
             "iterations": q,
             "parameters": model.block_parameters(),
             "parameters_formula": formula["parameters"],
+            "parameters_counted": formula["parameters_counted"],
+            "paper_parameters": formula["paper_parameters"],
+            "paper_attention_parameters": formula["paper_attention_parameters"],
+            "paper_block_depth": formula["paper_block_depth"],
             "flops_per_query": flops / samples,
             "flops_formula": formula["flops"],
         }

@@ -42,7 +42,7 @@ def _numpy_rng(g: torch.Generator) -> np.random.Generator:
 class Length2PathTask(Task):
     """Length-2 path on r = ``length`` items in the Thm 3.2 layout (see the module docstring)."""
 
-    middle: int = 4
+    middle: int = graphs.DEFAULT_MIDDLE
 
     @property
     def layout(self) -> graphs.Layout:
@@ -101,7 +101,7 @@ class MemorizeTask(Task):
 
 
 def _length2_path(name: str, n: int, given: dict[str, Any]) -> Task:
-    o = options(name, given, {"middle": 4})
+    o = options(name, given, {"middle": graphs.DEFAULT_MIDDLE})
     middle = check_int(o["middle"], "middle edges", 0)
     if middle and n < 2:
         raise InputError("length2-path with middle edges needs |V| >= 2")

@@ -196,6 +196,41 @@ def test_registry_is_complete_and_documented():
         assert out["evaluated"], b.id
 
 
+def test_no_output_of_any_statement_takes_an_input_or_field_name():
+    from ccomplexity.bounds.base import DESCRIBE_KEYS
+
+    params = dict(width=8, precision=8, length=64, gamma=0.25, states=9, size=4, sparsity=2)
+    params.update(entities=8, relations=3, hops=2, layers=2, permutations=4)
+    params.update(vertices=16, experts=4, examples=100, dim=8, delta=0.01)
+    params.update(group="S5", operands=4, model_dim=16, mlp_width=32, heads=2, head_dim=8)
+    params.update(distinct_layers=2, cot_steps=4, looped_score=0.5, base_score=0.4)
+    params.update(deep_score=0.6)
+    for b in all_bounds():
+        formula = set(b.value_params) | set(b.optional_params)
+        given = {k: v for k, v in params.items() if k in formula}
+        assert set(b.value_params) <= set(given), b.id
+        assert not set(b.outputs(**given)) & (DESCRIBE_KEYS | set(b.params)), b.id
+        out = b.describe(**{k: v for k, v in params.items() if k in b.params})
+        assert out["inputs"] == {k: v for k, v in params.items() if k in b.params}, b.id
+
+
+def test_describe_refuses_an_output_that_overwrites_an_input():
+    from ccomplexity.bounds.base import Bound
+
+    clash = Bound(id="kg.clash", name="n", statement="s", citation="c", formula="f",
+                  kind="fact", architecture="a", task="t", quantity="q",
+                  value_params=("hops",), _value=None,
+                  _outputs=lambda hops: {"hops": hops + 1})  # fmt: skip
+    with pytest.raises(RuntimeError, match="output 'hops' names an input"):
+        clash.describe(hops=2)
+
+
+def test_kg_prop_b10_echoes_its_inputs_and_gives_its_parameters():
+    out = bounds.describe("kg.prop_b10", entities=32, relations=4, hops=4)
+    assert out["inputs"] == {"entities": 32, "relations": 4, "hops": 4}
+    assert out["parameters"] == out["value"] == 2433  # T (3b + 1) + 1, T = 128, b = 6
+
+
 def test_describe_thm3_cli_example():
     out = bounds.describe("separations.thm3", width=128, precision=64)
     assert out["max_length"] == 8192 and out["kind"] == "lower"

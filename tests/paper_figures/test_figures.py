@@ -170,6 +170,18 @@ def test_kg_capacity_reads_the_search_and_the_claims(fake_store: Path, tmp_path:
     bounds = {r["bound_id"] for r in rows if r["kind"] in ("upper", "lower")}
     assert bounds == {"kg.thm_b19", "kg.thm5_1", "kg.prop_b13", "kg.thm5_3", "kg.lemma_b18"}
     assert {s["family"] for s in result["slopes"]} >= {"standard", "looped-moe"}
+    b19 = [int(r["triples"]) // 16 for r in rows if r["bound_id"] == "kg.thm_b19"]
+    assert b19 and min(b19) == 3  # drawn from R = 3 (R >= e) only
+
+
+def test_thm_b19_line_only_where_the_theorem_applies() -> None:
+    from ccomplexity import claims
+    from paper_figures.kg_capacity import bound_line
+
+    (row,) = [c for c in claims.claims(task="kg-path") if c.bound_id == "kg.thm_b19"]
+    line = bound_line(row, 16, 2, 1e5, layers=2)
+    assert line and [t // 16 for _, t in line][:3] == [3, 4, 5]
+    assert bound_line(row, 16, 2, 1e5, layers=3) == []  # L > q: nothing proved
 
 
 def test_bounds_csv_has_thm3_example(tmp_path: Path) -> None:

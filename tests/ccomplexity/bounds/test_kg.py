@@ -130,6 +130,7 @@ def test_construction_formulas():
     assert standard["flops"] == looped["flops"]  # same work, q copies of the weights
     moe = construction_counts("looped-moe", 32, 4, 4)
     assert moe["experts"] == 11 and moe["largest_expert_triples"] == 12
+    assert bounds.describe("kg.thm5_3", entities=32, relations=4, hops=4)["experts_used"] == 11
     assert moe["parameters"] == 2432 + 11 * 7 + 2
     assert moe["active_lookup_parameters"] == 11 * 7 + 12 * 19
     assert moe["flops"] < looped["flops"]
@@ -139,3 +140,59 @@ def test_construction_formulas():
     assert bounds.get("kg.thm_b15") is bounds.get("kg.thm5_1")
     with pytest.raises(InputError, match="has no experts"):
         construction_counts("looped", 32, 4, 4, 3)
+
+
+@pytest.mark.parametrize(("theorem", "extra", "depth", "width", "hidden", "parameters"), [
+    # by hand, d = 8, d' = 16; a Layer (W, h) holds 3 W^2 + 3 W h + 2 h
+    ("kg.prop_b6", {}, 1, 8, 32, 3 * 64 + 3 * 8 * 32 + 2 * 32),  # hidden doubled: 1024
+    ("kg.cor_b7", {"layers": 3}, 3, 8, 32, 3 * 1024),
+    ("kg.prop_b8", {}, 2, 16, 64, 2 * (3 * 256 + 3 * 16 * 64 + 2 * 64)),  # 7936
+    ("kg.prop_b9", {}, 4, 16, 64, 4 * (3 * 256 + 3 * 16 * 64 + 2 * 64)),
+])  # fmt: skip
+def test_primitives_depths_and_layers(theorem, extra, depth, width, hidden, parameters):
+    out = bounds.describe(theorem, model_dim=8, mlp_width=16, **extra)
+    assert out["value"] == out["depth"] == depth
+    assert (out["model_width"], out["hidden_width"]) == (width, hidden)
+    assert out["parameters"] == parameters
+    assert out["inputs"] == {"model_dim": 8, "mlp_width": 16, **extra}
+
+
+def test_stated_depths_of_lookup_and_substitute_come_out_of_the_primitives():
+    from ccomplexity.bounds import kg_blocks
+
+    b10 = bounds.describe("kg.prop_b10", entities=32, relations=4, hops=4)
+    b12 = bounds.describe("kg.prop_b12", entities=32, relations=4, hops=4)
+    assert b10["paper_depth"] == 4 and b12["paper_depth"] == 9  # the paper's "depth(4)", "(9)"
+    # by hand, b = 6, T = 128, d = 5b + 1 = 31, W = 2d = 62: lookup = NoResidual with
+    # d' = 4b + T = 152 (2 Layers of hidden 4 * 152) + NoResidual with d' = d (2 of hidden 124)
+    first = 3 * 62**2 + 3 * 62 * 608 + 2 * 608
+    second = 3 * 62**2 + 3 * 62 * 124 + 2 * 124
+    assert b10["paper_parameters"] == 2 * first + 2 * second == 321_360
+    assert b10["paper_attention_parameters"] == 4 * 3 * 62**2
+    # substitute: attention Layer (hidden 2d = 62), then 8 Layers of hidden 4d = 124
+    glu = 3 * 62 * 124 + 2 * 124
+    assert b12["paper_parameters"] == 9 * 3 * 62**2 + (3 * 62 * 62 + 2 * 62) + 8 * glu
+    assert b12["paper_parameters"] == 301_940
+    # the T log c term: each triple adds 2 Layers x (3 W 4 + 4 2) entries, W = 10b + 2
+    more = kg_blocks.lookup_block(6, 129).counts()["parameters"]
+    assert more - b10["paper_parameters"] == 2 * (12 * 62 + 8)
+    assert b10["parameters"] == 2433 and "hard argmax" in b10["parameters_counted"]
+
+
+def test_paper_counts_of_the_compositions():
+    b10 = bounds.describe("kg.prop_b10", entities=32, relations=4, hops=4)
+    b12 = bounds.describe("kg.prop_b12", entities=32, relations=4, hops=4)
+    block = b10["paper_parameters"] + b12["paper_parameters"]
+    looped = construction_counts("looped", 32, 4, 4)
+    assert looped["paper_parameters"] == block and looped["paper_block_depth"] == 13
+    assert construction_counts("standard", 32, 4, 4)["paper_parameters"] == 4 * block
+    moe = bounds.describe("kg.thm5_3", entities=32, relations=4, hops=4)
+    b11 = bounds.describe("kg.prop_b11", entities=32, relations=4, hops=4)
+    assert moe["paper_parameters"] == b11["paper_parameters"] + b12["paper_parameters"]
+    # 11 experts: 10 of 12 triples, 1 of 8 (ranges of 3 or 2 entities, R = 4): every expert
+    # is B.10's block on its triples; attention shared; a router W x K in each of 4 Layers
+    from ccomplexity.bounds import kg_blocks
+
+    glu = [kg_blocks.lookup_block(6, t).counts()["glu_parameters"] for t in [12] * 10 + [8]]
+    assert b11["paper_parameters"] == 4 * 3 * 62**2 + 4 * 62 * 11 + sum(glu)
+    assert b11["paper_active_parameters"] == 4 * 3 * 62**2 + 4 * 62 * 11 + max(glu)

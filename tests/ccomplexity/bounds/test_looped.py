@@ -50,7 +50,8 @@ def test_thm2_2_sizes():
     out = bounds.get("looped.thm2_2").outputs(
         model_dim=64, mlp_width=256, heads=4, distinct_layers=3, layers=7
     )
-    assert out == {"loops": 7, "block_layers": 1, "model_dim": 69, "mlp_width": 778, "heads": 12}
+    assert out == {"loops": 7, "block_layers": 1, "looped_model_dim": 69, "looped_mlp_width": 778,
+                   "looped_heads": 12}  # fmt: skip
     with pytest.raises(InputError, match="cannot exceed"):
         bounds.get("looped.thm2_2").outputs(
             model_dim=8, mlp_width=8, heads=1, distinct_layers=5, layers=3

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+from ccomplexity import bounds
 from ccomplexity.errors import InputError
+from ccomplexity.languages.memorization import MemorizationSize
 from models import constructions
 
 
@@ -38,6 +41,42 @@ def test_a12_loads_and_counts():
     assert out["total_parameters"] == 3 * m * m + k * m + k * w * (m + 2)
     assert out["active_parameters"] == 3 * m * m + k * m + w * (m + 2)
     assert out["model_signs_match_first_trial"]
+    # without padding every expert holds its own N_j neurons, sum N_j = n
+    assert out["total_parameters_unpadded"] == 3 * m * m + k * m + 2000 * (m + 2)
+    assert out["bits_per_parameter_a12"] is None  # d = 64: the proof's margin is negative
+
+
+def test_measured_bias_range_against_the_weights_themselves():
+    """The reported biases are those of the model that ccx builds: -||S_i||^2 + d / (2n)."""
+    from models.constructions.parrots import _trial, memorizer_model
+
+    out = constructions.run("memorize", examples=50, dim=32, experts=3, trials=2, seed=4)
+    size = MemorizationSize(50, 8, 32)
+    biases = []
+    for seed in (4, 5):
+        model = memorizer_model(_trial(size, 3, seed), size)
+        held = model.psi.w_out[..., 0] != 0  # the neurons in use (the rest is padding)
+        biases.append(model.psi.b_in[held].detach().numpy())
+    measured = np.concatenate(biases)
+    assert out["bias_min_measured"] == pytest.approx(measured.min())
+    assert out["bias_max_measured"] == pytest.approx(measured.max())
+    assert out["bias_abs_max_measured"] <= out["bias_bound_stated"]
+    assert out["weight_abs_max_measured"] <= out["weight_bound"]
+    dense = constructions.run("memorize", examples=50, dim=32, trials=2, seed=4)
+    assert dense["bias_bound_stated"] == pytest.approx(4 * (1 + np.sqrt(2 * np.log(5000) / 32)))
+    assert dense["theorem"] == "parrots.thmA_11" and out["theorem"].startswith("parrots.thmA_12")
+    a12 = bounds.describe("parrots.thmA_12", examples=50, length=8, dim=32, experts=3)
+    assert (out["bias_bound_stated"], out["weight_bound"]) == (a12["bias_bound"],
+                                                               a12["weight_bound"])  # fmt: skip
+
+
+def test_a12_total_bits_padded_and_not():
+    out = constructions.run("memorize", examples=100, dim=2048, experts=4, trials=1)
+    per = out["bits_per_parameter_a12"]
+    assert per is not None and per > 0
+    assert out["total_bits"] == per * out["total_parameters"]
+    assert out["total_bits_unpadded"] == per * out["total_parameters_unpadded"]
+    assert out["total_bits_unpadded"] <= out["total_bits"]
 
 
 def test_bad_options():
