@@ -8,41 +8,51 @@ or partial store lists what it lacks in ``missing`` (and on the figure) instead 
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from ccomplexity.errors import InputError
 from ccomplexity.files import check_output_folder
-from paper_figures import (
-    bounds,
-    fig2,
-    fig3,
-    fig4,
-    kg_capacity,
-    looped_loops,
-    looped_table1,
-    parrots_memorization,
-    parrots_reasoning,
-    protocols,
-    thresholds,
-)
 from simulations.store import identify
 
-FIGURES: dict[str, ModuleType] = {
-    "thresholds": thresholds,
-    "bounds": bounds,
-    "fig2": fig2,
-    "fig3": fig3,
-    "fig4": fig4,
-    "protocols": protocols,
-    "parrots-reasoning": parrots_reasoning,
-    "parrots-memorization": parrots_memorization,
-    "looped-loops": looped_loops,
-    "looped-table1": looped_table1,
-    "kg-capacity": kg_capacity,
-}
-"""Figure name -> module with ``make(store_path, out_dir, profile) -> dict``."""
+
+class FigureRegistry(Mapping[str, ModuleType]):
+    """Figure name -> its module, imported on first use: listing the names (``ccx figure
+    --help``, the report's contents) imports no plotting library."""
+
+    def __init__(self, modules: Mapping[str, str]) -> None:
+        self._modules = dict(modules)
+
+    def __getitem__(self, name: str) -> ModuleType:
+        return importlib.import_module(f"{__name__}.{self._modules[name]}")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._modules)
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+
+FIGURES: Mapping[str, ModuleType] = FigureRegistry(
+    {
+        "thresholds": "thresholds",
+        "bounds": "bounds",
+        "fig2": "fig2",
+        "fig3": "fig3",
+        "fig4": "fig4",
+        "protocols": "protocols",
+        "parrots-reasoning": "parrots_reasoning",
+        "parrots-memorization": "parrots_memorization",
+        "looped-loops": "looped_loops",
+        "looped-table1": "looped_table1",
+        "kg-capacity": "kg_capacity",
+    }
+)
+"""Figure name -> module with ``make(store_path, out_dir, profile) -> dict``; the one list of
+figures (``ccx figure``, its help and ``ccx report`` read it)."""
 
 NEEDS_STORE = frozenset(
     {
@@ -122,4 +132,12 @@ def make_figure(
     return FIGURES[name].make(store_path, Path(out_dir), profile)
 
 
-__all__ = ["FIGURES", "NEEDS_STORE", "make_figure", "paper_of", "prepare_store", "profile_store"]
+__all__ = [
+    "FIGURES",
+    "NEEDS_STORE",
+    "FigureRegistry",
+    "make_figure",
+    "paper_of",
+    "prepare_store",
+    "profile_store",
+]
