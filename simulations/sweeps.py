@@ -489,7 +489,7 @@ def run_sweep(
         from simulations.capacity import run_search
 
         return run_search(
-            sweep, store_path, workers=workers, backend=backend, train_fn=train_fn,
+            sweep, store_path, run_sweep, workers=workers, backend=backend, train_fn=train_fn,
             progress=progress, checkpoint_dir=folder, ensemble=ensemble,
             ensemble_fn=ensemble_fn,
         )  # fmt: skip
