@@ -73,6 +73,20 @@ NEEDS_STORE = frozenset(
 RESULTS_DIR = Path("results")
 
 
+PROFILE_OF_PAPER: dict[str, str] = {
+    "separations": "quick",
+    "parrots": "parrots",
+    "looped": "looped",
+    "kg": "kg",
+}
+"""The CPU sweep profile whose runs each paper's figures draw (``simulations/profiles/``)."""
+
+
+def fill_command(name: str) -> str:
+    """The command that fills figure ``name``'s panels: run its paper's profile, then draw."""
+    return f"ccx figure {name} --profile {PROFILE_OF_PAPER[paper_of(name)]}"
+
+
 def paper_of(name: str) -> str:
     """The paper a figure belongs to: its module's ``PAPER`` (default ``separations``)."""
     return getattr(FIGURES[name], "PAPER", "separations")
@@ -120,7 +134,9 @@ def make_figure(
     """Draw figure ``name`` into ``out_dir``; see :func:`prepare_store` for store and profile.
 
     The output folder and a given store are checked before anything is run or drawn. Figures
-    that need no store (bounds) never run a sweep.
+    that need no store (bounds) never run a sweep. Panels without data are left out of the
+    files (:mod:`paper_figures.style`); the result then lists their notes under ``left_out``,
+    and the caption says which command fills them (``fill_command``).
     """
     if name not in FIGURES:
         raise InputError(f"unknown figure {name!r}; known: {', '.join(FIGURES)}")
@@ -129,13 +145,26 @@ def make_figure(
         store_path = prepare_store(store, profile)
     else:
         store_path = prepare_store(store, None)
-    return FIGURES[name].make(store_path, Path(out_dir), profile)
+    result = FIGURES[name].make(store_path, Path(out_dir), profile)
+    from paper_figures.style import LEFT_OUT
+
+    left_out = LEFT_OUT.pop(name, [])
+    if left_out:
+        command = fill_command(name)
+        them = "it" if len(left_out) == 1 else "them"
+        result["caption"] += (
+            f" Left out for lack of data: {'; '.join(left_out)}; `{command}` fills {them}."
+        )
+        result.update(left_out=left_out, fill_command=command)
+    return result
 
 
 __all__ = [
     "FIGURES",
     "NEEDS_STORE",
+    "PROFILE_OF_PAPER",
     "FigureRegistry",
+    "fill_command",
     "make_figure",
     "paper_of",
     "prepare_store",
