@@ -19,10 +19,15 @@ from typing import Any
 from ccomplexity.automata import minimize, state_counts
 from ccomplexity.bounds.looped import phop_layers
 from ccomplexity.errors import InputError, check_int
-from ccomplexity.groups import FiniteGroup, word_problem_dfa, word_problem_fooling_set
+from ccomplexity.groups import FiniteGroup, word_problem_dfa
 from ccomplexity.integers import ceil_log2
 from ccomplexity.languages.arithmetic import carry_dfa
-from ccomplexity.lower_bounds import max_fooling_set, one_way_bits, verify_fooling_set
+from ccomplexity.lower_bounds import (
+    max_fooling_set,
+    one_way_bits,
+    verify_fooling_set,
+    word_problem_fooling_set,
+)
 from ccomplexity.problems import DENSE_LIMIT, group_word, p_hop
 
 PHOP_ENTRIES_LIMIT = 1 << 22

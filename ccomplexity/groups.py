@@ -14,8 +14,9 @@ Z_k the rotations r^0..r^(k-1), D_k the rotations r^i then the reflections r^i s
 The communication side (the toolkit's own link, not the paper's): the minimal DFA of the word
 problem {w in G* : the product of w is e} has exactly |G| states (the running product; g and h
 differ on the suffix g^-1), and under a prefix/suffix split the pairs (g e..e, g^-1 e..e) form a
-fooling set of size |G|, so one-way and two-way protocols need ceil(log2 |G|) bits whatever n is,
-while the looped transformer of Thm 2.1 pays in depth, ceil(log2 n) loops.
+fooling set of size |G| (:func:`ccomplexity.lower_bounds.word_problem_fooling_set`), so one-way
+and two-way protocols need ceil(log2 |G|) bits whatever n is, while the looped transformer of
+Thm 2.1 pays in depth, ceil(log2 n) loops.
 """
 
 from __future__ import annotations
@@ -25,15 +26,11 @@ import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ccomplexity.automata import DFA
 from ccomplexity.errors import InputError
-
-if TYPE_CHECKING:
-    from ccomplexity.lower_bounds import FoolingSet
 
 GROUP_TABLE_LIMIT = 720
 """Most elements of a group whose multiplication table is built (S6); orders of larger named
@@ -236,29 +233,6 @@ def word_problem_dfa(group: FiniteGroup) -> DFA:
     return DFA(group.table, 0, accepting, group.element_names())
 
 
-def word_problem_fooling_set(group: FiniteGroup, length: int, cut: int) -> FoolingSet:
-    """The fooling set {(g e..e, g^-1 e..e) : g in G} of the prefix/suffix word problem.
-
-    f(x_g, y_h) = [g ∘ h^-1 = e] = [g = h], so every pair is a 1 and every cross pair a 0:
-    |G| pairs, ceil(log2 |G|) bits, for every n and every cut (Def. 1, Fact 4 of the
-    separations paper).
-    """
-    from ccomplexity.lower_bounds import FoolingSet  # (both import this module)
-    from ccomplexity.problems import group_word
-
-    problem = group_word(group, length, cut)
-    a, b = problem.alice_length, problem.bob_length
-    if group.order ** max(a, b) >= 1 << 62:
-        raise InputError(
-            f"{group.name}: words of {max(a, b)} elements number |G|^{max(a, b)} >= 2^62 inputs, "
-            "the limit (64-bit numbering); use a shorter length"
-        )
-    g = np.arange(group.order, dtype=np.int64)
-    rows = g * group.order ** (a - 1)  # digits are big-endian: g first, then the identity 0
-    cols = group.inverse[g] * group.order ** (b - 1)
-    return FoolingSet(problem, rows, cols, 1)
-
-
 __all__ = [
     "DEGREE_LIMIT",
     "FAMILY_NAMES",
@@ -269,5 +243,4 @@ __all__ = [
     "group_order",
     "parse_group",
     "word_problem_dfa",
-    "word_problem_fooling_set",
 ]

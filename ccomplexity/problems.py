@@ -353,6 +353,24 @@ def from_csv(path: str | os.PathLike[str]) -> TwoPartyProblem:
     return _matrix_problem("matrix", params, m, entries=rows)
 
 
+def from_matrix(matrix: np.ndarray | list[list[int]]) -> TwoPartyProblem:
+    """Any 0/1 matrix held in memory (rows: Alice's inputs, columns: Bob's) as the problem
+    ``matrix``, exactly as if read from a CSV file by :func:`from_csv`: a certificate of it
+    carries the rows and their SHA-256, so ``ccx verify`` evaluates f by itself. With
+    ``problem.matrix()`` of any problem (a function and a partition of your own) it turns that
+    problem into one whose certificates anyone can re-check."""
+    m = np.asarray(matrix)
+    if m.ndim != 2 or m.size == 0:
+        raise InputError(f"a matrix problem needs a non-empty 2-D array, got shape {m.shape}")
+    _check_shape(*m.shape)
+    if not np.isin(m, (0, 1)).all():
+        raise InputError("a matrix problem's entries must be 0 or 1")
+    m = m.astype(np.int8)
+    rows = ["".join("1" if v else "0" for v in row) for row in m.tolist()]
+    params = {"rows": m.shape[0], "cols": m.shape[1], "sha256": matrix_rows_sha256(rows)}
+    return _matrix_problem("matrix", params, m, entries=rows)
+
+
 def random_matrix(rows: int, cols: int, seed: int, density: float = 0.5) -> TwoPartyProblem:
     """A seeded random 0/1 matrix: M = [U < density] with U uniform in [0, 1) from numpy's
     ``Generator(PCG64(seed)).random((rows, cols))``, row by row. The verifier redraws it."""

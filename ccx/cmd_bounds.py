@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from ccomplexity.errors import InputError
-from ccx import JsonFlag, app, emit
+from ccx.app import JsonFlag, app, emit
 
 # --------------------------------------------------------------------------------- bounds
 

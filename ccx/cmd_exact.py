@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from ccomplexity.errors import InputError, check_int
-from ccx import (
+from ccx.app import (
     Certificate,
     JsonFlag,
     app,

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from ccomplexity.errors import InputError
-from ccx import (
+from ccx.app import (
     Certificate,
     JsonFlag,
     app,

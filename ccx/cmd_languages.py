@@ -9,7 +9,7 @@ import typer
 
 from ccomplexity import limits
 from ccomplexity.errors import InputError, check_int
-from ccx import JsonFlag, Length, app, check_options, emit
+from ccx.app import JsonFlag, Length, app, check_options, emit
 
 dyck_app = typer.Typer(no_args_is_help=True, help="Bounded Dyck languages Dyck-(n,k).")
 dfa_app = typer.Typer(no_args_is_help=True, help="Minimal DFAs and their state counts.")

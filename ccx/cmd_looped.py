@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from ccomplexity.errors import InputError
-from ccx import JsonFlag, Length, Samples, Seed, app, emit
+from ccx.app import JsonFlag, Length, Samples, Seed, app, emit
 from ccx.cmd_languages import Show, _dfa_result, dfa_app
 
 looped_app = typer.Typer(

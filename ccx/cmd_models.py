@@ -9,7 +9,7 @@ import typer
 
 from ccomplexity import limits
 from ccomplexity.errors import InputError
-from ccx import (
+from ccx.app import (
     Certificate,
     Checkpoint,
     Frac,

@@ -10,7 +10,7 @@ import typer
 
 from ccomplexity import limits
 from ccomplexity.errors import InputError
-from ccx import (
+from ccx.app import (
     JsonFlag,
     Layers,
     Length,
@@ -20,6 +20,7 @@ from ccx import (
     check_options,
     emit,
 )
+from paper_figures import FIGURES
 
 # --------------------------------------------------------------------------------- tasks
 
@@ -252,7 +253,7 @@ def _check_figure_outputs(out: str, store: str | None) -> None:
 
 @app.command("figure")
 def figure_cmd(
-    name: Annotated[str, typer.Argument(help="thresholds, bounds, fig2, fig3, fig4 or protocols.")],
+    name: Annotated[str, typer.Argument(help=f"The figure: {', '.join(FIGURES)}.")],
     out: FigureOut = "results/figures",
     store: FigureStore = None,
     profile: FigureProfile = None,

@@ -8,41 +8,51 @@ or partial store lists what it lacks in ``missing`` (and on the figure) instead 
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from ccomplexity.errors import InputError
 from ccomplexity.files import check_output_folder
-from paper_figures import (
-    bounds,
-    fig2,
-    fig3,
-    fig4,
-    kg_capacity,
-    looped_loops,
-    looped_table1,
-    parrots_memorization,
-    parrots_reasoning,
-    protocols,
-    thresholds,
-)
 from simulations.store import identify
 
-FIGURES: dict[str, ModuleType] = {
-    "thresholds": thresholds,
-    "bounds": bounds,
-    "fig2": fig2,
-    "fig3": fig3,
-    "fig4": fig4,
-    "protocols": protocols,
-    "parrots-reasoning": parrots_reasoning,
-    "parrots-memorization": parrots_memorization,
-    "looped-loops": looped_loops,
-    "looped-table1": looped_table1,
-    "kg-capacity": kg_capacity,
-}
-"""Figure name -> module with ``make(store_path, out_dir, profile) -> dict``."""
+
+class FigureRegistry(Mapping[str, ModuleType]):
+    """Figure name -> its module, imported on first use: listing the names (``ccx figure
+    --help``, the report's contents) imports no plotting library."""
+
+    def __init__(self, modules: Mapping[str, str]) -> None:
+        self._modules = dict(modules)
+
+    def __getitem__(self, name: str) -> ModuleType:
+        return importlib.import_module(f"{__name__}.{self._modules[name]}")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._modules)
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+
+FIGURES: Mapping[str, ModuleType] = FigureRegistry(
+    {
+        "thresholds": "thresholds",
+        "bounds": "bounds",
+        "fig2": "fig2",
+        "fig3": "fig3",
+        "fig4": "fig4",
+        "protocols": "protocols",
+        "parrots-reasoning": "parrots_reasoning",
+        "parrots-memorization": "parrots_memorization",
+        "looped-loops": "looped_loops",
+        "looped-table1": "looped_table1",
+        "kg-capacity": "kg_capacity",
+    }
+)
+"""Figure name -> module with ``make(store_path, out_dir, profile) -> dict``; the one list of
+figures (``ccx figure``, its help and ``ccx report`` read it)."""
 
 NEEDS_STORE = frozenset(
     {
@@ -61,6 +71,20 @@ NEEDS_STORE = frozenset(
 """Figures drawn from training runs (protocols: its panel (b)); the others need no store."""
 
 RESULTS_DIR = Path("results")
+
+
+PROFILE_OF_PAPER: dict[str, str] = {
+    "separations": "quick",
+    "parrots": "parrots",
+    "looped": "looped",
+    "kg": "kg",
+}
+"""The CPU sweep profile whose runs each paper's figures draw (``simulations/profiles/``)."""
+
+
+def fill_command(name: str) -> str:
+    """The command that fills figure ``name``'s panels: run its paper's profile, then draw."""
+    return f"ccx figure {name} --profile {PROFILE_OF_PAPER[paper_of(name)]}"
 
 
 def paper_of(name: str) -> str:
@@ -110,7 +134,9 @@ def make_figure(
     """Draw figure ``name`` into ``out_dir``; see :func:`prepare_store` for store and profile.
 
     The output folder and a given store are checked before anything is run or drawn. Figures
-    that need no store (bounds) never run a sweep.
+    that need no store (bounds) never run a sweep. Panels without data are left out of the
+    files (:mod:`paper_figures.style`); the result then lists their notes under ``left_out``,
+    and the caption says which command fills them (``fill_command``).
     """
     if name not in FIGURES:
         raise InputError(f"unknown figure {name!r}; known: {', '.join(FIGURES)}")
@@ -119,7 +145,28 @@ def make_figure(
         store_path = prepare_store(store, profile)
     else:
         store_path = prepare_store(store, None)
-    return FIGURES[name].make(store_path, Path(out_dir), profile)
+    result = FIGURES[name].make(store_path, Path(out_dir), profile)
+    from paper_figures.style import LEFT_OUT
+
+    left_out = LEFT_OUT.pop(name, [])
+    if left_out:
+        command = fill_command(name)
+        them = "it" if len(left_out) == 1 else "them"
+        result["caption"] += (
+            f" Left out for lack of data: {'; '.join(left_out)}; `{command}` fills {them}."
+        )
+        result.update(left_out=left_out, fill_command=command)
+    return result
 
 
-__all__ = ["FIGURES", "NEEDS_STORE", "make_figure", "paper_of", "prepare_store", "profile_store"]
+__all__ = [
+    "FIGURES",
+    "NEEDS_STORE",
+    "PROFILE_OF_PAPER",
+    "FigureRegistry",
+    "fill_command",
+    "make_figure",
+    "paper_of",
+    "prepare_store",
+    "profile_store",
+]

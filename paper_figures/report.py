@@ -3,7 +3,8 @@
 ``write_report(out_dir, store, profile)`` draws every figure of ``paper_figures.FIGURES`` into
 ``out_dir`` and writes ``out_dir/index.html``, which shows each PNG by relative path (so the
 folder can be moved or served as is), its caption, links to its PDF and CSV, and what the store
-lacks for it.  A header names the profile, the store and the date.
+lacks for it: a panel without data is left out of the figure, and the page names the command
+that fills it.  A header names the profile, the store and the date.
 """
 
 from __future__ import annotations
@@ -34,6 +35,13 @@ def _figure_html(result: dict[str, Any]) -> str:
         f'Files: <a href="{name}.pdf">{name}.pdf</a>, '
         f'<a href="{name}.csv">{name}.csv</a> (the plotted numbers).</figcaption>',
     ]
+    if result.get("left_out"):
+        items = "".join(f"<li>{html.escape(m)}</li>" for m in result["left_out"])
+        command = html.escape(result["fill_command"])
+        parts.append(
+            f'<div class="missing">Panels left out, no data in the store:<ul>{items}</ul>'
+            f"Filled by <code>{command}</code>.</div>"
+        )
     if result["missing"]:
         items = "".join(f"<li>{html.escape(m)}</li>" for m in result["missing"])
         parts.append(f'<div class="missing">Missing from the store:<ul>{items}</ul></div>')

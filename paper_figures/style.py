@@ -2,11 +2,18 @@
 
 Every figure uses :data:`ARCH_COLOURS` so that an architecture has one colour everywhere, and
 :func:`save` so that each figure writes ``<name>.png``, ``<name>.pdf`` and ``<name>.csv``.
+
+No empty frames: a panel for which the store has no data gets a :func:`note` saying what is
+missing; if the note is all it holds (no curve, marker, bar, image or table in data
+coordinates), :func:`save` leaves the panel out of the files and records its note in
+:data:`LEFT_OUT`, from which :func:`paper_figures.make_figure` tells the caption, and the report,
+which command fills it.
 """
 
 from __future__ import annotations
 
 import csv
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -62,8 +69,17 @@ def model_label(arch: str, layers: int, width: int | None = None) -> str:
     return f"{label} d={width}" if width is not None else label
 
 
+_NOTES: weakref.WeakKeyDictionary[Axes, str] = weakref.WeakKeyDictionary()
+"""Panel -> its note (what the store lacks for it)."""
+
+LEFT_OUT: dict[str, list[str]] = {}
+"""Figure name -> the notes of the panels its last :func:`save` left out for lack of data."""
+
+
 def note(ax: Axes, text: str) -> None:
-    """Write ``text`` in the middle of ``ax``: what the store lacks for this panel."""
+    """Write ``text`` in the middle of ``ax``: what the store lacks for this panel. A panel
+    that holds nothing else is left out when the figure is saved (:func:`save`)."""
+    _NOTES[ax] = " ".join(text.split())
     ax.text(
         0.5,
         0.5,
@@ -76,6 +92,44 @@ def note(ax: Axes, text: str) -> None:
         color="#444444",
         bbox={"boxstyle": "round", "facecolor": "#fff3cd", "edgecolor": "#c9a227"},
     )
+
+
+def holds_data(ax: Axes) -> bool:
+    """Whether ``ax`` shows data: an image, a table, or a curve, marker set, bar or region placed
+    in data coordinates (reference lines and spans such as ``axhline``, and notes, do not)."""
+    if ax.images or ax.tables:
+        return True
+
+    def in_data(artist: Any) -> bool:
+        if artist.get_transform().contains_branch(ax.transData):
+            return True
+        offsets = getattr(artist, "get_offset_transform", None)
+        return (
+            offsets is not None
+            and len(artist.get_offsets()) > 0
+            and offsets().contains_branch(ax.transData)
+        )
+
+    return any(in_data(a) for a in (*ax.lines, *ax.collections, *ax.patches))
+
+
+def leave_out_empty_panels(fig: Figure) -> list[str]:
+    """Remove from ``fig`` every panel that holds a :func:`note` and no data; return their notes.
+    If no panel is left, the figure says so in words instead of showing empty frames."""
+    left_out = []
+    for ax in list(fig.axes):
+        if ax in _NOTES and not holds_data(ax):
+            left_out.append(_NOTES[ax])
+            ax.remove()
+    title = getattr(fig, "_suptitle", None)  # matplotlib keeps the suptitle artist here
+    if left_out and fig.axes and title is not None:  # centre it over what is left
+        left = min(ax.get_position().x0 for ax in fig.axes)
+        right = max(ax.get_position().x1 for ax in fig.axes)
+        title.set_x((left + right) / 2)
+    if left_out and not fig.axes:
+        fig.text(0.5, 0.5, "No data for this figure in the store:\n" + "\n".join(left_out),
+                 ha="center", va="center", fontsize=11, color="#444444")  # fmt: skip
+    return left_out
 
 
 def write_csv(path: Path, rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> None:
@@ -94,7 +148,10 @@ def save(
     rows: Sequence[Mapping[str, Any]],
     columns: Sequence[str],
 ) -> list[str]:
-    """Save ``fig`` as PNG and PDF and ``rows`` as CSV in ``out_dir``; return the three paths."""
+    """Save ``fig`` as PNG and PDF and ``rows`` as CSV in ``out_dir``; return the three paths.
+    Panels without data are left out first (:func:`leave_out_empty_panels`, recorded in
+    :data:`LEFT_OUT` under ``name``)."""
+    LEFT_OUT[name] = leave_out_empty_panels(fig)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     files = [out_dir / f"{name}.png", out_dir / f"{name}.pdf", out_dir / f"{name}.csv"]

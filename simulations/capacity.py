@@ -12,13 +12,15 @@ passed is the model's capacity. A spec becomes a search by three ``[sweep]`` key
     grow_to = 64           # the search stops there (the capacity is then at least that)
 
 Every (model, R, learning rate, seed) training is an ordinary stored run keyed by its config
-hash, trained by :func:`simulations.sweeps.run_sweep` one round at a time (all models still
-growing, all their learning rates, in one pool). A killed search resumes by running it again:
-the rounds are replayed from the store, whose runs are skipped. :func:`capacities` reads the
-capacities back from the store alone (what the figure and ``ccx kg capacity`` show): per model,
-the largest value whose best run reached its target with every smaller stored value passing.
+hash, trained one round at a time by the grid runner that :func:`simulations.sweeps.run_sweep`
+hands to :func:`run_search` (all models still growing, all their learning rates, in one pool).
+This module sits below :mod:`simulations.sweeps`: it never imports it. A killed search resumes
+by running it again: the rounds are replayed from the store, whose runs are skipped.
+:func:`capacities` reads the capacities back from the store alone (what the figure and ``ccx kg
+capacity`` show): per model, the largest value whose best run reached its target with every
+smaller stored value passing.
 
-Decisions where the paper is silent or differs (recorded in the README):
+Decisions where the paper is silent or differs (recorded in docs/kg-looping.md):
 
 * the paper continues training the same model on the grown graph; here each (model, R) trains
   from scratch, so that each run is one stored, resumable, reproducible unit (a model that
@@ -36,7 +38,7 @@ import copy
 import dataclasses
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -124,16 +126,19 @@ def every_round(spec: Any) -> Any:
 
 
 def run_search(
-    spec: Any, store_path: str | Path, progress: bool = True, **sweep_options: Any
+    spec: Any,
+    store_path: str | Path,
+    run_grid: Callable[..., dict[str, Any]],
+    progress: bool = True,
+    **sweep_options: Any,
 ) -> dict[str, Any]:
     """Run (or resume) the capacity search ``spec`` into ``store_path``, one round at a time
-    through :func:`simulations.sweeps.run_sweep` (``sweep_options``: its workers, backend,
+    through ``run_grid(part, store_path, progress=..., **sweep_options)``, the sweep runner that
+    :func:`simulations.sweeps.run_sweep` passes in (``sweep_options``: its workers, backend,
     train_fn, checkpoint_dir, ensemble, ensemble_fn). A model stops at its first value whose
     best run misses its target, at ``grow_to``, or when one of its runs fails (reported in
     ``failed``; running the search again retries it). Returns a JSON-ready summary with the
     capacities of the spec's models."""
-    from simulations.sweeps import run_sweep
-
     grow, start = spec.grow, time.perf_counter()
     models = _models(spec.configs, grow.field)
     value = {key: getattr(members[0], grow.field) for key, members in models.items()}
@@ -153,7 +158,7 @@ def run_search(
                 file=sys.stderr,
                 flush=True,
             )
-        summary = run_sweep(part, store_path, progress=progress, **sweep_options)
+        summary = run_grid(part, store_path, progress=progress, **sweep_options)
         for name in totals:
             totals[name] += summary[name]
         failed += summary["failed"]

@@ -16,7 +16,7 @@ from ccomplexity import limits, typed
 from ccomplexity.errors import InputError
 from ccomplexity.files import atomic_open
 from models.base import SequenceModel
-from simulations.training import TrainConfig, model_config
+from simulations.run_config import TrainConfig, model_config
 
 CHECKPOINT_FORMAT = "ccomplexity-checkpoint"
 CHECKPOINT_VERSION = 1

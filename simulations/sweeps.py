@@ -394,22 +394,54 @@ def _checked(result: dict, config: Any, expected_hash: str) -> dict:
     return result
 
 
-class _Reporter:
-    """One line per finished run on stderr when ``progress`` is on."""
+LABEL_FIELDS = ("task", "arch", "width", "layers", "length", "lr", "seed")
+"""The fields every progress line names; :func:`varying_fields` adds the others that vary."""
 
-    def __init__(self, total: int, skipped: int, enabled: bool) -> None:
-        self.total, self.done, self.enabled = total, skipped, enabled
+
+def varying_fields(configs: Sequence[Any]) -> tuple[str, ...]:
+    """The config fields besides :data:`LABEL_FIELDS` in which the runs ``configs`` differ, in
+    the config's field order (e.g. ``loops`` and ``hops`` of a looped sweep)."""
+    if not configs or not dataclasses.is_dataclass(configs[0]):
+        return ()
+    names = [f.name for f in dataclasses.fields(configs[0]) if f.name not in LABEL_FIELDS]
+    return tuple(n for n in names if len({repr(getattr(c, n, None)) for c in configs}) > 1)
+
+
+def run_label(config: Any, fields: Sequence[str] = ()) -> str:
+    """``task arch w= L= N=``, then each of ``fields`` that the run sets, then ``lr= seed=``:
+    ``p-hop looped w=32 L=1 N=8 loops=2 hops=3 lr=0.003 seed=0``."""
+
+    def shown(value: Any) -> str:
+        return f"{value:g}" if isinstance(value, float) else str(value)
+
+    extra = "".join(
+        f" {name}={shown(getattr(config, name))}"
+        for name in fields
+        if getattr(config, name, None) is not None
+    )
+    return (
+        f"{config.task} {config.arch} w={config.width} L={config.layers} N={config.length}"
+        f"{extra} lr={config.lr:g} seed={config.seed}"
+    )
+
+
+class _Reporter:
+    """One line per finished run on stderr when ``progress`` is on, naming every field in which
+    the sweep's runs differ."""
+
+    def __init__(self, configs: Sequence[Any], skipped: int, enabled: bool) -> None:
+        self.total, self.done, self.enabled = len(configs), skipped, enabled
+        self.fields = varying_fields(configs)
         self.start = time.perf_counter()
 
     def __call__(self, config: Any, result: dict | None, error: str | None = None) -> None:
         self.done += 1
         if not self.enabled:
             return
-        what = f"{config.task} {config.arch} w={config.width} L={config.layers} N={config.length}"
         outcome = error or f"best acc {result['best_accuracy']:.3f}"  # type: ignore[index]
         elapsed = time.perf_counter() - self.start
         print(
-            f"[{self.done}/{self.total}] {what} lr={config.lr:g} seed={config.seed}: "
+            f"[{self.done}/{self.total}] {run_label(config, self.fields)}: "
             f"{outcome} ({elapsed:.0f}s)",
             file=sys.stderr,
             flush=True,
@@ -457,7 +489,7 @@ def run_sweep(
         from simulations.capacity import run_search
 
         return run_search(
-            sweep, store_path, workers=workers, backend=backend, train_fn=train_fn,
+            sweep, store_path, run_sweep, workers=workers, backend=backend, train_fn=train_fn,
             progress=progress, checkpoint_dir=folder, ensemble=ensemble,
             ensemble_fn=ensemble_fn,
         )  # fmt: skip
@@ -480,7 +512,7 @@ def run_sweep(
             (h, c) for h, c in zip(sweep.hashes(), sweep.configs, strict=True) if h not in done
         ]
         skipped = len(sweep.configs) - len(pending)
-        report = _Reporter(len(sweep.configs), skipped, progress)
+        report = _Reporter(sweep.configs, skipped, progress)
         stored = 0
         finished: set[str] = set()
         planned = dict(pending)

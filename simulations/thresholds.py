@@ -77,7 +77,7 @@ def thresholds(
     if metric not in METRICS:
         raise InputError(f"metric must be one of {', '.join(METRICS)}, got {metric!r}")
 
-    from simulations.training import OPTIONAL_FIELDS
+    from simulations.run_config import OPTIONAL_FIELDS
 
     groups: dict[tuple[str, str, int, int, str], list[dict[str, Any]]] = defaultdict(list)
     for run in runs(store_path):
@@ -118,3 +118,6 @@ def thresholds(
             }
         )
     return rows
+
+
+__all__ = ["claim_for", "threshold_length", "thresholds"]

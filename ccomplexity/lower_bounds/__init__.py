@@ -17,6 +17,8 @@ branch and bound for the maximum fooling set. One module per method:
 - :mod:`~ccomplexity.lower_bounds.matrix`: the helpers they share.
 - :mod:`~ccomplexity.lower_bounds.kg`: the witnesses of the knowledge-graph path-query split
   (E distinct rows, a fooling set of size E), exact for every graph without the matrix.
+- :mod:`~ccomplexity.lower_bounds.word_problem`: the fooling set of a finite group's word
+  problem at any cut (|G| pairs).
 
 User errors raise :class:`ccomplexity.errors.InputError` with one line naming the limit.
 """
@@ -59,6 +61,7 @@ from ccomplexity.lower_bounds.one_way import (
     one_way_bits_dyck,
 )
 from ccomplexity.lower_bounds.rank import DEFAULT_PRIME, RANK_ENTRY_LIMIT, RankResult, rank_mod_p
+from ccomplexity.lower_bounds.word_problem import word_problem_fooling_set
 
 __all__ = [
     "DEFAULT_PRIME",
@@ -95,4 +98,5 @@ __all__ = [
     "one_way_bits_kg",
     "rank_mod_p",
     "verify_fooling_set",
+    "word_problem_fooling_set",
 ]

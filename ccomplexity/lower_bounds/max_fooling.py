@@ -36,7 +36,7 @@ with a totalizer took 200 s, HiGHS with row/column/rectangle clique constraints 
 unproved in 600 s) and CP-SAT 45 s: proving "no set of size k + 1" is a counting argument that
 clause learning handles badly, while colouring bounds count directly. The search is single
 threaded. Its cost still grows about threefold for every two more rows and columns of a random
-matrix, so 64 x 64 is far out of reach of a proof (see the README).
+matrix, so 64 x 64 is far out of reach of a proof (see docs/exact-methods.md).
 
 Anytime: with a budget (seconds or nodes) the search stops when it runs out and returns the best
 set found with ``exact`` False and an ``upper_bound``: for a value whose search was cut short,

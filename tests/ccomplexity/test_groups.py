@@ -15,9 +15,8 @@ from ccomplexity.groups import (
     get_group,
     group_order,
     word_problem_dfa,
-    word_problem_fooling_set,
 )
-from ccomplexity.lower_bounds import one_way_bits, verify_fooling_set
+from ccomplexity.lower_bounds import one_way_bits, verify_fooling_set, word_problem_fooling_set
 from ccomplexity.problems import group_word
 
 NAMES = ["Z1", "Z2", "Z6", "S1", "S3", "S4", "A4", "A5", "S5", "D3", "D4", "D6", "A6"]

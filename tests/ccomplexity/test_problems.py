@@ -44,6 +44,23 @@ def test_bad_csv_is_one_line_error(tmp_path, text, needle):
     assert "\n" not in str(err.value)
 
 
+def test_a_matrix_in_memory_is_the_same_problem_as_its_csv(tmp_path):
+    m = np.array([[1, 0, 1], [0, 1, 1]])
+    from_file = P.from_csv(write(tmp_path, "1,0,1\n0,1,1\n"))
+    in_memory = P.from_matrix(m)
+    assert in_memory.spec() == from_file.spec()
+    assert (in_memory.matrix() == m).all()
+
+
+@pytest.mark.parametrize(
+    ("matrix", "needle"),
+    [([[0, 2]], "must be 0 or 1"), ([1, 0], "2-D array"), (np.zeros((0, 3)), "non-empty")],
+)
+def test_bad_matrix_is_one_line_error(matrix, needle):
+    with pytest.raises(InputError, match=needle):
+        P.from_matrix(matrix)
+
+
 def test_huge_csv_is_refused_before_reading(tmp_path):
     path = tmp_path / "huge.csv"
     with path.open("wb") as fh:  # a sparse file: its size is known without writing it

@@ -1,0 +1,241 @@
+"""The configuration of one training run: :class:`TrainConfig`, its limits, its hash, and the
+model it builds (:func:`model_config`).
+
+Shared by :mod:`simulations.training` (which trains a config and re-exports these names) and
+:mod:`simulations.checkpoints` (which validates a saved config against the model it would
+build), so that neither imports the other's module for it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import models
+from ccomplexity import limits, typed
+from ccomplexity.errors import InputError, check_int
+from simulations.tasks import TASKS, Task, get_task
+
+EVAL_BATCH = 500
+"""Evaluation examples per forward pass."""
+EVAL_SEED_OFFSET = 0x5EED_0001
+"""Evaluation data come from ``Generator().manual_seed(seed + EVAL_SEED_OFFSET)``."""
+TASK_OPTIONS = ("hops", "alphabet", "group", "reverse", "entities", "relations", "graph_seed")
+"""TrainConfig fields passed to the task's builder when set."""
+OPTIONAL_FIELDS = ("loops", *TASK_OPTIONS, "reg_lambda", "reg_block")
+"""TrainConfig fields left out of ``to_dict`` (and the hash) while None."""
+
+
+def _model_fields(arch: str) -> set[str]:
+    return {f.name for f in dataclasses.fields(models.config_class(models.model_class(arch)))}
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """One training run. ``length`` is the task's N (evaluation length, training maximum);
+    ``heads`` applies to architectures with attention heads; ``target`` is the early-stopping
+    accuracy; ``eval_samples`` fresh examples at exactly N every ``eval_every`` steps.
+
+    The model options after ``eval_samples`` (:data:`MODEL_OPTIONS`: mixture-of-experts
+    ``experts``, ``top_k``, ``gate`` and ``balance``, the feed-forward width ``mlp_width`` and
+    its kind ``expert``, e.g. the GLU of the layer-looping paper)
+    go to architectures that have them; at their defaults they are left out of the config hash,
+    so runs stored before they existed keep their hash."""
+
+    task: str
+    arch: str
+    width: int
+    layers: int
+    length: int
+    steps: int = 1000
+    lr: float = 1e-3
+    seed: int = 0
+    batch: int = 64
+    heads: int = 4
+    target: float = 0.99
+    eval_every: int = 100
+    eval_samples: int = 1000
+    experts: int = 1
+    top_k: int = 1
+    gate: str = ""  # "": the architecture's default gate rule
+    balance: float = 0.0
+    mlp_width: int | None = None
+    expert: str = ""  # "": the architecture's default feed-forward; "relu", "gelu" or "glu"
+    # Settings of some architectures and tasks only. None means unused: such a field is then
+    # left out of to_dict() and so of the config hash, and runs stored before it existed keep
+    # their hashes.
+    loops: int | None = None  # looped architectures: loops L of the block (default 1)
+    hops: int | None = None  # task option: p of p-hop
+    alphabet: int | None = None  # task option: |Sigma| of p-hop
+    group: str | None = None  # task option: G of group-composition
+    reverse: bool | None = None  # task option: addition's sum least significant digit first
+    entities: int | None = None  # task option: E of kg-path
+    relations: int | None = None  # task option: R of kg-path (the capacity search grows it)
+    graph_seed: int | None = None  # task option: the seed of kg-path's graph
+    reg_lambda: float | None = None  # transformer: lambda of the block-cosine regulariser (Eq. 5)
+    reg_block: int | None = None  # its block size k (layers k i + j and k (i + 1) + j are pulled)
+
+    def __post_init__(self) -> None:
+        typed.check_fields(self)
+        for name, limit in _LIMITS.items():
+            if getattr(self, name) is not None:  # None: a setting this run does not use
+                limit.check(getattr(self, name), f"TrainConfig.{name}")
+        if self.task not in TASKS:
+            raise InputError(f"unknown task {self.task!r}; known: {', '.join(TASKS)}")
+        if self.arch not in models.REGISTRY:
+            raise InputError(f"unknown model {self.arch!r}; known: {', '.join(models.REGISTRY)}")
+        if not (math.isfinite(self.lr) and self.lr > 0):
+            raise InputError(f"TrainConfig.lr must be a positive number, got {self.lr}")
+        if not 0 < self.target <= 1:
+            raise InputError(f"TrainConfig.target must lie in (0, 1], got {self.target}")
+        if self.mlp_width is not None:
+            most, instead = limits.MODEL_FIELD.most, limits.MODEL_FIELD.instead
+            check_int(self.mlp_width, "TrainConfig.mlp_width", 1, most, instead)
+        if not (math.isfinite(self.balance) and self.balance >= 0):
+            raise InputError(f"TrainConfig.balance must be >= 0, got {self.balance}")
+        self._check_architecture_fields()
+        # The model this run builds, and its largest activation, within their limits: checked
+        # here, before a sweep touches its store or a model is allocated.
+        self.activations()
+
+    def activations(self) -> int:
+        """Numbers in the largest activation of this run's forward passes (a training batch, or
+        an evaluation chunk of up to ``EVAL_BATCH``: :func:`ccomplexity.limits.forward_numbers`,
+        pairs of positions counted per head where the model has heads); InputError if the task
+        cannot have this length, the model exceeds its size limit or the activation
+        ``limits.FORWARD_NUMBERS``."""
+        task = self.make_task()
+        cfg = models.config_class(models.model_class(self.arch)).from_dict(model_config(self, task))
+        models.check_size(self.arch, cfg)
+        heads = getattr(cfg, "heads", 0)  # every model with heads scores pairs of positions
+        rows = max(self.batch, min(EVAL_BATCH, self.eval_samples))
+        depth = self.layers * (self.loops or 1)  # a looped block runs its layers once per loop
+        numbers = limits.forward_numbers(rows, task.max_tokens, self.width, heads, depth)
+        limits.check_numbers(numbers, f"a {self.arch} batch of {rows} x {task.max_tokens} tokens")
+        return numbers
+
+    def _check_architecture_fields(self) -> None:
+        fields = _model_fields(self.arch)
+        if "loops" in fields:
+            object.__setattr__(self, "loops", 1 if self.loops is None else self.loops)
+        elif self.loops is not None:
+            raise InputError(f"loops applies to looped architectures, not {self.arch!r}")
+        if (self.reg_lambda is None) != (self.reg_block is None):
+            raise InputError("the block-cosine regulariser needs both reg_lambda and reg_block")
+        if self.reg_block is not None:
+            if self.arch != "transformer":
+                raise InputError(
+                    f"the block-cosine regulariser is for 'transformer', not {self.arch!r}"
+                )
+            if self.layers % self.reg_block or self.layers // self.reg_block < 2:
+                raise InputError(
+                    f"reg_block {self.reg_block} must split the {self.layers} layers into "
+                    ">= 2 blocks"
+                )
+
+    def task_options(self) -> dict[str, Any]:
+        """The task options this run sets (:data:`TASK_OPTIONS`)."""
+        return {k: getattr(self, k) for k in TASK_OPTIONS if getattr(self, k) is not None}
+
+    def make_task(self) -> Task:
+        """The run's task at its length N with its options."""
+        return get_task(self.task, self.length, **self.task_options())
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as plain values; unused optional fields (None) are left out."""
+        values = dataclasses.asdict(self)
+        return {k: v for k, v in values.items() if not (k in OPTIONAL_FIELDS and v is None)}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> TrainConfig:
+        """From plain values; unknown or missing keys and wrong types raise InputError."""
+        return typed.from_plain(cls, d)
+
+    def config_hash(self) -> str:
+        """First 16 hex digits of the sha256 of the canonical JSON of :meth:`to_dict`, less the
+        model options at their defaults."""
+        fields = {
+            k: v
+            for k, v in self.to_dict().items()
+            if not (k in MODEL_OPTIONS and v == MODEL_OPTIONS[k])
+        }
+        text = json.dumps(fields, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+MODEL_OPTIONS: dict[str, Any] = {
+    "experts": 1,
+    "top_k": 1,
+    "gate": "",
+    "balance": 0.0,
+    "mlp_width": None,
+    "expert": "",
+}
+"""TrainConfig fields passed to the model config when not at these defaults."""
+
+_LIMITS = {
+    "width": limits.WIDTH,
+    "layers": limits.LAYERS,
+    "length": limits.LENGTH,
+    "steps": limits.STEPS,
+    "seed": limits.SEED,
+    "batch": limits.BATCH,
+    "heads": limits.HEADS,
+    "eval_every": limits.STEPS,
+    "eval_samples": limits.SAMPLES,
+    "experts": limits.EXPERTS,
+    "top_k": limits.EXPERTS,
+    "loops": limits.LOOPS,
+    "hops": limits.HOPS,
+    "alphabet": limits.ALPHABET,
+    "entities": limits.ENTITIES,
+    "relations": limits.RELATIONS,
+    "graph_seed": limits.SEED,
+    "reg_block": limits.LAYERS,
+}
+"""The limit of each integer field of :class:`TrainConfig`, shared with the ``ccx`` options."""
+
+
+def model_config(config: TrainConfig, task: Task) -> dict[str, Any]:
+    """The ``models.build`` arguments of a run: sizes from the config, vocabulary and classes
+    from the task, ``heads`` where the architecture has heads and ``max_length`` (the task's
+    longest token sequence) where it has learned positions."""
+    fields = _model_fields(config.arch)
+    out: dict[str, Any] = {
+        "vocab_size": task.vocab_size,
+        "n_out": task.n_out,
+        "width": config.width,
+        "layers": config.layers,
+    }
+    if "heads" in fields:
+        out["heads"] = config.heads
+    if "max_length" in fields:
+        out["max_length"] = task.max_tokens
+    for name, default in MODEL_OPTIONS.items():
+        value = getattr(config, name)
+        if value != default:
+            if name not in fields:
+                raise InputError(f"{config.arch} has no option {name} (got {value!r})")
+            out[name] = value
+    if task.input_dim() is not None:
+        if "input_dim" not in fields:
+            raise InputError(f"{config.task} has vector inputs; {config.arch} reads tokens")
+        out["input_dim"] = task.input_dim()
+    if "loops" in fields:
+        out["loops"] = config.loops
+    return out
+
+
+__all__ = [
+    "EVAL_BATCH",
+    "EVAL_SEED_OFFSET",
+    "MODEL_OPTIONS",
+    "OPTIONAL_FIELDS",
+    "TASK_OPTIONS",
+    "TrainConfig",
+    "model_config",
+]

@@ -1,0 +1,52 @@
+"""No empty frames: a panel without data is left out of the figure, and the caption and the
+report name the command that fills it (one mechanism for every figure, in paper_figures.style)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+
+from paper_figures import FIGURES, fill_command, make_figure, style
+from paper_figures.report import write_report
+from simulations.store import Store
+
+
+def test_only_panels_holding_nothing_but_a_note_are_left_out():
+    fig, (curve, reference, bounds_only) = plt.subplots(1, 3)
+    curve.plot([1, 2], [0.5, 1.0])
+    reference.axhline(0.99)  # a target line or a shaded range is no data
+    reference.axvspan(1, 2)
+    style.note(reference, "no runs of dyck in the store")
+    bounds_only.plot([1, 2], [3, 4])  # a bound drawn without runs is data
+    style.note(bounds_only, "no runs: bounds only")
+    assert style.leave_out_empty_panels(fig) == ["no runs of dyck in the store"]
+    assert fig.axes == [curve, bounds_only]
+    plt.close(fig)
+
+
+def test_a_figure_with_no_panel_left_says_so_in_words():
+    fig, ax = plt.subplots()
+    style.note(ax, "no looped runs\non addition")
+    assert style.leave_out_empty_panels(fig) == ["no looped runs on addition"]
+    assert not fig.axes and "no looped runs on addition" in fig.texts[0].get_text()
+    plt.close(fig)
+
+
+def test_caption_and_report_name_the_command_that_fills_the_panels(tmp_path: Path):
+    empty = tmp_path / "empty.db"
+    Store(empty).close()
+    result = make_figure("looped-loops", tmp_path / "fig", store=empty)
+    assert result["left_out"] == [
+        "no looped runs on group-composition", "no looped runs on p-hop"
+    ]  # fmt: skip
+    assert result["fill_command"] == "ccx figure looped-loops --profile looped"
+    assert "`ccx figure looped-loops --profile looped` fills them" in result["caption"]
+    assert (tmp_path / "fig" / "looped-loops.png").stat().st_size > 0
+    bounds = make_figure("bounds", tmp_path / "fig")  # every panel has data
+    assert "left_out" not in bounds and "Left out" not in bounds["caption"]
+    html = write_report(tmp_path / "report", store=empty).read_text()
+    for name in ("fig2", "fig3", "fig4", "looped-loops", "looped-table1"):  # no panel has data
+        assert f"<code>{fill_command(name)}</code>" in html, name
+    assert "<code>ccx figure thresholds" not in html  # its panels keep the bounds
+    assert set(FIGURES) >= {"fig2", "looped-table1", "thresholds"}

@@ -1,0 +1,55 @@
+"""Sweep progress lines name every field in which the runs of the sweep differ."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from simulations.sweeps import load_spec, run_label, run_sweep, varying_fields
+from simulations.training import TrainConfig
+
+
+def instant_train(config: TrainConfig, checkpoint_dir: str | None = None, progress: bool = True):
+    """Stands in for train(): a result with the fields the store needs, no training."""
+    return {
+        "accuracy": 0.5,
+        "best_accuracy": 0.5,
+        "steps": config.steps,
+        "wall_seconds": 0.0,
+        "checkpoint": None,
+        "curve": [{"step": config.steps, "accuracy": 0.5}],
+        "parameters": 1,
+        "state_numel": 0,
+        "config": config.to_dict(),
+        "config_hash": config.config_hash(),
+        "seed": config.seed,
+        "device": "cpu",
+    }
+
+
+def test_looped_sweep_lines_tell_the_runs_apart(tmp_path, capsys):
+    spec = load_spec("looped-demo")  # hops x loops, every other field shared
+    run_sweep(spec, tmp_path / "s.db", workers=1, train_fn=instant_train, ensemble=1)
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("[")]
+    labels = [line.split("] ", 1)[1].split(":")[0] for line in lines]
+    assert len(labels) == len(spec.configs) == len(set(labels)) == 6
+    assert "p-hop looped w=32 L=1 N=8 loops=2 hops=1 lr=0.003 seed=0" in labels
+
+
+def test_varying_fields_are_those_that_differ():
+    base = TrainConfig(task="index-lookup", arch="transformer", width=8, layers=1, length=8)
+    experts = [dataclasses.replace(base, experts=k, lr=lr) for k in (1, 4) for lr in (1e-3, 1e-2)]
+    assert varying_fields(experts) == ("experts",)  # lr is always named
+    assert varying_fields([base, base]) == ()
+    assert varying_fields([]) == ()
+    assert run_label(experts[3], ("experts",)) == (
+        "index-lookup transformer w=8 L=1 N=8 experts=4 lr=0.01 seed=0"
+    )
+
+
+def test_a_field_a_run_does_not_set_is_left_out_of_its_line():
+    plain = TrainConfig(task="p-hop", arch="transformer", width=8, layers=1, length=8, hops=1)
+    looped = dataclasses.replace(plain, arch="looped", loops=3)
+    fields = varying_fields([plain, looped])
+    assert fields == ("loops",)  # arch is always named
+    assert "loops" not in run_label(plain, fields)
+    assert " loops=3 " in run_label(looped, fields)

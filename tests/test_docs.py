@@ -1,0 +1,35 @@
+"""The Python API page runs: every example of docs/python-api.md is a doctest, run here in an
+empty folder, and the names it imports are the packages' exports."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[1]
+
+
+def test_python_api_page_runs(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = doctest.testfile(
+        str(ROOT / "docs" / "python-api.md"),
+        module_relative=False,
+        optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
+        raise_on_error=False,
+        verbose=False,
+    )
+    assert result.attempted > 20
+    assert result.failed == 0
+
+
+@pytest.mark.parametrize("package", ["ccomplexity", "simulations"])
+def test_every_export_resolves(package):
+    module = importlib.import_module(package)
+    assert module.__all__ == sorted(module.__all__, key=lambda n: (n != "__version__", n))
+    for name in module.__all__:
+        assert getattr(module, name) is not None, name
+    with pytest.raises(AttributeError):
+        module.no_such_name  # noqa: B018
