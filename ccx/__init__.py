@@ -85,12 +85,13 @@ def check_options(**values: int | None) -> None:
             by_option[name].check(value, f"--{name.replace('_', '-')}")
 
 
-def check_certificate_path(path: str | None) -> None:
-    """Refuse an unusable ``--certificate`` path before any work starts."""
+def check_certificate_path(path: str | None, *inputs: str | None) -> None:
+    """Refuse an unusable ``--certificate`` path before any work starts: one of the command's
+    ``inputs`` (its --file, its --checkpoint), a folder, an unwritable place."""
     if path is not None:
         from ccomplexity.files import check_output_file
 
-        check_output_file(path, "certificate")
+        check_output_file(path, "certificate", inputs=inputs)
 
 
 def write_certificate_to(cert: dict[str, Any], path: str | None, result: dict[str, Any]) -> None:

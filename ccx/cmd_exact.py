@@ -103,7 +103,7 @@ def fooling(
     from ccomplexity.integers import ceil_log2
 
     start = time.perf_counter()
-    check_certificate_path(certificate)
+    check_certificate_path(certificate, file)
     if method not in ("auto", "exhaustive", "symbolic"):
         raise InputError(f"--method must be auto, exhaustive or symbolic, got {method!r}")
     if problem == "dyck" and partition is None:
@@ -188,7 +188,7 @@ def cc_oneway(
     from ccomplexity import certificates, lower_bounds
 
     start = time.perf_counter()
-    check_certificate_path(certificate)
+    check_certificate_path(certificate, file)
     if cut is not None:
         if partition is not None:
             raise InputError("give either --cut or --partition, not both")
@@ -237,7 +237,7 @@ def cc_rank(
     from ccomplexity.integers import ceil_log2
 
     start = time.perf_counter()
-    check_certificate_path(certificate)
+    check_certificate_path(certificate, file)
     prob = _problem(problem, locals())
     res = lower_bounds.rank_mod_p(prob, prime)
     result: dict[str, Any] = prob.describe()

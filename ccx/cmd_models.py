@@ -186,7 +186,7 @@ def protocol_rnn(
     """Thm 2: Alice sends the model's whole state after K tokens; Bob finishes the run."""
     check_options(width=width, layers=layers, vocab_size=vocab_size, length=length,
                   samples=samples, seed=seed, precision=precision)  # fmt: skip
-    check_certificate_path(certificate)
+    check_certificate_path(certificate, checkpoint)
     from simulations.protocols.rnn import run_rnn_protocol
 
     need_model(checkpoint, arch=arch, width=width)
@@ -251,7 +251,7 @@ def protocol_attention(
     check_options(width=width, heads=heads, layers=layers, vocab_size=vocab_size, length=length,
                   samples=samples, seed=seed, precision=precision, vertices=vertices,
                   experts=experts)  # fmt: skip
-    check_certificate_path(certificate)
+    check_certificate_path(certificate, checkpoint)
     if task is not None:
         _protocol_parrots(task, one_way, certificate, vertices, width, heads, precision,
                           samples, seed, arch, experts, frac, checkpoint, as_json)  # fmt: skip

@@ -176,6 +176,9 @@ def sweep_cmd(
     if (spec is None) == (profile is None):
         raise InputError("give a spec file or --profile NAME (one of them)")
     check_options(workers=workers, ensemble=ensemble)
+    from simulations.sweeps import check_outputs
+
+    check_outputs(store, checkpoint_dir, spec)
     if dry_run:
         from simulations.estimate import dry_run as estimate
 
@@ -241,12 +244,15 @@ FigureProfile = Annotated[
 
 
 def _check_figure_outputs(out: str, store: str | None) -> None:
-    """The output folder and a given store, checked before the plotting stack is imported."""
-    from ccomplexity.files import check_output_folder
+    """The output folder and a given store, checked before the plotting stack is imported: the
+    folder may not be the store, nor hold it under a name a figure or the report writes."""
+    from ccomplexity.files import check_not_input, check_output_folder
     from simulations.store import identify
 
-    check_output_folder(out, "figure folder")
+    check_output_folder(out, "figure folder", inputs=[store])
     if store is not None and Path(store).exists():
+        if Path(store).suffix in (".png", ".pdf", ".csv", ".html"):
+            check_not_input(Path(out) / Path(store).name, "figure file", [store])
         identify(store)
 
 

@@ -585,3 +585,37 @@ def test_the_installed_command_refuses_at_once(args, tmp_path):
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
     assert "Traceback" not in proc.stderr and list(tmp_path.iterdir()) == []
     assert time.perf_counter() - start < 60
+
+
+# Every command that writes a file, with that file given as one of its own inputs.
+INPUT_AS_OUTPUT = [
+    ("fooling", "--problem", "matrix", "--file", "in.csv", "--certificate", "in.csv"),
+    ("fooling", "--problem", "matrix", "--exact", "--file", "in.csv", "--certificate", "./in.csv"),
+    ("cc", "oneway", "--problem", "matrix", "--file", "in.csv", "--certificate", "in.csv"),
+    ("cc", "rank", "--problem", "matrix", "--file", "in.csv", "--certificate", "in.csv"),
+    ("protocol", "rnn", "--checkpoint", "m.pt", "--length", "10", "--cut", "5", "--precision",
+     "16", "--certificate", "m.pt"),
+    ("protocol", "attention", "--checkpoint", "m.pt", "--length", "10", "--partition",
+     "odd-even", "--precision", "16", "--certificate", "m.pt"),
+    ("sweep", "in.toml", "--store", "in.toml"),
+    ("sweep", "in.toml", "--store", "in.toml", "--dry-run"),
+    ("sweep", "in.toml", "--store", "new.db", "--checkpoint-dir", "in.toml"),
+    ("figure", "bounds", "--store", "s.db", "--out", "s.db"),
+    ("figure", "bounds", "--store", "bounds.csv", "--out", "."),
+    ("report", "--store", "s.db", "--out", "./s.db"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("args", INPUT_AS_OUTPUT, ids=[" ".join(a)[:60] for a in INPUT_AS_OUTPUT])
+def test_an_input_is_never_overwritten(args, ccx, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "in.csv").write_text("1,0\n0,1\n")
+    (tmp_path / "m.pt").write_bytes(bytes(range(256)))
+    (tmp_path / "in.toml").write_text(_TOML)
+    (tmp_path / "s.db").write_bytes(b"not yet a store")
+    (tmp_path / "bounds.csv").write_bytes(b"not yet a store")
+    before = snapshot(tmp_path)
+    code, out, err = ccx(*args)
+    assert code == 2 and err.count("\n") == 1, (code, out, err)
+    assert "is an input of this command" in err, err
+    assert snapshot(tmp_path) == before
