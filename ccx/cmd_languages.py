@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
 import typer
 
 from ccomplexity import limits
 from ccomplexity.errors import InputError, check_int
-from ccx import JsonFlag, Length, app, check_options, emit
+from ccx import JsonFlag, Length, app, check_options, emit, print_json, ranged
 
 dyck_app = typer.Typer(no_args_is_help=True, help="Bounded Dyck languages Dyck-(n,k).")
 dfa_app = typer.Typer(no_args_is_help=True, help="Minimal DFAs and their state counts.")
 app.add_typer(dyck_app, name="dyck")
 app.add_typer(dfa_app, name="dfa")
 
-Types = Annotated[int, typer.Option("--types", help="Number of bracket types n.")]
-Depth = Annotated[int, typer.Option("--depth", help="Maximum depth k.")]
+Types = Annotated[int, ranged(limits.TYPES, "--types", help="Number of bracket types n.")]
+Depth = Annotated[int, ranged(limits.DEPTH, "--depth", help="Maximum depth k.")]
 
 # --------------------------------------------------------------------------------- dyck
 
@@ -43,7 +42,7 @@ def dyck_enumerate(types: Types, depth: Depth, length: Length, as_json: JsonFlag
     names = dyck_alphabet(types)
     words = ["".join(names[s] for s in w) for w in enumerate_dyck(types, depth, length).tolist()]
     if as_json:
-        print(json.dumps({"types": types, "depth": depth, "length": length, "words": words}))
+        print_json({"types": types, "depth": depth, "length": length, "words": words})
     else:
         print("\n".join(words))
 
@@ -53,8 +52,8 @@ def dyck_sample(
     types: Types,
     depth: Depth,
     length: Length,
-    batch: Annotated[int, typer.Option("--batch", help="Number of words.")] = 5,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
+    batch: Annotated[int, ranged(limits.BATCH, "--batch", help="Number of words.")] = 5,
+    seed: Annotated[int, ranged(limits.SEED, "--seed")] = 0,
     generator: Annotated[
         str,
         typer.Option(
@@ -91,7 +90,7 @@ def dyck_sample(
     text = ["".join(names[s] for s in w) for w in np.asarray(words).tolist()]
     members = dyck.is_dyck(np.asarray(words), types, depth).tolist()
     if as_json:
-        print(json.dumps({"generator": generator, "seed": seed, "words": text, "member": members}))
+        print_json({"generator": generator, "seed": seed, "words": text, "member": members})
     else:
         print(
             "\n".join(
@@ -138,8 +137,8 @@ def dfa_dyck(types: Types, depth: Depth, show: Show = False, as_json: JsonFlag =
 
 @dfa_app.command("equality")
 def dfa_equality(
-    half: Annotated[int, typer.Option("--half", help="H: the language is {ww : |w| = H}.")],
-    alphabet: Annotated[int, typer.Option("--alphabet", help="Alphabet size A.")] = 2,
+    half: Annotated[int, ranged(limits.HALF, "--half", help="H: the language is {ww : |w| = H}.")],
+    alphabet: Annotated[int, ranged(limits.ALPHABET, "--alphabet", help="Alphabet size A.")] = 2,
     show: Show = False,
     as_json: JsonFlag = False,
 ) -> None:
