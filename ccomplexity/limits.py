@@ -138,6 +138,9 @@ ROUNDS = Limit("rounds", 0, 64, "rounds past ceil(log2 n) + 2 change nothing")
 ceil(log2 N) + 2 <= 16 rounds at the largest length it accepts."""
 ROUND_LENGTH = Limit("length", 1, 10**4, "use a shorter input")
 ROUND_SAMPLES = Limit("samples", 1, 10**5, "use fewer samples")
+ROUND_CELLS = 10**7
+"""Most symbols (samples x length) the looped simulators run on at once: the default 1000
+samples at the largest length."""
 DRAWS = Limit("batch", 1, 10_000, "draw fewer samples")
 """Samples drawn and printed at once (``ccx task``, ``ccx kg sample``)."""
 CODE_VECTORS = Limit("length", 2, 1 << 14, "use fewer vectors")

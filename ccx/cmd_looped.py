@@ -116,6 +116,11 @@ def looped_rounds(
     _task_options(task, ("group-composition", "p-hop"), group=group, hops=hops,
                   alphabet=alphabet, strict=strict)  # fmt: skip
     alphabet = 4 if alphabet is None else alphabet
+    if samples * length > limits.ROUND_CELLS:
+        raise InputError(
+            f"{samples} samples of length {length} are {samples * length} symbols; the limit is "
+            f"{limits.ROUND_CELLS}: use fewer samples or a shorter input"
+        )
     start = time.perf_counter()
     rng = np.random.default_rng(seed)
     result: dict[str, Any] = {"task": task, "length": length}

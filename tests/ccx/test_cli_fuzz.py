@@ -471,6 +471,8 @@ CASES: list[tuple[tuple[str, ...], str]] = [
       "--samples", "20", "--rounds", "100000000"), "--rounds"),
     (("looped", "rounds", "--task", "p-hop", "--hops", "2", "--length", "8", "--seed", "-1"),
      "--seed"),
+    (("looped", "rounds", "--task", "p-hop", "--hops", "4096", "--length", "10000",
+      "--samples", "100000"), "symbols; the limit is 10000000"),
     (("task", "p-hop", "--length", "8", "--alphabet", BIG), "--alphabet"),
     (("task", "var-assign", "--length", "8", "--variables", "100000000000000"), "--variables"),
     # floats: overflow and strict JSON
