@@ -7,9 +7,11 @@ line naming the limit and what to use instead (:class:`~ccomplexity.errors.Input
 
 A limit here guards the machine, not the mathematics: a value inside it may still be refused by
 a method's own work limit (an exhaustive search, a dense matrix), which says so in the same way.
-New commands use a limit by calling its :meth:`Limit.check` (or :func:`check_forward`,
-:func:`power_at_most`, :func:`read_bytes`); output paths are checked by
-:func:`ccomplexity.files.check_output_file` and :func:`~ccomplexity.files.check_output_folder`.
+A ``ccx`` option declares its range once, with the option (``ccx.ranged(limits.X, "--name")``,
+checked while the command line is parsed, and read back by the CLI fuzz table); the API calls
+:meth:`Limit.check` (or :func:`check_forward`, :func:`power_at_most`, :func:`read_bytes`) where
+the value is used. Output paths are checked by :func:`ccomplexity.files.check_output_file` and
+:func:`~ccomplexity.files.check_output_folder`.
 """
 
 from __future__ import annotations
@@ -123,6 +125,8 @@ HOPS = Limit("hops", 1, 1 << 12, "use fewer hops")
 
 # --- options of the commands (each declared with its option in ``ccx``) -----------------------
 
+WORD_LENGTH = Limit("length", 0, LENGTH.most, LENGTH.instead)
+"""Length N of a Dyck word (``ccx dyck``): 0 counts the empty word."""
 DEPTH = Limit("depth", 0, 1 << 20, "use a smaller depth")
 """Maximum depth k of Dyck-(n,k) (more than N/2 allows nothing new)."""
 HALF = Limit("half", 1, LENGTH.most // 2, LENGTH.instead)

@@ -129,27 +129,6 @@ def emit(result: dict[str, Any], as_json: bool, title: str) -> None:
     Console().print(table)
 
 
-def check_options(**values: int | None) -> None:
-    """Each given option (``width=...``, ``length=...``; None: not given) within its limit of
-    :mod:`ccomplexity.limits`, refused as ``--NAME``: called first, before anything heavy is
-    imported, allocated or written. The API checks the same limits again where it is used."""
-    from ccomplexity import limits
-
-    by_option = {
-        "width": limits.WIDTH, "layers": limits.LAYERS, "heads": limits.HEADS,
-        "vocab_size": limits.VOCAB, "length": limits.LENGTH, "samples": limits.SAMPLES,
-        "seed": limits.SEED, "precision": limits.PRECISION, "batch": limits.BATCH,
-        "steps": limits.STEPS, "workers": limits.WORKERS, "threads": limits.THREADS,
-        "types": limits.TYPES, "experts": limits.EXPERTS, "ensemble": limits.ENSEMBLE,
-        "vertices": limits.VERTICES, "examples": limits.EXAMPLES, "dim": limits.DIM,
-        "trials": limits.TRIALS, "entities": limits.ENTITIES, "relations": limits.RELATIONS,
-        "hops": limits.HOPS,
-    }  # fmt: skip
-    for name, value in values.items():
-        if value is not None:
-            by_option[name].check(value, f"--{name.replace('_', '-')}")
-
-
 def check_certificate_path(path: str | None, *inputs: str | None) -> None:
     """Refuse an unusable ``--certificate`` path before any work starts: one of the command's
     ``inputs`` (its --file, its --checkpoint), a folder, an unwritable place."""

@@ -15,7 +15,6 @@ from ccx import (
     JsonFlag,
     app,
     check_certificate_path,
-    check_options,
     emit,
     ranged,
     write_certificate_to,
@@ -55,9 +54,6 @@ def kg_sample(
 
     from ccomplexity.languages.kg import QueryVocabulary, query_tokens
 
-    check_options(entities=entities, relations=relations, hops=hops, seed=seed, batch=batch)
-    if batch > 10_000:
-        raise InputError(f"--batch must lie in 1..10000, got {batch}")
     graph = _graph(entities, relations, seed)
     vocab = QueryVocabulary(entities, relations, hops)
     rng = np.random.default_rng(seed)
@@ -81,7 +77,6 @@ def kg_products(
 ) -> None:
     """Distinct relation products P_{r_1}..P_{r_k} over all R^k words, k = 1..q (Thm B.19 counts
     one monomial per word, which needs them distinct)."""
-    check_options(entities=entities, relations=relations, hops=hops, seed=seed)
     from ccomplexity.languages.kg import distinct_products
 
     start = time.perf_counter()
@@ -106,7 +101,6 @@ def kg_split(
     as_json: JsonFlag = False,
 ) -> None:
     """A query split after K relations: exact one-way complexity and a verified fooling set."""
-    check_options(entities=entities, relations=relations, hops=hops, seed=seed)
     check_certificate_path(certificate)
     from ccomplexity import certificates, lower_bounds, problems
 
@@ -144,7 +138,6 @@ def dfa_kg(
     as_json: JsonFlag = False,
 ) -> None:
     """Minimal DFA of a graph's path queries with their answers: e r_1 .. r_q a."""
-    check_options(entities=entities, relations=relations, hops=hops, seed=seed)
     from ccomplexity.automata import check_kg_query_dfa, kg_query_dfa
 
     check_kg_query_dfa(entities, relations, hops)

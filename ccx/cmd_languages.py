@@ -7,8 +7,8 @@ from typing import Annotated, Any
 import typer
 
 from ccomplexity import limits
-from ccomplexity.errors import InputError, check_int
-from ccx import JsonFlag, Length, app, check_options, emit, print_json, ranged
+from ccomplexity.errors import InputError
+from ccx import JsonFlag, app, emit, print_json, ranged
 
 dyck_app = typer.Typer(no_args_is_help=True, help="Bounded Dyck languages Dyck-(n,k).")
 dfa_app = typer.Typer(no_args_is_help=True, help="Minimal DFAs and their state counts.")
@@ -16,17 +16,19 @@ app.add_typer(dyck_app, name="dyck")
 app.add_typer(dfa_app, name="dfa")
 
 Types = Annotated[int, ranged(limits.TYPES, "--types", help="Number of bracket types n.")]
+WordLength = Annotated[
+    int, ranged(limits.WORD_LENGTH, "--length", help="Word length N (0: the empty word).")
+]
 Depth = Annotated[int, ranged(limits.DEPTH, "--depth", help="Maximum depth k.")]
 
 # --------------------------------------------------------------------------------- dyck
 
 
 @dyck_app.command("count")
-def dyck_count(types: Types, depth: Depth, length: Length, as_json: JsonFlag = False) -> None:
+def dyck_count(types: Types, depth: Depth, length: WordLength, as_json: JsonFlag = False) -> None:
     """Exact number of Dyck-(n,k) words of length N (dynamic programming, any N)."""
     from ccomplexity.languages.dyck import count_dyck
 
-    _check_dyck(types, depth, length)
     count = count_dyck(types, depth, length)
     result = {"types": types, "depth": depth, "length": length, "count": count}
     result["log2_count"] = count.bit_length() - 1 if count and count & (count - 1) == 0 else None
@@ -34,11 +36,12 @@ def dyck_count(types: Types, depth: Depth, length: Length, as_json: JsonFlag = F
 
 
 @dyck_app.command("enumerate")
-def dyck_enumerate(types: Types, depth: Depth, length: Length, as_json: JsonFlag = False) -> None:
+def dyck_enumerate(
+    types: Types, depth: Depth, length: WordLength, as_json: JsonFlag = False
+) -> None:
     """Every Dyck-(n,k) word of length N, in lexicographic order (small N only)."""
     from ccomplexity.languages.dyck import dyck_alphabet, enumerate_dyck
 
-    _check_dyck(types, depth, length)
     names = dyck_alphabet(types)
     words = ["".join(names[s] for s in w) for w in enumerate_dyck(types, depth, length).tolist()]
     if as_json:
@@ -51,7 +54,7 @@ def dyck_enumerate(types: Types, depth: Depth, length: Length, as_json: JsonFlag
 def dyck_sample(
     types: Types,
     depth: Depth,
-    length: Length,
+    length: WordLength,
     batch: Annotated[int, ranged(limits.BATCH, "--batch", help="Number of words.")] = 5,
     seed: Annotated[int, ranged(limits.SEED, "--seed")] = 0,
     generator: Annotated[
@@ -71,8 +74,6 @@ def dyck_sample(
 
     from ccomplexity.languages import dyck
 
-    _check_dyck(types, depth, length)
-    check_options(batch=batch, seed=seed)
     limits.check_numbers(batch * length, f"{batch} words of length {length}")
     if reading not in ("three-way", "half"):
         raise InputError(f"--reading must be three-way or half, got {reading!r}")
@@ -100,12 +101,6 @@ def dyck_sample(
         )
 
 
-def _check_dyck(types: int, depth: int, length: int) -> None:
-    check_options(types=types)
-    check_int(depth, "--depth", 0)
-    check_int(length, "--length", 0)
-
-
 # --------------------------------------------------------------------------------- dfa
 
 
@@ -130,7 +125,6 @@ def dfa_dyck(types: Types, depth: Depth, show: Show = False, as_json: JsonFlag =
     """Minimal complete DFA of Dyck-(n,k): states with the sink, and live states."""
     from ccomplexity.automata import dyck_dfa
 
-    _check_dyck(types, depth, 0)
     result = _dfa_result(dyck_dfa(types, depth), f"Dyck-({types},{depth})", show)
     emit(result, as_json, f"Minimal DFA of Dyck-({types},{depth})")
 
@@ -145,8 +139,6 @@ def dfa_equality(
     """Minimal complete DFA of the equality language {ww : |w| = H} over A symbols."""
     from ccomplexity.automata import equality_dfa
 
-    check_int(half, "--half", 1)
-    check_int(alphabet, "--alphabet", 1)
     result = _dfa_result(equality_dfa(half, alphabet), f"{{ww : |w| = {half}}}", show)
     result.update(half=half, alphabet_size=alphabet)
     emit(result, as_json, "Minimal DFA of the equality language")

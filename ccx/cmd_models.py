@@ -22,7 +22,6 @@ from ccx import (
     Vocab,
     app,
     check_certificate_path,
-    check_options,
     emit,
     need_model,
     print_json,
@@ -48,8 +47,6 @@ def models_cmd(
 ) -> None:
     """The model registry: each architecture's config, parameters (active and total) and state
     size."""
-    check_options(width=width, layers=layers, vocab_size=vocab_size, experts=experts)
-    limits.BITS.check(precision, "--precision")
     import models
 
     rows = []
@@ -150,9 +147,6 @@ def construct(
     parrots Thm 3.2, A.11, A.12; the KG paths of Thm 5.1 / Prop B.13 / Thm 5.3; looped Thm 2.1)
     and check it.
     Options a task does not take are an error."""
-    check_options(length=length, samples=samples, seed=seed, types=types, vertices=vertices,
-                  examples=examples, dim=dim, trials=trials, entities=entities,
-                  relations=relations, hops=hops, experts=experts)  # fmt: skip
     from models import constructions
 
     given = {
@@ -201,8 +195,6 @@ def protocol_rnn(
     as_json: JsonFlag = False,
 ) -> None:
     """Thm 2: Alice sends the model's whole state after K tokens; Bob finishes the run."""
-    check_options(width=width, layers=layers, vocab_size=vocab_size, length=length,
-                  samples=samples, seed=seed, precision=precision)  # fmt: skip
     check_certificate_path(certificate, checkpoint)
     need_model(checkpoint, arch=arch, width=width)
     from simulations.protocols.rnn import run_rnn_protocol
@@ -268,9 +260,6 @@ def protocol_attention(
 ) -> None:
     """Thm 4: a one-layer transformer split over any partition, bits counted per step; with
     --task length2-path, Lemma A.3 / Thm A.4 on the mixture-of-parrots class, bit for bit."""
-    check_options(width=width, heads=heads, layers=layers, vocab_size=vocab_size, length=length,
-                  samples=samples, seed=seed, precision=precision, vertices=vertices,
-                  experts=experts)  # fmt: skip
     check_certificate_path(certificate, checkpoint)
     if task is not None:
         _protocol_parrots(task, one_way, certificate, vertices, width, heads, precision,
@@ -342,8 +331,6 @@ def protocol_reduce(
     as_json: JsonFlag = False,
 ) -> None:
     """Run the protocol behind a lower bound on a model; show where a small model fails."""
-    check_options(width=width, length=length, precision=precision, samples=samples, seed=seed,
-                  vertices=vertices, heads=heads, experts=experts)  # fmt: skip
     need_model(checkpoint)
     from simulations.protocols.reductions import OTHER_PAPERS, run_reduction
 
@@ -374,7 +361,6 @@ def protocol_bits_used(
     as_json: JsonFlag = False,
 ) -> None:
     """Bits a float model actually uses at a cut: smallest p with full agreement, states reached."""
-    check_options(width=width, length=length, samples=samples, seed=seed)
     need_model(checkpoint, arch=arch, width=width, length=length)
     from simulations.protocols.bits_used import bits_used
 

@@ -16,7 +16,6 @@ from ccx import (
     Seed,
     Width,
     app,
-    check_options,
     emit,
     print_json,
     ranged,
@@ -130,8 +129,6 @@ def train_cmd(
     """Train one model on one task at length N; evaluate at exactly N; save a checkpoint."""
     from ccomplexity.files import check_output_folder
 
-    check_options(width=width, layers=layers, length=length, steps=steps, seed=seed,
-                  batch=batch, heads=heads, threads=threads)  # fmt: skip
     check_output_folder(checkpoint_dir, "checkpoint folder")
     from simulations.training import TrainConfig, train
 
@@ -187,7 +184,6 @@ def sweep_cmd(
     sweeps running at once on one store share its runs."""
     if (spec is None) == (profile is None):
         raise InputError("give a spec file or --profile NAME (one of them)")
-    check_options(workers=workers, ensemble=ensemble)
     from simulations.sweeps import check_outputs
 
     check_outputs(store, checkpoint_dir, spec)
@@ -220,7 +216,6 @@ def threshold_cmd(
     """Empirical length thresholds per (task, arch, size), next to the proved bound."""
     from simulations.thresholds import thresholds
 
-    limits.BITS.check(precision, "--precision")
     rows = thresholds(store, target=target, precision=precision)
     if as_json:
         print_json({"thresholds": rows})
