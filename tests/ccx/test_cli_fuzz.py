@@ -6,8 +6,15 @@ in-process (the ``ccx`` fixture) in a fresh folder holding the fixtures of :func
 ``adir/`` (an empty folder), ``afile.txt`` (a text file), ``other.db`` (someone else's SQLite
 database), ``nan.pt`` (a checkpoint whose weights hold a NaN), spec files and certificates of
 every hostile kind. Memory is capped during a case, so a command that allocates before it
-checks fails here instead of swapping. A new command adds its rows here. (``kill -9`` of a
-running sweep is in test_workers.py.)
+checks fails here instead of swapping. (``kill -9`` of a running sweep is in test_workers.py.)
+
+Beside these hand rows, the table is generated from the CLI's own definition (every command,
+subcommand and option, walked from the click tree): each numeric option declares its range
+(``ccx.ranged``) and each written path its kind (``ccx.written``), and is tried below and above
+the range, at huge values, on unwritable paths. A new option needs only its declared range; a
+new command adds hand rows only for what declarations cannot say (files, stores, certificates).
+Every statement of ``ccx bound`` is tried at hostile values, and each writing command with its
+own input as output. One file, longer than most, because it is one table.
 """
 
 from __future__ import annotations
