@@ -333,7 +333,10 @@ def _decode(row: dict[str, Any]) -> dict[str, Any]:
             row[column] = json.loads(row[column])
         if not isinstance(row["config"], dict) or not isinstance(row["curve"], list):
             raise ValueError("config must be an object and curve a list")
-        row["accuracy_by_length"] = {int(n): float(a) for n, a in row["accuracy_by_length"].items()}
+        by_length = {int(n): a for n, a in row["accuracy_by_length"].items()}
+        if not all(a is None or type(a) in (int, float) for a in by_length.values()):
+            raise ValueError("accuracy_by_length holds a value that is not a number")
+        row["accuracy_by_length"] = by_length
         for column in _NUMBER_COLUMNS:
             if isinstance(row[column], bool) or not isinstance(row[column], int | float):
                 raise ValueError(f"{column} is not a number")
