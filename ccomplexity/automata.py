@@ -364,6 +364,21 @@ TABLE_LIMIT = 1 << 22
 """Most transition-table entries (states x symbols) that :func:`kg_query_dfa` builds."""
 
 
+def check_kg_query_dfa(entities: int, relations: int, hops: int | None = None) -> int | None:
+    """Refuse a query DFA (:func:`kg_query_dfa`) whose table would exceed :data:`TABLE_LIMIT`
+    entries, before the graph is generated; returns the word length (None: any number of hops).
+    """
+    e, r = entities, relations
+    length = None if hops is None else check_int(hops, "hops", 0) + 2
+    total = (e + 3) * (1 if length is None else length + 2)
+    if total * (e + r) > TABLE_LIMIT:
+        raise InputError(
+            f"the query DFA has {total} states x {e + r} symbols before minimising; "
+            f"the limit is {TABLE_LIMIT} entries"
+        )
+    return length
+
+
 def kg_query_dfa(kg: MatchingKG, hops: int | None = None) -> DFA:
     """Minimal complete DFA of the path queries of ``kg`` with their answers (layer-looping
     paper, Sec. 4): the words e r_1 .. r_q a with a = pi_{r_q}(... pi_{r_1}(e)), over the E
@@ -378,13 +393,7 @@ def kg_query_dfa(kg: MatchingKG, hops: int | None = None) -> DFA:
     """
     e, r = kg.entities, kg.relations
     n_states = e + 3
-    length = None if hops is None else check_int(hops, "hops", 0) + 2
-    total = n_states * (1 if length is None else length + 2)
-    if total * (e + r) > TABLE_LIMIT:
-        raise InputError(
-            f"the query DFA has {total} states x {e + r} symbols before minimising; "
-            f"the limit is {TABLE_LIMIT} entries"
-        )
+    length = check_kg_query_dfa(e, r, hops)
     start, accept, dead = e, e + 1, e + 2  # entity states are 0..E-1
     table = np.full((n_states, e + r), dead, dtype=np.int64)
     table[start, :e] = np.arange(e)

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ccomplexity import __version__, problems
+from ccomplexity import __version__, limits, problems
 from ccomplexity.errors import InputError
 from ccomplexity.files import atomic_open, check_output_file
 from ccomplexity.integers import ceil_log2
@@ -101,7 +101,13 @@ def rank_certificate(
 def write_certificate(cert: dict[str, Any], path: str | os.PathLike[str]) -> Path:
     """Write atomically: a temporary file in the same folder, then a rename (never half-written)."""
     target = check_output_file(path, "certificate")
+    text = json.dumps(cert, separators=(",", ":"), allow_nan=False) + "\n"
+    most = limits.CERTIFICATE_KIND_BYTES.get(cert.get("kind"), limits.CERTIFICATE_BYTES)
+    if len(text) > most:
+        raise InputError(
+            f"the {cert.get('kind')} certificate would take {len(text)} bytes; the limit for its "
+            f"kind is {most} (what `ccx verify` reads): use a smaller problem"
+        )
     with atomic_open(target) as fh:
-        json.dump(cert, fh, separators=(",", ":"))
-        fh.write("\n")
+        fh.write(text)
     return target

@@ -1,28 +1,40 @@
-"""Files we write: output paths checked before any work, then atomic writes.
+"""Files we write: one rule for every output path, checked before any work, then atomic writes.
 
-:func:`check_output_file` and :func:`check_output_folder` are what every command that writes
-calls before it starts (a folder where a file is wanted, a file where a folder is wanted, a path
-under a file, an unwritable place: one line, nothing created). :func:`atomic_open` writes a
-temporary file in the target's folder, then renames it: a reader never sees a half-written file,
-and a failure (or a kill) leaves the old file, if any, untouched and no temporary file behind
-(except after a kill, a hidden ``.name.*.tmp``). Two writers of one path never mix their bytes:
-each writes its own temporary file and the last rename wins whole.
+The rule, for every file or folder a command writes (certificates, checkpoints and their folder,
+results stores, figures, reports, CSV exports): :func:`check_output_file` or
+:func:`check_output_folder` is called before the command starts its work. It resolves the path
+(links followed) and refuses, with one line and nothing created:
+
+- a path that is one of the command's own inputs (``--certificate in.csv`` with ``--file
+  in.csv``, a certificate over its ``--checkpoint``, a store over its spec): writing would destroy
+  the input;
+- a folder where a file is wanted, a file where a folder is wanted, a path under a file;
+- a place this process cannot write: a missing folder (unless it is to be created), a read-only
+  or pseudo file system (``/proc``). Writability is probed by creating and removing a temporary
+  file in the nearest existing folder, so it holds for every user, root included.
+
+:func:`atomic_open` then writes a temporary file in the target's folder and renames it: a reader
+never sees a half-written file, and a failure (or a kill) leaves the old file, if any, untouched
+and no temporary file behind (except after a kill, a hidden ``.name.*.tmp``). Two writers of one
+path never mix their bytes: each writes its own temporary file and the last rename wins whole.
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
 from ccomplexity.errors import InputError
 
+PathLike = str | os.PathLike[str]
+
 
 @contextmanager
-def atomic_open(path: str | os.PathLike[str], mode: str = "w") -> Iterator[IO[Any]]:
+def atomic_open(path: PathLike, mode: str = "w") -> Iterator[IO[Any]]:
     """Open a temporary file beside ``path`` for writing (``"w"`` text UTF-8, ``"wb"`` binary);
     on a clean exit it replaces ``path`` in one rename, on an exception it is removed."""
     if mode not in ("w", "wb"):
@@ -46,6 +58,17 @@ def _nearest_existing(path: Path) -> Path:
     return Path(".")
 
 
+def _writable(folder: Path) -> str | None:
+    """None if a file can be created (and renamed) in the existing ``folder``; else why not."""
+    try:
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".ccx-probe.", suffix=".tmp")
+    except OSError as err:
+        return err.strerror or type(err).__name__
+    os.close(fd)
+    Path(probe).unlink(missing_ok=True)
+    return None
+
+
 def _check_folder_path(folder: Path, what: str, create: bool, target: Path) -> None:
     """``folder`` is, or could be created as, a folder this process may write ``target`` in."""
     existing = _nearest_existing(folder)
@@ -55,34 +78,63 @@ def _check_folder_path(folder: Path, what: str, create: bool, target: Path) -> N
         raise InputError(f"{what} {target} lies under {existing}, which is a file, not a folder")
     if existing != folder and not create:
         raise InputError(f"cannot write {what} {target}: folder {folder} does not exist")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise InputError(f"cannot write {what} {target}: {existing} is not writable")
+    why = _writable(existing)
+    if why is not None:
+        raise InputError(f"cannot write {what} {target}: {existing} is not writable ({why})")
 
 
-def check_output_file(path: str | os.PathLike[str], what: str, create_folder: bool = False) -> Path:
+def _resolved(path: PathLike) -> Path:
+    return Path(os.path.realpath(os.fspath(path)))
+
+
+def check_not_input(path: PathLike, what: str, inputs: Iterable[PathLike | None]) -> None:
+    """Refuse ``path`` when, resolved, it is the same file or folder as one of ``inputs``."""
+    target = _resolved(path)
+    for given in inputs:
+        if given is None or os.fspath(given) == "":
+            continue
+        source = _resolved(given)
+        same = source == target
+        if not same and source.exists() and target.exists():
+            same = os.path.samefile(source, target)
+        if same:
+            raise InputError(
+                f"{what} {os.fspath(path)} is an input of this command ({os.fspath(given)}); "
+                "writing it would destroy the input: give another path"
+            )
+
+
+def check_output_file(
+    path: PathLike,
+    what: str,
+    create_folder: bool = False,
+    inputs: Iterable[PathLike | None] = (),
+) -> Path:
     """Check, before any work, that a file can be written at ``path``; create nothing.
 
-    Refused with one-line InputErrors: a folder where the file should go, a path under a file,
-    a folder that does not exist (unless ``create_folder``: then it is created when written), and
-    a folder or file this process may not write.
+    Refused with one-line InputErrors: one of ``inputs`` (the command's input files), a folder
+    where the file should go, a path under a file, a folder that does not exist (unless
+    ``create_folder``: then it is created when written), and a place this process may not write.
     """
     target = Path(path)
     if str(path) == "" or target.name in ("", ".", ".."):
         raise InputError(f"{what} path {str(path)!r} does not name a file")
+    check_not_input(path, what, inputs)
     if target.is_dir():
         raise InputError(f"{what} {target} is a folder; give a file path")
+    if target.exists() and not target.is_file():
+        raise InputError(f"{what} {target} is not a regular file")
     _check_folder_path(target.parent, what, create_folder, target)
-    if target.exists() and not os.access(target, os.W_OK):
-        raise InputError(f"cannot write {what} {target}: permission denied")
     return target
 
 
-def check_output_folder(path: str | os.PathLike[str], what: str) -> Path:
+def check_output_folder(path: PathLike, what: str, inputs: Iterable[PathLike | None] = ()) -> Path:
     """Check, before any work, that ``path`` is a folder or can be created as one; create
-    nothing. A file there, a path under a file or an unwritable place is a one-line InputError.
-    """
+    nothing. One of ``inputs``, a file there, a path under a file or an unwritable place is a
+    one-line InputError."""
     if str(path) == "":
         raise InputError(f"{what} path is empty")
+    check_not_input(path, what, inputs)
     folder = Path(path)
     _check_folder_path(folder, what, True, folder)
     return folder

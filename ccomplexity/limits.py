@@ -7,18 +7,22 @@ line naming the limit and what to use instead (:class:`~ccomplexity.errors.Input
 
 A limit here guards the machine, not the mathematics: a value inside it may still be refused by
 a method's own work limit (an exhaustive search, a dense matrix), which says so in the same way.
-New commands use a limit by calling its :meth:`Limit.check` (or :func:`check_forward`,
-:func:`power_at_most`, :func:`read_bytes`); output paths are checked by
-:func:`ccomplexity.files.check_output_file` and :func:`~ccomplexity.files.check_output_folder`.
+A ``ccx`` option declares its range once, with the option (``ccx.app.ranged(limits.X, "--name")``,
+checked while the command line is parsed, and read back by the CLI fuzz table); the API calls
+:meth:`Limit.check` (or :func:`check_forward`, :func:`power_at_most`, :func:`read_bytes`) where
+the value is used. Output paths are checked by :func:`ccomplexity.files.check_output_file` and
+:func:`~ccomplexity.files.check_output_folder`.
 """
 
 from __future__ import annotations
 
+import math
 import os
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ccomplexity.errors import InputError, check_int
+from ccomplexity.errors import InputError, check_int, shown
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,38 @@ class Limit:
         """``value`` as an int if it is an integer in ``least..most``; else InputError naming
         ``name`` (default: the limit's own name), the limit and what to use instead."""
         return check_int(value, name or self.name, self.least, self.most, self.instead)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """The finite real numbers a quantity may take, ``least..most``, each end included unless
+    ``open_least`` / ``open_most``. NaN and infinities are never inside."""
+
+    name: str
+    least: float
+    most: float
+    instead: str = ""
+    open_least: bool = False
+    open_most: bool = False
+
+    def check(self, value: object, name: str | None = None) -> float:
+        """``value`` as a float if it lies in the interval; else InputError naming ``name``."""
+        what = name or self.name
+        try:
+            x = float(value)  # type: ignore[arg-type]
+        except (TypeError, ValueError, OverflowError):
+            raise InputError(f"{what} must be a number, got {shown(value)}") from None
+        above = x > self.least if self.open_least else x >= self.least
+        below = x < self.most if self.open_most else x <= self.most
+        if not (math.isfinite(x) and above and below):
+            ends = (
+                "(["[not self.open_least]
+                + f"{self.least:g}, {self.most:g}"
+                + ")]"[not self.open_most]
+            )
+            tail = f"; {self.instead}" if self.instead and x > self.most else ""
+            raise InputError(f"{what} must be a finite number in {ends}, got {shown(x)}{tail}")
+        return x
 
 
 # --- models and their inputs ------------------------------------------------------------------
@@ -87,9 +123,77 @@ RELATIONS = Limit("relations", 1, 1 << 24, "use fewer relations")
 HOPS = Limit("hops", 1, 1 << 12, "use fewer hops")
 """Hops q of a path query (of 4q - 1 tokens)."""
 
+# --- options of the commands (each declared with its option in ``ccx``) -----------------------
+
+WORD_LENGTH = Limit("length", 0, LENGTH.most, LENGTH.instead)
+"""Length N of a Dyck word (``ccx dyck``): 0 counts the empty word."""
+DEPTH = Limit("depth", 0, 1 << 20, "use a smaller depth")
+"""Maximum depth k of Dyck-(n,k) (more than N/2 allows nothing new)."""
+HALF = Limit("half", 1, LENGTH.most // 2, LENGTH.instead)
+MATRIX_SIDE = Limit("rows", 1, 1 << 20, "use a smaller matrix")
+CUT = Limit("cut", 0, LENGTH.most, "cut within the input")
+FRAC = Limit("frac", 0, PRECISION.most - 1, "use fewer fractional bits than --precision")
+PRIME = Limit("prime", 2, 2**31 - 1, "products of residues must fit in int64")
+NODES = Limit("nodes", 1, 10**12, "use a smaller node budget")
+OPERANDS = Limit("operands", 1, 1000, "use fewer operands")
+QUERY_TOKEN = Limit("query token", 0, VOCAB.most - 1, "use a token below --vocab-size")
+ROUNDS = Limit("rounds", 0, 64, "rounds past ceil(log2 n) + 2 change nothing")
+"""Rounds of the looped simulators (``ccx looped rounds``): every schedule there is done within
+ceil(log2 N) + 2 <= 16 rounds at the largest length it accepts."""
+ROUND_LENGTH = Limit("length", 1, 10**4, "use a shorter input")
+ROUND_SAMPLES = Limit("samples", 1, 10**5, "use fewer samples")
+ROUND_CELLS = 10**7
+"""Most symbols (samples x length) the looped simulators run on at once: the default 1000
+samples at the largest length."""
+DRAWS = Limit("batch", 1, 10_000, "draw fewer samples")
+"""Samples drawn and printed at once (``ccx task``, ``ccx kg sample``)."""
+CODE_VECTORS = Limit("length", 2, 1 << 14, "use fewer vectors")
+"""Vectors N of a nearly orthogonal code (the seeded search's limit)."""
+PROBABILITY = Interval("probability", 0.0, 1.0)
+ACCURACY = Interval("accuracy", 0.0, 1.0, open_least=True)
+MARGIN = Interval("gamma", 0.0, 1.0, open_least=True, open_most=True)
+SECONDS = Interval("seconds", 0.0, 1e6, "use a shorter time budget", open_least=True)
+LEARNING_RATE = Interval("lr", 0.0, 10.0, "use a smaller learning rate", open_least=True)
+REGULARISER = Interval("reg-lambda", 0.0, 1e6, "use a smaller lambda")
+
+TASK_OPTIONS = {
+    "alphabet": ALPHABET,
+    "hops": HOPS,
+    "depth": Limit("depth", 0, LENGTH.most, "use a depth at most the length"),
+    "variables": Limit("variables", 1, VOCAB.most, VOCAB.instead),
+    "symbols": Limit("symbols", 1, VOCAB.most, VOCAB.instead),
+    "n_symbols": Limit("n_symbols", 1, VOCAB.most, VOCAB.instead),
+    "n_labels": Limit("n_labels", 1, VOCAB.most, VOCAB.instead),
+    "min_length": LENGTH,
+    "middle": Limit("middle", 0, VERTICES.most, "use fewer middle edges"),
+    "seq_length": LENGTH,
+    "dim": DIM,
+    "data_seed": SEED,
+    "entities": Limit("entities", 2, ENTITIES.most, ENTITIES.instead),
+    "relations": RELATIONS,
+    "graph_seed": SEED,
+}
+"""Ranges of the integer options of the training tasks (``ccx task NAME --OPTION VALUE``),
+checked by ``ccx task`` before the task (and torch) is loaded; each task's builder checks its
+own again."""
+
 # --- files ------------------------------------------------------------------------------------
 
 CERTIFICATE_BYTES = 64 << 20
+"""Largest certificate file of any kind (a protocol run's: inputs of up to 2^22 tokens, their
+transcripts and outputs)."""
+CERTIFICATE_KIND_BYTES = {
+    "fooling_set": 16 << 20,
+    "one_way": 16 << 20,
+    "rank": 16 << 20,
+    "fooling_set_symbolic": 1 << 16,
+    "protocol_rnn": CERTIFICATE_BYTES,
+    "protocol_attention": CERTIFICATE_BYTES,
+}
+"""Largest certificate file of each kind: the writer refuses to write a larger one, and the
+verifier refuses a larger file of that kind before parsing it (the kind read from the file's
+first bytes, where the writer puts it). An explicit witness of at most 8192 pairs (rows) over
+words of tens of symbols takes a few MiB; a symbolic one is a few numbers."""
 SPEC_BYTES = 1 << 20
 CHECKPOINT_BYTES = 2 << 30
 MATRIX_BYTES = 32 << 20
@@ -171,3 +275,24 @@ def read_bytes(path: str | os.PathLike[str], most: int, what: str) -> bytes:
     if len(data) > most:  # the file grew after the check
         raise InputError(f"{what} {p} exceeds the limit of {most} bytes")
     return data
+
+
+def check_zip_file(path: str | os.PathLike[str], most: int, what: str) -> Path:
+    """Refuse ``path`` unless it is a regular file of at most ``most`` bytes holding a zip
+    archive (the container of a torch checkpoint): decided from its first bytes and its central
+    directory, without reading it whole, so a random or foreign file is refused at once."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"{what} {p}: no such file")
+    size = p.stat().st_size
+    if size > most:
+        raise InputError(f"{what} {p} has {size} bytes; the limit is {most}")
+    try:
+        with p.open("rb") as handle:
+            magic = handle.read(4)
+        archive = magic == b"PK\x03\x04" and zipfile.is_zipfile(p)
+    except OSError as err:
+        raise InputError(f"cannot read {what} {p}: {err.strerror}") from None
+    if not archive:
+        raise InputError(f"{what} {p}: not a readable checkpoint (not a zip archive)")
+    return p

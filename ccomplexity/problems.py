@@ -415,9 +415,30 @@ def p_hop(alphabet: int, length: int, hops: int, cut: int, strict: bool = False)
 PROBLEMS = ("dyck", "equality", "disjointness", "index", "kg", "matrix", "random")
 
 
+PROBLEM_OPTIONS: dict[str, tuple[str, ...]] = {
+    "dyck": ("types", "depth", "length", "partition"),
+    "equality": ("half", "alphabet", "partition"),
+    "disjointness": ("half", "partition"),
+    "index": ("length",),
+    "kg": ("entities", "relations", "hops", "cut", "seed"),
+    "matrix": ("file",),
+    "random": ("rows", "cols", "seed", "density"),
+}
+"""The options each problem of :func:`make` takes; any other given option is an error, never
+silently ignored."""
+
+
 def make(name: str, **options: object) -> TwoPartyProblem:
     """Build a problem by CLI name; unknown names and missing options raise :class:`InputError`."""
     opts = {k: v for k, v in options.items() if v is not None}
+    if opts.get("partition") == "":
+        raise InputError("--partition is empty: use prefix:K, odd-even or alice:i,j,...")
+    takes = PROBLEM_OPTIONS.get(name)
+    if takes is not None and set(opts) - set(takes):
+        extra = ", ".join(f"--{k}" for k in sorted(set(opts) - set(takes)))
+        raise InputError(
+            f"problem {name} takes no {extra}; it takes {', '.join('--' + k for k in takes)}"
+        )
     try:
         if name == "dyck":
             return dyck(

@@ -162,3 +162,88 @@ __all__ = (
     "encode_ints",
     "encode_uints",
 )
+
+
+# --- protocol certificates: every check that needs no model -------------------------------------
+
+_ENVELOPE = {
+    "format": str,
+    "format_version": int,
+    "software": dict,
+    "kind": str,
+    "model": dict,
+    "precision": dict,
+    "protocol": dict,
+    "inputs": list,
+    "transcripts": list,
+    "outputs": dict,
+    "claim": dict,
+}
+_SOFTWARE = {"name": str, "version": str, "torch": str}
+_CLAIM = {
+    "bits_sent": int,
+    "one_way": bool,
+    "samples": int,
+    "agreement": float,
+    "logits_exact": float,
+    "max_logit_error": float,
+}
+_TRANSCRIPT = {
+    "messages": list,
+    "total": int,
+    "bits_by_step": dict,
+    "bits_by_direction": dict,
+    "one_way": bool,
+}
+_MESSAGE = {"sender": str, "receiver": str, "step": str, "length": int, "bits": str}
+
+
+def check_protocol_certificate(cert: Any) -> list[Transcript]:
+    """The checks of a protocol certificate that need no model (hence no torch): its envelope,
+    fields and types, its transcripts rebuilt from their messages and their totals, and the
+    claimed bits and one-way flag against them. Returns the transcripts; raises
+    :class:`~ccomplexity.verifier.InvalidCertificate` with the reason. The replay on the model
+    (``simulations.protocols.certificate``) comes after these, so a tampered file is refused
+    before torch is imported."""
+    from ccomplexity.certificates import PROTOCOL_KINDS
+    from ccomplexity.verifier import check_envelope, exact_keys, require
+
+    check_envelope(cert, PROTOCOL_KINDS)
+    exact_keys(cert, "the certificate", _ENVELOPE)
+    exact_keys(cert["software"], "software", _SOFTWARE)
+    claim = cert["claim"]
+    exact_keys(claim, "claim", _CLAIM)
+    transcripts = _transcripts(cert["transcripts"])
+    bits = claim["bits_sent"]
+    require(bits == max((t.total for t in transcripts), default=-1), "bits_sent differs")
+    one_way = all(t.one_way for t in transcripts)
+    require(claim.get("one_way") is one_way, f"claimed one_way differs from {one_way}")
+    return transcripts
+
+
+def _transcripts(records: list[Any]) -> list[Transcript]:
+    """Transcripts rebuilt from their messages, their recorded totals checked."""
+    from ccomplexity.verifier import exact_keys, field, require
+
+    out = []
+    for i, record in enumerate(records):
+        exact_keys(record, f"transcript {i}", _TRANSCRIPT)
+        messages = []
+        for m in record["messages"]:
+            exact_keys(m, f"transcript {i}: a message", _MESSAGE)
+            text = m["bits"]
+            require(not set(text) - {"0", "1"}, f"transcript {i}: bits hold only '0' and '1'")
+            require(field(m, "length", int) == len(text), f"transcript {i}: length differs")
+            fields = [field(m, f, str) for f in ("sender", "receiver", "step")]
+            messages.append(Message(*fields, text))
+        t = Transcript(tuple(messages))
+        recorded = {k: record.get(k) for k in ("total", "bits_by_step", "bits_by_direction")}
+        recomputed = {
+            "total": t.total,
+            "bits_by_step": t.bits_by_step(),
+            "bits_by_direction": t.bits_by_direction(),
+        }
+        require(recorded == recomputed, f"transcript {i}: recorded totals differ from messages")
+        require(record.get("one_way") is t.one_way, f"transcript {i}: one_way differs")
+        out.append(t)
+    return out

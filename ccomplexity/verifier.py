@@ -31,6 +31,7 @@ import hashlib
 import json
 import math
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -137,10 +138,46 @@ def parse_json(data: bytes) -> Any:
 def read_certificate(path: str | os.PathLike[str]) -> Any:
     """Parse a certificate file as strict JSON data (never executed).
 
-    A missing or oversized file is an :class:`InputError` (checked before reading); bytes that
-    are not strict JSON are an :class:`InvalidCertificate`.
+    A missing or oversized file is an :class:`InputError` (checked before reading): over
+    :data:`~ccomplexity.limits.CERTIFICATE_BYTES`, or over the cap of the kind it names in its
+    first 4 KiB (:data:`~ccomplexity.limits.CERTIFICATE_KIND_BYTES`, checked again once parsed).
+    Bytes that are not strict JSON are an :class:`InvalidCertificate`.
     """
-    return parse_json(limits.read_bytes(path, MAX_FILE_BYTES, "certificate"))
+    kind = _declared_kind(path)
+    if kind in limits.CERTIFICATE_KIND_BYTES:
+        _check_kind_size(path, kind)
+    cert = parse_json(limits.read_bytes(path, MAX_FILE_BYTES, "certificate"))
+    if isinstance(cert, dict) and cert.get("kind") in limits.CERTIFICATE_KIND_BYTES:
+        _check_kind_size(path, cert["kind"])
+    return cert
+
+
+_HEAD_BYTES = 4096
+_KIND_IN_HEAD = re.compile(rb'"kind"\s*:\s*"([a-z_]{1,40})"')
+
+
+def _declared_kind(path: str | os.PathLike[str]) -> str | None:
+    """The kind a certificate file names in its first bytes (where the writer puts it), if it
+    does: its size is checked against that kind's cap before the file is parsed."""
+    if not os.path.isfile(path):
+        return None  # read_bytes says why, in one line
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(_HEAD_BYTES)
+    except OSError:
+        return None
+    found = _KIND_IN_HEAD.search(head)
+    return found.group(1).decode() if found else None
+
+
+def _check_kind_size(path: str | os.PathLike[str], kind: str) -> None:
+    """Refuse a certificate file larger than the largest of its kind
+    (:data:`ccomplexity.limits.CERTIFICATE_KIND_BYTES`): over a limit, not invalid."""
+    size, most = os.stat(path).st_size, limits.CERTIFICATE_KIND_BYTES[kind]
+    if size > most:
+        raise InputError(
+            f"certificate {path} of kind {kind} has {size} bytes; the limit for that kind is {most}"
+        )
 
 
 def verify_file(path: str | os.PathLike[str]) -> Verdict:

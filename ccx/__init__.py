@@ -1,13 +1,18 @@
 """The ``ccx`` command line.
 
 Every command imports what it needs inside its body, so that the pure-mathematics commands start
-fast and never load torch. ``--json`` prints exactly one JSON object on stdout. Bad input prints
-one line on stderr and exits with status 2; ``ccx verify`` exits 1 for an invalid certificate.
+fast and never load torch. ``--json`` prints exactly one strict JSON object on stdout. Bad input
+prints one line on stderr and exits with status 2; ``ccx verify`` exits 1 for an invalid
+certificate. Every numeric option declares its range with the option (:func:`ranged`) and every
+written path its kind (:func:`written`): both are checked while the command line is parsed,
+before a command's body runs, and the CLI fuzz table is generated from these declarations.
 """
 
 from __future__ import annotations
 
+import functools
 import sys
+from typing import Any
 
 import typer
 
@@ -28,12 +33,19 @@ def _drop_script_dir() -> None:
         sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != here]
 
 
+@functools.cache
+def _command() -> Any:
+    """The click command tree of ``app``, built once per process (building it is the costliest
+    part of refusing a bad option)."""
+    return typer.main.get_command(app)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: one-line errors and exit status 2 for bad input, no tracebacks."""
     from typer.exceptions import TyperException
 
     _drop_script_dir()
-    command = typer.main.get_command(app)
+    command = _command()
     try:
         code = command.main(args=argv, prog_name="ccx", standalone_mode=False)
     except InputError as err:

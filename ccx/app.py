@@ -1,5 +1,6 @@
 """What every ``ccx`` command module shares: the typer ``app`` the commands register on, the
-option types, :func:`emit` and the checks made before any work (option limits, output paths).
+option types with their declared ranges (:func:`ranged`) and written paths (:func:`written`),
+:func:`emit` and the strict JSON printer.
 The command modules import this module, and :mod:`ccx` imports them, so no module of the CLI
 imports another that imports it back.
 """
@@ -7,10 +8,12 @@ imports another that imports it back.
 from __future__ import annotations
 
 import json
+import math
 from typing import Annotated, Any
 
 import typer
 
+from ccomplexity import limits
 from ccomplexity.errors import InputError
 
 app = typer.Typer(
@@ -21,20 +24,64 @@ app = typer.Typer(
     help="ccomplexity: exact communication-complexity bounds for sequence models.",
 )
 
+
+def ranged(limit: limits.Limit | limits.Interval, *decls: str, **options: Any) -> Any:
+    """``typer.Option(*decls, **options)`` whose value is checked against ``limit`` (of
+    :mod:`ccomplexity.limits`) while the command line is parsed, before the command's body runs:
+    a value outside is refused in one line naming the option and the limit. Every numeric option
+    of every command is declared this way; the fuzz table reads the limit back
+    (``param.callback.limit``) and tries each option below and above it."""
+
+    def check(value):
+        if value is not None:
+            limit.check(value, decls[0])
+        return value
+
+    check.limit = limit  # type: ignore[attr-defined]
+    return typer.Option(*decls, callback=check, **options)
+
+
+def written(kind: str, *decls: str, create_folder: bool = False, **options: Any) -> Any:
+    """``typer.Option(*decls, **options)`` naming a path the command writes, ``kind`` "file"
+    or "folder" (``create_folder``: a file whose missing folder is created when written). The
+    value is checked by the rule of :mod:`ccomplexity.files` while the command line is parsed (a
+    folder for a file, a path under a file, an unwritable place: one line, nothing created); the
+    command checks it again against its own inputs before it starts. The fuzz table reads
+    ``param.callback.writes`` and tries each such option on unwritable paths."""
+    if kind not in ("file", "folder"):
+        raise ValueError(f"kind must be file or folder, got {kind!r}")
+
+    def check(value):
+        if value is not None:
+            from ccomplexity.files import check_output_file, check_output_folder
+
+            what = decls[0]
+            if kind == "folder":
+                check_output_folder(value, what)
+            else:
+                check_output_file(value, what, create_folder=create_folder)
+        return value
+
+    check.writes = kind  # type: ignore[attr-defined]
+    return typer.Option(*decls, callback=check, **options)
+
+
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
-Length = Annotated[int, typer.Option("--length", help="Input length N.")]
+Length = Annotated[int, ranged(limits.LENGTH, "--length", help="Input length N.")]
 Certificate = Annotated[
-    str | None, typer.Option("--certificate", help="Write a JSON certificate to this path.")
+    str | None, written("file", "--certificate", help="Write a JSON certificate to this path.")
 ]
 
-Width = Annotated[int, typer.Option("--width", help="Model width.")]
-Precision = Annotated[int, typer.Option("--precision", help="Bits p per number.")]
-Samples = Annotated[int, typer.Option("--samples", help="Random inputs to run.")]
-Seed = Annotated[int, typer.Option("--seed", help="Seeds the model's weights and the inputs.")]
-Layers = Annotated[int, typer.Option("--layers", help="Model layers.")]
-Vocab = Annotated[int, typer.Option("--vocab-size", help="Input symbols.")]
+Width = Annotated[int, ranged(limits.WIDTH, "--width", help="Model width.")]
+Precision = Annotated[int, ranged(limits.PRECISION, "--precision", help="Bits p per number.")]
+Samples = Annotated[int, ranged(limits.SAMPLES, "--samples", help="Random inputs to run.")]
+Seed = Annotated[
+    int, ranged(limits.SEED, "--seed", help="Seeds the model's weights and the inputs.")
+]
+Layers = Annotated[int, ranged(limits.LAYERS, "--layers", help="Model layers.")]
+Vocab = Annotated[int, ranged(limits.VOCAB, "--vocab-size", help="Input symbols.")]
 Frac = Annotated[
-    int | None, typer.Option("--frac", help="Fractional bits (default: precision // 2).")
+    int | None, ranged(limits.FRAC, "--frac", help="Fractional bits (default: precision // 2).")
 ]
 
 
@@ -42,7 +89,25 @@ Checkpoint = Annotated[
     str | None,
     typer.Option("--checkpoint", help="A model saved by `ccx train` (instead of --arch/--width)."),
 ]
-OptWidth = Annotated[int | None, typer.Option("--width", help="Model width.")]
+OptWidth = Annotated[int | None, ranged(limits.WIDTH, "--width", help="Model width.")]
+
+
+def strict(value: Any) -> Any:
+    """``value`` with every float that JSON cannot carry replaced: +inf and -inf by the strings
+    ``"inf"`` and ``"-inf"``, NaN (undefined) by null. Lists, tuples and dicts are walked."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None if value != value else ("inf" if value > 0 else "-inf")
+    if isinstance(value, dict):
+        return {k: strict(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [strict(v) for v in value]
+    return value
+
+
+def print_json(value: Any) -> None:
+    """Print ``value`` as one line of strict JSON (RFC 8259: no NaN, no Infinity; see
+    :func:`strict`). Every ``--json`` output goes through here."""
+    print(json.dumps(strict(value), allow_nan=False))
 
 
 def emit(result: dict[str, Any], as_json: bool, title: str) -> None:
@@ -50,7 +115,7 @@ def emit(result: dict[str, Any], as_json: bool, title: str) -> None:
 
     result = {k: json_int(v) if type(v) is int else v for k, v in result.items()}
     if as_json:
-        print(json.dumps(result))
+        print_json(result)
         return
     from rich.console import Console
     from rich.table import Table
@@ -62,33 +127,13 @@ def emit(result: dict[str, Any], as_json: bool, title: str) -> None:
     Console().print(table)
 
 
-def check_options(**values: int | None) -> None:
-    """Each given option (``width=...``, ``length=...``; None: not given) within its limit of
-    :mod:`ccomplexity.limits`, refused as ``--NAME``: called first, before anything heavy is
-    imported, allocated or written. The API checks the same limits again where it is used."""
-    from ccomplexity import limits
-
-    by_option = {
-        "width": limits.WIDTH, "layers": limits.LAYERS, "heads": limits.HEADS,
-        "vocab_size": limits.VOCAB, "length": limits.LENGTH, "samples": limits.SAMPLES,
-        "seed": limits.SEED, "precision": limits.PRECISION, "batch": limits.BATCH,
-        "steps": limits.STEPS, "workers": limits.WORKERS, "threads": limits.THREADS,
-        "types": limits.TYPES, "experts": limits.EXPERTS, "ensemble": limits.ENSEMBLE,
-        "vertices": limits.VERTICES, "examples": limits.EXAMPLES, "dim": limits.DIM,
-        "trials": limits.TRIALS, "entities": limits.ENTITIES, "relations": limits.RELATIONS,
-        "hops": limits.HOPS,
-    }  # fmt: skip
-    for name, value in values.items():
-        if value is not None:
-            by_option[name].check(value, f"--{name.replace('_', '-')}")
-
-
-def check_certificate_path(path: str | None) -> None:
-    """Refuse an unusable ``--certificate`` path before any work starts."""
+def check_certificate_path(path: str | None, *inputs: str | None) -> None:
+    """Refuse an unusable ``--certificate`` path before any work starts: one of the command's
+    ``inputs`` (its --file, its --checkpoint), a folder, an unwritable place."""
     if path is not None:
         from ccomplexity.files import check_output_file
 
-        check_output_file(path, "certificate")
+        check_output_file(path, "certificate", inputs=inputs)
 
 
 def write_certificate_to(cert: dict[str, Any], path: str | None, result: dict[str, Any]) -> None:
@@ -100,7 +145,10 @@ def write_certificate_to(cert: dict[str, Any], path: str | None, result: dict[st
 
 
 def need_model(checkpoint: str | None, **given: object) -> None:
-    """A model is named by --checkpoint, or by all of ``given`` (e.g. --arch and --width)."""
+    """A model is named by --checkpoint, or by all of ``given`` (e.g. --arch and --width). A
+    checkpoint that is no zip archive (or too large) is refused here, before torch is imported."""
     missing = [f"--{k}" for k, v in given.items() if v is None]
     if checkpoint is None and missing:
         raise InputError(f"give {' and '.join(missing)}, or --checkpoint PATH")
+    if checkpoint is not None:
+        limits.check_zip_file(checkpoint, limits.CHECKPOINT_BYTES, "checkpoint")

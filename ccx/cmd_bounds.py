@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
-from typing import Annotated
+import math
+from typing import Annotated, Any
 
 import typer
 
 from ccomplexity.errors import InputError
-from ccx.app import JsonFlag, app, emit
+from ccx.app import JsonFlag, app, emit, print_json
 
 # --------------------------------------------------------------------------------- bounds
 
@@ -59,6 +59,38 @@ def _number(text: str) -> object:
     return value
 
 
+def _evaluated(b: Any, params: dict[str, object]) -> dict[str, Any]:
+    """``b.describe(**params)``, refused in one line where a float overflows or leaves its
+    domain, or where a computed number is not finite (an overflow that float arithmetic turned
+    into inf or NaN): every statement's values are finite wherever the statement applies."""
+    try:
+        result = b.describe(**params)
+    except InputError:
+        raise
+    except (OverflowError, ZeroDivisionError, ValueError) as err:
+        why = err.args[-1] if err.args else type(err).__name__
+        raise InputError(
+            f"{b.id}: the parameters leave float range ({why}); use smaller values"
+        ) from None
+    for key, value in result.items():
+        if key != "parameters" and not _finite(value):
+            raise InputError(
+                f"{b.id}: {key} is not a finite float at these parameters (an overflow); use "
+                "smaller values"
+            )
+    return result
+
+
+def _finite(value: object) -> bool:
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(_finite(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return all(_finite(v) for v in value)
+    return True
+
+
 @app.command(
     "bound",
     context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
@@ -91,13 +123,13 @@ def bound(
             for b in bounds.all_bounds()
         ]  # fmt: skip
         if as_json:
-            print(json.dumps({"theorems": rows}))
+            print_json({"theorems": rows})
         else:
             for r in rows:
                 print(f"{r['id']:<28} {r['kind']:<6} {r['needs']:<44} {r['formula']}")
         return
     b = bounds.get(theorem)
-    result = b.describe(**params)
+    result = _evaluated(b, params)
     if not result.pop("evaluated"):
         raise InputError(f"{b.id}: give {b.needs()}")
     result = {"theorem": result.pop("id"), **result}
@@ -122,7 +154,7 @@ def claims_cmd(
         raise InputError(f"no claim on task {task!r}; tasks: {', '.join(claims.tasks())}")
     rows = [c.describe() for c in claims.claims(task=task, family=family)]
     if as_json:
-        print(json.dumps({"claims": rows}))
+        print_json({"claims": rows})
         return
     header = ("task", "family", "layers", "role", "bound", "m", "H", "construction")
     lines = [header] + [

@@ -3,20 +3,22 @@ certificates and the tour. (Languages and automata: :mod:`ccx.cmd_languages`.)""
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from typing import Annotated, Any
 
 import typer
 
-from ccomplexity.errors import InputError, check_int
+from ccomplexity import limits
+from ccomplexity.errors import InputError
 from ccx.app import (
     Certificate,
     JsonFlag,
     app,
     check_certificate_path,
     emit,
+    print_json,
+    ranged,
     write_certificate_to,
 )
 
@@ -30,11 +32,13 @@ ProblemName = Annotated[
         "--problem", help="dyck, equality, disjointness, index, matrix (--file) or random."
     ),
 ]
-OptTypes = Annotated[int | None, typer.Option("--types", help="dyck: bracket types n.")]
-OptDepth = Annotated[int | None, typer.Option("--depth", help="dyck: maximum depth k.")]
-OptLength = Annotated[int | None, typer.Option("--length", help="dyck, index: length N.")]
-OptHalf = Annotated[int | None, typer.Option("--half", help="equality, disjointness: H.")]
-OptAlphabet = Annotated[int | None, typer.Option("--alphabet", help="equality: alphabet A.")]
+OptTypes = Annotated[int | None, ranged(limits.TYPES, "--types", help="dyck: bracket types n.")]
+OptDepth = Annotated[int | None, ranged(limits.DEPTH, "--depth", help="dyck: maximum depth k.")]
+OptLength = Annotated[int | None, ranged(limits.LENGTH, "--length", help="dyck, index: length N.")]
+OptHalf = Annotated[int | None, ranged(limits.HALF, "--half", help="equality, disjointness: H.")]
+OptAlphabet = Annotated[
+    int | None, ranged(limits.ALPHABET, "--alphabet", help="equality: alphabet A.")
+]
 OptPartition = Annotated[
     str | None,
     typer.Option("--partition", help="prefix:K, odd-even or alice:i,j,... (1-based positions)."),
@@ -43,11 +47,11 @@ OptFile = Annotated[
     str | None,
     typer.Option("--file", help="matrix: CSV of 0/1, rows = Alice's inputs, columns = Bob's."),
 ]
-OptRows = Annotated[int | None, typer.Option("--rows", help="random: rows R.")]
-OptCols = Annotated[int | None, typer.Option("--cols", help="random: columns C.")]
-OptSeed = Annotated[int | None, typer.Option("--seed", help="random: PCG64 seed.")]
+OptRows = Annotated[int | None, ranged(limits.MATRIX_SIDE, "--rows", help="random: rows R.")]
+OptCols = Annotated[int | None, ranged(limits.MATRIX_SIDE, "--cols", help="random: columns C.")]
+OptSeed = Annotated[int | None, ranged(limits.SEED, "--seed", help="random: PCG64 seed.")]
 OptDensity = Annotated[
-    float | None, typer.Option("--density", help="random: P(entry = 1), default 0.5.")
+    float | None, ranged(limits.PROBABILITY, "--density", help="random: P(entry = 1), default 0.5.")
 ]
 
 
@@ -86,10 +90,14 @@ def fooling(
     ] = False,
     seconds: Annotated[
         float | None,
-        typer.Option("--seconds", help="--exact: time budget; then the best found, exact false."),
+        ranged(
+            limits.SECONDS,
+            "--seconds",
+            help="--exact: time budget; then the best found, exact false.",
+        ),
     ] = None,
     nodes: Annotated[
-        int | None, typer.Option("--nodes", help="--exact: budget of search nodes.")
+        int | None, ranged(limits.NODES, "--nodes", help="--exact: budget of search nodes.")
     ] = None,
     method: Annotated[
         str,
@@ -103,7 +111,7 @@ def fooling(
     from ccomplexity.integers import ceil_log2
 
     start = time.perf_counter()
-    check_certificate_path(certificate)
+    check_certificate_path(certificate, file)
     if method not in ("auto", "exhaustive", "symbolic"):
         raise InputError(f"--method must be auto, exhaustive or symbolic, got {method!r}")
     if problem == "dyck" and partition is None:
@@ -173,7 +181,7 @@ def cc_oneway(
     half: OptHalf = None,
     alphabet: OptAlphabet = None,
     cut: Annotated[
-        int | None, typer.Option("--cut", help="Alice holds positions 1..K (prefix:K).")
+        int | None, ranged(limits.CUT, "--cut", help="Alice holds positions 1..K (prefix:K).")
     ] = None,
     partition: OptPartition = None,
     file: OptFile = None,
@@ -188,7 +196,7 @@ def cc_oneway(
     from ccomplexity import certificates, lower_bounds
 
     start = time.perf_counter()
-    check_certificate_path(certificate)
+    check_certificate_path(certificate, file)
     if cut is not None:
         if partition is not None:
             raise InputError("give either --cut or --partition, not both")
@@ -228,7 +236,7 @@ def cc_rank(
     cols: OptCols = None,
     seed: OptSeed = None,
     density: OptDensity = None,
-    prime: Annotated[int, typer.Option("--prime", help="Field GF(q).")] = 2_147_483_647,
+    prime: Annotated[int, ranged(limits.PRIME, "--prime", help="Field GF(q).")] = 2_147_483_647,
     certificate: Certificate = None,
     as_json: JsonFlag = False,
 ) -> None:
@@ -237,7 +245,7 @@ def cc_rank(
     from ccomplexity.integers import ceil_log2
 
     start = time.perf_counter()
-    check_certificate_path(certificate)
+    check_certificate_path(certificate, file)
     prob = _problem(problem, locals())
     res = lower_bounds.rank_mod_p(prob, prime)
     result: dict[str, Any] = prob.describe()
@@ -290,17 +298,16 @@ def cc_exact(
 
 @app.command("codes")
 def codes(
-    length: Annotated[int, typer.Option("--length", help="Number of vectors N.")],
-    gamma: Annotated[float, typer.Option("--gamma", help="Margin: |<T_i,T_j>| <= gamma.")] = 0.25,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
+    length: Annotated[int, ranged(limits.CODE_VECTORS, "--length", help="Number of vectors N.")],
+    gamma: Annotated[
+        float, ranged(limits.MARGIN, "--gamma", help="Margin: |<T_i,T_j>| <= gamma.")
+    ] = 0.25,
+    seed: Annotated[int, ranged(limits.SEED, "--seed")] = 0,
     as_json: JsonFlag = False,
 ) -> None:
     """Smallest width k of seeded nearly orthogonal ±1/sqrt(k) codes, versus Lemma 2's k."""
     from ccomplexity import codes as codes_mod
 
-    check_int(length, "--length", 2, codes_mod.SEARCH_LIMIT, "use fewer vectors")
-    if not 0 < gamma < 1:
-        raise InputError(f"--gamma must lie in (0, 1), got {gamma}")
     start = time.perf_counter()
     found = codes_mod.smallest_k(length, gamma, seed)
     result = {
@@ -337,14 +344,11 @@ def verify(
         verdict = verifier.Verdict(False, None, None, str(err))
     else:
         if isinstance(cert, dict) and cert.get("kind") in PROTOCOL_KINDS:
-            # Replaying a protocol needs the model, hence torch: imported only on this branch.
-            from simulations.protocols.certificate import verify_protocol_certificate
-
-            verdict = verify_protocol_certificate(cert)
+            verdict = _verify_protocol(cert)
         else:
             verdict = verifier.verify(cert)
     if as_json:
-        print(json.dumps(verifier.describe_verdict(verdict)))
+        print_json(verifier.describe_verdict(verdict))
     elif verdict.valid and verdict.kind in PROTOCOL_KINDS:
         print(f"valid {verdict.kind} certificate: {verdict.claimed_bits} bits sent, replayed")
     elif verdict.valid:
@@ -353,6 +357,21 @@ def verify(
         reason = " ".join(str(verdict.reason).split())
         print(f"ccx: invalid certificate: {reason}", file=sys.stderr)
         raise typer.Exit(1)
+
+
+def _verify_protocol(cert: dict[str, Any]) -> Any:
+    """A protocol certificate: every check that needs no model first (a tampered file is refused
+    before torch is imported), then the replay, which needs the model and hence torch."""
+    from ccomplexity import verifier
+    from ccomplexity.protocol import check_protocol_certificate
+
+    try:
+        check_protocol_certificate(cert)
+    except verifier.InvalidCertificate as err:
+        return verifier.Verdict(False, cert.get("kind"), None, str(err))
+    from simulations.protocols.certificate import verify_protocol_certificate
+
+    return verify_protocol_certificate(cert)
 
 
 # --------------------------------------------------------------------------------- tour

@@ -8,14 +8,15 @@ from typing import Annotated, Any
 
 import typer
 
+from ccomplexity import limits
 from ccomplexity.errors import InputError
 from ccx.app import (
     Certificate,
     JsonFlag,
     app,
     check_certificate_path,
-    check_options,
     emit,
+    ranged,
     write_certificate_to,
 )
 from ccx.cmd_languages import Show, _dfa_result, dfa_app
@@ -23,10 +24,14 @@ from ccx.cmd_languages import Show, _dfa_result, dfa_app
 kg_app = typer.Typer(no_args_is_help=True, help="Matching knowledge graphs and path queries.")
 app.add_typer(kg_app, name="kg")
 
-Entities = Annotated[int, typer.Option("--entities", help="Entities E.")]
-Relations = Annotated[int, typer.Option("--relations", help="Relations R (permutations).")]
-Hops = Annotated[int, typer.Option("--hops", help="Hops q of a path query.")]
-GraphSeed = Annotated[int, typer.Option("--seed", help="Seeds the graph (relation r: (seed, r)).")]
+Entities = Annotated[int, ranged(limits.ENTITIES, "--entities", help="Entities E.")]
+Relations = Annotated[
+    int, ranged(limits.RELATIONS, "--relations", help="Relations R (permutations).")
+]
+Hops = Annotated[int, ranged(limits.HOPS, "--hops", help="Hops q of a path query.")]
+GraphSeed = Annotated[
+    int, ranged(limits.SEED, "--seed", help="Seeds the graph (relation r: (seed, r)).")
+]
 
 
 def _graph(entities: int, relations: int, seed: int):
@@ -41,7 +46,7 @@ def kg_sample(
     relations: Relations,
     hops: Hops,
     seed: GraphSeed = 0,
-    batch: Annotated[int, typer.Option("--batch", help="Number of queries.")] = 3,
+    batch: Annotated[int, ranged(limits.DRAWS, "--batch", help="Number of queries.")] = 3,
     as_json: JsonFlag = False,
 ) -> None:
     """Random q-hop path queries in the paper's token format, with their answers (Eq. 11, 12)."""
@@ -49,9 +54,6 @@ def kg_sample(
 
     from ccomplexity.languages.kg import QueryVocabulary, query_tokens
 
-    check_options(entities=entities, relations=relations, hops=hops, seed=seed, batch=batch)
-    if batch > 10_000:
-        raise InputError(f"--batch must lie in 1..10000, got {batch}")
     graph = _graph(entities, relations, seed)
     vocab = QueryVocabulary(entities, relations, hops)
     rng = np.random.default_rng(seed)
@@ -75,7 +77,6 @@ def kg_products(
 ) -> None:
     """Distinct relation products P_{r_1}..P_{r_k} over all R^k words, k = 1..q (Thm B.19 counts
     one monomial per word, which needs them distinct)."""
-    check_options(entities=entities, relations=relations, hops=hops, seed=seed)
     from ccomplexity.languages.kg import distinct_products
 
     start = time.perf_counter()
@@ -94,13 +95,12 @@ def kg_split(
     entities: Entities,
     relations: Relations,
     hops: Hops,
-    cut: Annotated[int, typer.Option("--cut", help="Alice holds the start and r_1..r_K.")],
+    cut: Annotated[int, ranged(limits.CUT, "--cut", help="Alice holds the start and r_1..r_K.")],
     seed: GraphSeed = 0,
     certificate: Certificate = None,
     as_json: JsonFlag = False,
 ) -> None:
     """A query split after K relations: exact one-way complexity and a verified fooling set."""
-    check_options(entities=entities, relations=relations, hops=hops, seed=seed)
     check_certificate_path(certificate)
     from ccomplexity import certificates, lower_bounds, problems
 
@@ -132,15 +132,15 @@ def dfa_kg(
     relations: Relations,
     seed: GraphSeed = 0,
     hops: Annotated[
-        int | None, typer.Option("--hops", help="Exactly q hops (default: any number).")
+        int | None, ranged(limits.HOPS, "--hops", help="Exactly q hops (default: any number).")
     ] = None,
     show: Show = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Minimal DFA of a graph's path queries with their answers: e r_1 .. r_q a."""
-    check_options(entities=entities, relations=relations, hops=hops, seed=seed)
-    from ccomplexity.automata import kg_query_dfa
+    from ccomplexity.automata import check_kg_query_dfa, kg_query_dfa
 
+    check_kg_query_dfa(entities, relations, hops)
     graph = _graph(entities, relations, seed)
     hop_text = "any q" if hops is None else f"q = {hops}"
     language = f"e r_1..r_q a, a the answer ({hop_text}; E = {entities}, R = {relations})"

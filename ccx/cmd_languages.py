@@ -2,32 +2,33 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
 import typer
 
 from ccomplexity import limits
-from ccomplexity.errors import InputError, check_int
-from ccx.app import JsonFlag, Length, app, check_options, emit
+from ccomplexity.errors import InputError
+from ccx.app import JsonFlag, app, emit, print_json, ranged
 
 dyck_app = typer.Typer(no_args_is_help=True, help="Bounded Dyck languages Dyck-(n,k).")
 dfa_app = typer.Typer(no_args_is_help=True, help="Minimal DFAs and their state counts.")
 app.add_typer(dyck_app, name="dyck")
 app.add_typer(dfa_app, name="dfa")
 
-Types = Annotated[int, typer.Option("--types", help="Number of bracket types n.")]
-Depth = Annotated[int, typer.Option("--depth", help="Maximum depth k.")]
+Types = Annotated[int, ranged(limits.TYPES, "--types", help="Number of bracket types n.")]
+WordLength = Annotated[
+    int, ranged(limits.WORD_LENGTH, "--length", help="Word length N (0: the empty word).")
+]
+Depth = Annotated[int, ranged(limits.DEPTH, "--depth", help="Maximum depth k.")]
 
 # --------------------------------------------------------------------------------- dyck
 
 
 @dyck_app.command("count")
-def dyck_count(types: Types, depth: Depth, length: Length, as_json: JsonFlag = False) -> None:
+def dyck_count(types: Types, depth: Depth, length: WordLength, as_json: JsonFlag = False) -> None:
     """Exact number of Dyck-(n,k) words of length N (dynamic programming, any N)."""
     from ccomplexity.languages.dyck import count_dyck
 
-    _check_dyck(types, depth, length)
     count = count_dyck(types, depth, length)
     result = {"types": types, "depth": depth, "length": length, "count": count}
     result["log2_count"] = count.bit_length() - 1 if count and count & (count - 1) == 0 else None
@@ -35,15 +36,16 @@ def dyck_count(types: Types, depth: Depth, length: Length, as_json: JsonFlag = F
 
 
 @dyck_app.command("enumerate")
-def dyck_enumerate(types: Types, depth: Depth, length: Length, as_json: JsonFlag = False) -> None:
+def dyck_enumerate(
+    types: Types, depth: Depth, length: WordLength, as_json: JsonFlag = False
+) -> None:
     """Every Dyck-(n,k) word of length N, in lexicographic order (small N only)."""
     from ccomplexity.languages.dyck import dyck_alphabet, enumerate_dyck
 
-    _check_dyck(types, depth, length)
     names = dyck_alphabet(types)
     words = ["".join(names[s] for s in w) for w in enumerate_dyck(types, depth, length).tolist()]
     if as_json:
-        print(json.dumps({"types": types, "depth": depth, "length": length, "words": words}))
+        print_json({"types": types, "depth": depth, "length": length, "words": words})
     else:
         print("\n".join(words))
 
@@ -52,9 +54,9 @@ def dyck_enumerate(types: Types, depth: Depth, length: Length, as_json: JsonFlag
 def dyck_sample(
     types: Types,
     depth: Depth,
-    length: Length,
-    batch: Annotated[int, typer.Option("--batch", help="Number of words.")] = 5,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
+    length: WordLength,
+    batch: Annotated[int, ranged(limits.BATCH, "--batch", help="Number of words.")] = 5,
+    seed: Annotated[int, ranged(limits.SEED, "--seed")] = 0,
     generator: Annotated[
         str,
         typer.Option(
@@ -72,8 +74,6 @@ def dyck_sample(
 
     from ccomplexity.languages import dyck
 
-    _check_dyck(types, depth, length)
-    check_options(batch=batch, seed=seed)
     limits.check_numbers(batch * length, f"{batch} words of length {length}")
     if reading not in ("three-way", "half"):
         raise InputError(f"--reading must be three-way or half, got {reading!r}")
@@ -91,7 +91,7 @@ def dyck_sample(
     text = ["".join(names[s] for s in w) for w in np.asarray(words).tolist()]
     members = dyck.is_dyck(np.asarray(words), types, depth).tolist()
     if as_json:
-        print(json.dumps({"generator": generator, "seed": seed, "words": text, "member": members}))
+        print_json({"generator": generator, "seed": seed, "words": text, "member": members})
     else:
         print(
             "\n".join(
@@ -99,12 +99,6 @@ def dyck_sample(
                 for w, m in zip(text, members, strict=True)
             )
         )
-
-
-def _check_dyck(types: int, depth: int, length: int) -> None:
-    check_options(types=types)
-    check_int(depth, "--depth", 0)
-    check_int(length, "--length", 0)
 
 
 # --------------------------------------------------------------------------------- dfa
@@ -131,23 +125,20 @@ def dfa_dyck(types: Types, depth: Depth, show: Show = False, as_json: JsonFlag =
     """Minimal complete DFA of Dyck-(n,k): states with the sink, and live states."""
     from ccomplexity.automata import dyck_dfa
 
-    _check_dyck(types, depth, 0)
     result = _dfa_result(dyck_dfa(types, depth), f"Dyck-({types},{depth})", show)
     emit(result, as_json, f"Minimal DFA of Dyck-({types},{depth})")
 
 
 @dfa_app.command("equality")
 def dfa_equality(
-    half: Annotated[int, typer.Option("--half", help="H: the language is {ww : |w| = H}.")],
-    alphabet: Annotated[int, typer.Option("--alphabet", help="Alphabet size A.")] = 2,
+    half: Annotated[int, ranged(limits.HALF, "--half", help="H: the language is {ww : |w| = H}.")],
+    alphabet: Annotated[int, ranged(limits.ALPHABET, "--alphabet", help="Alphabet size A.")] = 2,
     show: Show = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Minimal complete DFA of the equality language {ww : |w| = H} over A symbols."""
     from ccomplexity.automata import equality_dfa
 
-    check_int(half, "--half", 1)
-    check_int(alphabet, "--alphabet", 1)
     result = _dfa_result(equality_dfa(half, alphabet), f"{{ww : |w| = {half}}}", show)
     result.update(half=half, alphabet_size=alphabet)
     emit(result, as_json, "Minimal DFA of the equality language")

@@ -9,8 +9,9 @@ from typing import Annotated, Any
 
 import typer
 
+from ccomplexity import limits
 from ccomplexity.errors import InputError
-from ccx.app import JsonFlag, Length, Samples, Seed, app, emit
+from ccx.app import JsonFlag, Seed, app, emit, ranged
 from ccx.cmd_languages import Show, _dfa_result, dfa_app
 
 looped_app = typer.Typer(
@@ -21,8 +22,11 @@ app.add_typer(looped_app, name="looped")
 GroupName = Annotated[str, typer.Option("--group", help="A finite group: Sk, Ak, Zk, Dk.")]
 Task = Annotated[str, typer.Option("--task", help="group-composition or p-hop.")]
 OptGroup = Annotated[str | None, typer.Option("--group", help="group-composition: G.")]
-Hops = Annotated[int | None, typer.Option("--hops", help="p-hop: hops p.")]
-Alphabet = Annotated[int, typer.Option("--alphabet", help="p-hop: alphabet size.")]
+Hops = Annotated[int | None, ranged(limits.HOPS, "--hops", help="p-hop: hops p.")]
+Alphabet = Annotated[
+    int | None,
+    ranged(limits.ALPHABET, "--alphabet", help="p-hop: alphabet size (rounds 4, comm 2)."),
+]
 Strict = Annotated[bool, typer.Option("--strict", help="p-hop: find_1 with j < i.")]
 
 
@@ -43,7 +47,7 @@ def dfa_group(group: GroupName, show: Show = False, as_json: JsonFlag = False) -
 
 @dfa_app.command("addition")
 def dfa_addition(
-    operands: Annotated[int, typer.Option("--operands", help="Number of operands n.")],
+    operands: Annotated[int, ranged(limits.OPERANDS, "--operands", help="Number of operands n.")],
     show: Show = False,
     as_json: JsonFlag = False,
 ) -> None:
@@ -57,29 +61,47 @@ def dfa_addition(
     emit(result, as_json, f"Carry automaton of {operands}-ary addition")
 
 
-def _rounds_inputs(task: str, group: str | None, hops: int | None, alphabet: int) -> None:
-    if task == "group-composition" and group is None:
-        raise InputError("group-composition needs --group")
-    if task == "p-hop" and hops is None:
-        raise InputError("p-hop needs --hops")
-    if task not in ("group-composition", "p-hop"):
-        raise InputError(f"--task must be group-composition or p-hop, got {task!r}")
-    if alphabet < 2:
-        raise InputError(f"--alphabet must be at least 2, got {alphabet}")
+TASK_OPTIONS = {
+    "group-composition": ("group", "length"),
+    "p-hop": ("hops", "alphabet", "strict", "length"),
+    "addition": ("operands",),
+}
+"""The task options each task of ``looped rounds`` and ``looped comm`` takes; another given
+option is refused, never silently ignored."""
+
+
+def _task_options(task: str, tasks: tuple[str, ...], **given: object) -> None:
+    """Refuse an unknown task, a missing option it needs and a given option it does not take
+    (None or False: not given)."""
+    if task not in tasks:
+        raise InputError(f"--task must be {' or '.join(tasks)}, got {task!r}")
+    extra = [k for k, v in given.items() if v not in (None, False) and k not in TASK_OPTIONS[task]]
+    if extra:
+        names = ", ".join("--" + k for k in extra)
+        raise InputError(f"{names} does not apply to --task {task}")
+    needs = {"group-composition": "group", "p-hop": "hops", "addition": "operands"}[task]
+    if given.get(needs) is None:
+        raise InputError(f"{task} needs --{needs}")
+
+
+RoundLength = Annotated[int, ranged(limits.ROUND_LENGTH, "--length", help="Input length N.")]
+RoundSamples = Annotated[
+    int, ranged(limits.ROUND_SAMPLES, "--samples", help="Random inputs to run.")
+]
 
 
 @looped_app.command("rounds")
 def looped_rounds(
     task: Task,
-    length: Length,
+    length: RoundLength,
     group: OptGroup = None,
     hops: Hops = None,
-    alphabet: Alphabet = 4,
+    alphabet: Alphabet = None,
     strict: Strict = False,
     rounds: Annotated[
-        int | None, typer.Option("--rounds", help="Rounds to run (default: those needed).")
+        int | None, ranged(limits.ROUNDS, "--rounds", help="Rounds to run (default: those needed).")
     ] = None,
-    samples: Samples = 1000,
+    samples: RoundSamples = 1000,
     seed: Seed = 0,
     as_json: JsonFlag = False,
 ) -> None:
@@ -91,11 +113,14 @@ def looped_rounds(
     from ccomplexity.languages.hops import hop_p
     from ccomplexity.rounds import group_doubling, pointer_doubling
 
-    _rounds_inputs(task, group, hops, alphabet)
-    if not 1 <= samples <= 10**5:
-        raise InputError(f"--samples must lie in 1..{10**5}, got {samples}")
-    if not 1 <= length <= 10**4:
-        raise InputError(f"--length must lie in 1..{10**4}, got {length}")
+    _task_options(task, ("group-composition", "p-hop"), group=group, hops=hops,
+                  alphabet=alphabet, strict=strict)  # fmt: skip
+    alphabet = 4 if alphabet is None else alphabet
+    if samples * length > limits.ROUND_CELLS:
+        raise InputError(
+            f"{samples} samples of length {length} are {samples * length} symbols; the limit is "
+            f"{limits.ROUND_CELLS}: use fewer samples or a shorter input"
+        )
     start = time.perf_counter()
     rng = np.random.default_rng(seed)
     result: dict[str, Any] = {"task": task, "length": length}
@@ -129,12 +154,14 @@ def looped_rounds(
 @looped_app.command("comm")
 def looped_comm(
     task: Annotated[str, typer.Option("--task", help="group-composition, p-hop or addition.")],
-    length: Annotated[int | None, typer.Option("--length", help="Input length n.")] = None,
+    length: Annotated[int | None, ranged(limits.LENGTH, "--length", help="Input length n.")] = None,
     group: OptGroup = None,
     hops: Hops = None,
-    alphabet: Alphabet = 2,
+    alphabet: Alphabet = None,
     strict: Strict = False,
-    operands: Annotated[int | None, typer.Option("--operands", help="addition: n.")] = None,
+    operands: Annotated[
+        int | None, ranged(limits.OPERANDS, "--operands", help="addition: n.")
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """What must cross each prefix/suffix cut, exactly, next to the loops the paper proves:
@@ -143,12 +170,12 @@ def looped_comm(
     from ccomplexity.groups import get_group
 
     start = time.perf_counter()
+    _task_options(task, tuple(TASK_OPTIONS), length=length, group=group, hops=hops,
+                  alphabet=alphabet, strict=strict, operands=operands)  # fmt: skip
+    alphabet = 2 if alphabet is None else alphabet
     if task == "addition":
-        if operands is None:
-            raise InputError("addition needs --operands")
         result = cut_tables.addition_automaton(operands)
     else:
-        _rounds_inputs(task, group, hops, alphabet)
         if length is None:
             raise InputError(f"{task} needs --length")
         if task == "group-composition":

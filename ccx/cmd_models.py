@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
 import typer
@@ -23,9 +22,10 @@ from ccx.app import (
     Vocab,
     app,
     check_certificate_path,
-    check_options,
     emit,
     need_model,
+    print_json,
+    ranged,
     write_certificate_to,
 )
 
@@ -34,19 +34,19 @@ from ccx.app import (
 
 @app.command("models")
 def models_cmd(
-    width: Annotated[int, typer.Option("--width", help="Width of each model built.")] = 16,
-    layers: Annotated[int, typer.Option("--layers", help="Layers of each model built.")] = 1,
-    vocab_size: Annotated[int, typer.Option("--vocab-size", help="Input symbols.")] = 8,
-    precision: Annotated[int, typer.Option("--precision", help="Bits p per number.")] = 16,
+    width: Annotated[int, ranged(limits.WIDTH, "--width", help="Width of each model built.")] = 16,
+    layers: Annotated[
+        int, ranged(limits.LAYERS, "--layers", help="Layers of each model built.")
+    ] = 1,
+    vocab_size: Annotated[int, ranged(limits.VOCAB, "--vocab-size", help="Input symbols.")] = 8,
+    precision: Annotated[int, ranged(limits.BITS, "--precision", help="Bits p per number.")] = 16,
     experts: Annotated[
-        int, typer.Option("--experts", help="Experts K of the models that have them.")
+        int, ranged(limits.EXPERTS, "--experts", help="Experts K of the models that have them.")
     ] = 1,
     as_json: JsonFlag = False,
 ) -> None:
     """The model registry: each architecture's config, parameters (active and total) and state
     size."""
-    check_options(width=width, layers=layers, vocab_size=vocab_size, experts=experts)
-    limits.BITS.check(precision, "--precision")
     import models
 
     rows = []
@@ -68,7 +68,7 @@ def models_cmd(
         )
         rows.append(entry)
     if as_json:
-        print(json.dumps({"precision": precision, "experts": experts, "models": rows}))
+        print_json({"precision": precision, "experts": experts, "models": rows})
         return
     from rich.console import Console
     from rich.table import Table
@@ -101,32 +101,45 @@ def construct(
         ),
     ],
     length: Annotated[
-        OptInt, typer.Option("--length", help="Input length N (memorize: tokens).")
+        OptInt, ranged(limits.LENGTH, "--length", help="Input length N (memorize: tokens).")
     ] = None,
-    samples: Annotated[OptInt, typer.Option("--samples", help="Random inputs to check.")] = None,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
-    types: Annotated[OptInt, typer.Option("--types", help="dyck: bracket types n.")] = None,
-    depth: Annotated[OptInt, typer.Option("--depth", help="dyck: maximum depth k.")] = None,
+    samples: Annotated[
+        OptInt, ranged(limits.SAMPLES, "--samples", help="Random inputs to check.")
+    ] = None,
+    seed: Annotated[int, ranged(limits.SEED, "--seed")] = 0,
+    types: Annotated[OptInt, ranged(limits.TYPES, "--types", help="dyck: bracket types n.")] = None,
+    depth: Annotated[OptInt, ranged(limits.DEPTH, "--depth", help="dyck: maximum depth k.")] = None,
     vertices: Annotated[
-        OptInt, typer.Option("--vertices", help="length2-path: vertices |V|.")
+        OptInt, ranged(limits.VERTICES, "--vertices", help="length2-path: vertices |V|.")
     ] = None,
-    examples: Annotated[OptInt, typer.Option("--examples", help="memorize: examples n.")] = None,
-    dim: Annotated[OptInt, typer.Option("--dim", help="memorize: dimension m.")] = None,
-    trials: Annotated[OptInt, typer.Option("--trials", help="memorize: data sets.")] = None,
-    entities: Annotated[OptInt, typer.Option("--entities", help="kg-path: entities E.")] = None,
-    relations: Annotated[OptInt, typer.Option("--relations", help="kg-path: relations R.")] = None,
-    hops: Annotated[OptInt, typer.Option("--hops", help="kg-path: hops q.")] = None,
+    examples: Annotated[
+        OptInt, ranged(limits.EXAMPLES, "--examples", help="memorize: examples n.")
+    ] = None,
+    dim: Annotated[OptInt, ranged(limits.DIM, "--dim", help="memorize: dimension m.")] = None,
+    trials: Annotated[
+        OptInt, ranged(limits.TRIALS, "--trials", help="memorize: data sets.")
+    ] = None,
+    entities: Annotated[
+        OptInt, ranged(limits.ENTITIES, "--entities", help="kg-path: entities E.")
+    ] = None,
+    relations: Annotated[
+        OptInt, ranged(limits.RELATIONS, "--relations", help="kg-path: relations R.")
+    ] = None,
+    hops: Annotated[OptInt, ranged(limits.HOPS, "--hops", help="kg-path: hops q.")] = None,
     experts: Annotated[
         OptInt,
-        typer.Option(
-            "--experts", help="memorize: experts K (Thm A.12); kg-path: experts (round(sqrt T))."
+        ranged(
+            limits.EXPERTS,
+            "--experts",
+            help="memorize: experts K (Thm A.12); kg-path: experts (round(sqrt T)).",
         ),
     ] = None,
     group: Annotated[
         str | None, typer.Option("--group", help="group-composition: G (default S5).")
     ] = None,
     loops: Annotated[
-        OptInt, typer.Option("--loops", help="group-composition: loops (default ceil(lg n)).")
+        OptInt,
+        ranged(limits.LOOPS, "--loops", help="group-composition: loops (default ceil(lg n))."),
     ] = None,
     as_json: JsonFlag = False,
 ) -> None:
@@ -134,9 +147,6 @@ def construct(
     parrots Thm 3.2, A.11, A.12; the KG paths of Thm 5.1 / Prop B.13 / Thm 5.3; looped Thm 2.1)
     and check it.
     Options a task does not take are an error."""
-    check_options(length=length, samples=samples, seed=seed, types=types, vertices=vertices,
-                  examples=examples, dim=dim, trials=trials, entities=entities,
-                  relations=relations, hops=hops, experts=experts)  # fmt: skip
     from models import constructions
 
     given = {
@@ -152,7 +162,8 @@ def construct(
 # --------------------------------------------------------------------------------- protocol
 
 OptLength = Annotated[
-    int | None, typer.Option("--length", help="Input length N (a checkpoint's by default).")
+    int | None,
+    ranged(limits.LENGTH, "--length", help="Input length N (a checkpoint's by default)."),
 ]
 
 protocol_app = typer.Typer(no_args_is_help=True, help="Alice/Bob protocols run on real models.")
@@ -168,7 +179,7 @@ def _protocol_result(result: dict[str, Any], certificate: str | None, title: str
 @protocol_app.command("rnn")
 def protocol_rnn(
     length: Length,
-    cut: Annotated[int, typer.Option("--cut", help="Alice holds positions 1..K.")],
+    cut: Annotated[int, ranged(limits.CUT, "--cut", help="Alice holds positions 1..K.")],
     precision: Precision,
     arch: Annotated[
         str | None, typer.Option("--arch", help="A recurrent model of `ccx models`.")
@@ -184,12 +195,10 @@ def protocol_rnn(
     as_json: JsonFlag = False,
 ) -> None:
     """Thm 2: Alice sends the model's whole state after K tokens; Bob finishes the run."""
-    check_options(width=width, layers=layers, vocab_size=vocab_size, length=length,
-                  samples=samples, seed=seed, precision=precision)  # fmt: skip
-    check_certificate_path(certificate)
+    check_certificate_path(certificate, checkpoint)
+    need_model(checkpoint, arch=arch, width=width)
     from simulations.protocols.rnn import run_rnn_protocol
 
-    need_model(checkpoint, arch=arch, width=width)
     result = run_rnn_protocol(
         arch, width, length, cut, precision, samples, seed, layers=layers,
         vocab_size=vocab_size, frac=frac, certificate=certificate is not None,
@@ -199,15 +208,18 @@ def protocol_rnn(
 
 
 Vertices = Annotated[
-    int | None, typer.Option("--vertices", help="length2-path: vertices |V| (Alice's items).")
+    int | None,
+    ranged(limits.VERTICES, "--vertices", help="length2-path: vertices |V| (Alice's items)."),
 ]
-Experts = Annotated[int, typer.Option("--experts", help="length2-path: experts K of psi.")]
+Experts = Annotated[
+    int, ranged(limits.EXPERTS, "--experts", help="length2-path: experts K of psi.")
+]
 
 
 @protocol_app.command("attention")
 def protocol_attention(
     precision: Precision,
-    length: Annotated[int | None, typer.Option("--length", help="Input length N.")] = None,
+    length: Annotated[int | None, ranged(limits.LENGTH, "--length", help="Input length N.")] = None,
     partition: Annotated[
         str | None,
         typer.Option("--partition", help="prefix:K, odd-even, random or alice:i,j,..."),
@@ -222,7 +234,7 @@ def protocol_attention(
     ] = "moe",
     experts: Experts = 1,
     width: OptWidth = None,
-    heads: Annotated[int | None, typer.Option("--heads", help="Attention heads H.")] = None,
+    heads: Annotated[int | None, ranged(limits.HEADS, "--heads", help="Attention heads H.")] = None,
     samples: Samples = 100,
     seed: Seed = 0,
     layers: Layers = 1,
@@ -237,7 +249,7 @@ def protocol_attention(
         ),
     ] = False,
     query_token: Annotated[
-        int, typer.Option("--query-token", help="--one-way: the public token at N.")
+        int, ranged(limits.QUERY_TOKEN, "--query-token", help="--one-way: the public token at N.")
     ] = 0,
     layer_norm: Annotated[bool, typer.Option("--layer-norm/--no-layer-norm")] = True,
     vocab_size: Vocab = 8,
@@ -248,10 +260,7 @@ def protocol_attention(
 ) -> None:
     """Thm 4: a one-layer transformer split over any partition, bits counted per step; with
     --task length2-path, Lemma A.3 / Thm A.4 on the mixture-of-parrots class, bit for bit."""
-    check_options(width=width, heads=heads, layers=layers, vocab_size=vocab_size, length=length,
-                  samples=samples, seed=seed, precision=precision, vertices=vertices,
-                  experts=experts)  # fmt: skip
-    check_certificate_path(certificate)
+    check_certificate_path(certificate, checkpoint)
     if task is not None:
         _protocol_parrots(task, one_way, certificate, vertices, width, heads, precision,
                           samples, seed, arch, experts, frac, checkpoint, as_json)  # fmt: skip
@@ -277,6 +286,7 @@ def _protocol_parrots(
     width: int | None, heads: int | None, precision: int, samples: int, seed: int, arch: str,
     experts: int, frac: int | None, checkpoint: str | None, as_json: bool,
 ) -> None:  # fmt: skip
+    need_model(checkpoint)
     from simulations.protocols.parrots import run_parrots_protocol
 
     if task != "length2-path":
@@ -315,14 +325,13 @@ def protocol_reduce(
     samples: Samples = 1000,
     seed: Seed = 0,
     vertices: Vertices = None,
-    heads: Annotated[int, typer.Option("--heads", help="length2-path: heads H.")] = 1,
+    heads: Annotated[int, ranged(limits.HEADS, "--heads", help="length2-path: heads H.")] = 1,
     experts: Experts = 1,
     checkpoint: Checkpoint = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Run the protocol behind a lower bound on a model; show where a small model fails."""
-    check_options(width=width, length=length, precision=precision, samples=samples, seed=seed,
-                  vertices=vertices, heads=heads, experts=experts)  # fmt: skip
+    need_model(checkpoint)
     from simulations.protocols.reductions import OTHER_PAPERS, run_reduction
 
     if reduction not in OTHER_PAPERS:
@@ -336,7 +345,7 @@ def protocol_reduce(
 
 @protocol_app.command("bits-used")
 def protocol_bits_used(
-    cut: Annotated[int, typer.Option("--cut", help="The state is read after K tokens.")],
+    cut: Annotated[int, ranged(limits.CUT, "--cut", help="The state is read after K tokens.")],
     arch: Annotated[
         str | None, typer.Option("--arch", help="A recurrent model of `ccx models`.")
     ] = None,
@@ -352,10 +361,9 @@ def protocol_bits_used(
     as_json: JsonFlag = False,
 ) -> None:
     """Bits a float model actually uses at a cut: smallest p with full agreement, states reached."""
-    check_options(width=width, length=length, samples=samples, seed=seed)
+    need_model(checkpoint, arch=arch, width=width, length=length)
     from simulations.protocols.bits_used import bits_used
 
-    need_model(checkpoint, arch=arch, width=width, length=length)
     result = bits_used(
         arch, width, length, cut, seed, task=task, samples=samples, checkpoint=checkpoint
     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
@@ -17,8 +16,10 @@ from ccx.app import (
     Seed,
     Width,
     app,
-    check_options,
     emit,
+    print_json,
+    ranged,
+    written,
 )
 from paper_figures import FIGURES
 
@@ -33,7 +34,7 @@ def task_cmd(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="A training task (index-lookup, p-hop, ...).")],
     length: Length,
-    batch: Annotated[int, typer.Option("--batch", help="Samples to draw.")] = 3,
+    batch: Annotated[int, ranged(limits.DRAWS, "--batch", help="Samples to draw.")] = 3,
     seed: Seed = 0,
     train: Annotated[
         bool, typer.Option("--train", help="The training distribution (default: exactly N).")
@@ -46,10 +47,9 @@ def task_cmd(
 
     given = parse_params(list(ctx.args))
     options = {k: {"true": True, "false": False}.get(v, v) for k, v in given.items()}
-    if not 1 <= batch <= 10_000:
-        raise InputError(f"--batch must lie in 1..10000, got {batch}")
-    limits.SEED.check(seed, "--seed")
-    limits.LENGTH.check(length, "--length")
+    for key, value in options.items():  # ranges first: nothing is built, torch is not loaded
+        if key in limits.TASK_OPTIONS and isinstance(value, int):
+            limits.TASK_OPTIONS[key].check(value, f"--{key}")
 
     import torch
 
@@ -74,7 +74,7 @@ def task_cmd(
         "vocab_size": task.vocab_size, "classes": task.n_out, "samples": samples,
     }  # fmt: skip
     if as_json:
-        print(json.dumps(result))
+        print_json(result)
         return
     for sample in samples:
         shown = sample.get("text", " ".join(map(str, sample["input"])))
@@ -91,40 +91,45 @@ def train_cmd(
     width: Width,
     length: Length,
     layers: Layers = 1,
-    steps: Annotated[int, typer.Option("--steps", help="Most training steps.")] = 1000,
-    lr: Annotated[float, typer.Option("--lr", help="Adam learning rate.")] = 1e-3,
+    steps: Annotated[int, ranged(limits.STEPS, "--steps", help="Most training steps.")] = 1000,
+    lr: Annotated[float, ranged(limits.LEARNING_RATE, "--lr", help="Adam learning rate.")] = 1e-3,
     seed: Seed = 0,
-    batch: Annotated[int, typer.Option("--batch", help="Fresh examples per step.")] = 64,
-    heads: Annotated[int, typer.Option("--heads", help="Heads (attention models).")] = 4,
-    target: Annotated[float, typer.Option("--target", help="Early-stop accuracy.")] = 0.99,
-    loops: Annotated[int | None, typer.Option("--loops", help="Loops L (looped).")] = None,
-    hops: Annotated[int | None, typer.Option("--hops", help="p-hop: hops p.")] = None,
-    alphabet: Annotated[int | None, typer.Option("--alphabet", help="p-hop: |Sigma|.")] = None,
+    batch: Annotated[int, ranged(limits.BATCH, "--batch", help="Fresh examples per step.")] = 64,
+    heads: Annotated[int, ranged(limits.HEADS, "--heads", help="Heads (attention models).")] = 4,
+    target: Annotated[
+        float, ranged(limits.ACCURACY, "--target", help="Early-stop accuracy.")
+    ] = 0.99,
+    loops: Annotated[int | None, ranged(limits.LOOPS, "--loops", help="Loops L (looped).")] = None,
+    hops: Annotated[int | None, ranged(limits.HOPS, "--hops", help="p-hop: hops p.")] = None,
+    alphabet: Annotated[
+        int | None, ranged(limits.ALPHABET, "--alphabet", help="p-hop: |Sigma|.")
+    ] = None,
     group: Annotated[str | None, typer.Option("--group", help="group-composition: G.")] = None,
     reverse: Annotated[
         bool | None, typer.Option("--reverse/--no-reverse", help="addition: sum LSB first.")
     ] = None,
     reg_lambda: Annotated[
-        float | None, typer.Option("--reg-lambda", help="Block-cosine regulariser lambda.")
+        float | None,
+        ranged(limits.REGULARISER, "--reg-lambda", help="Block-cosine regulariser lambda."),
     ] = None,
     reg_block: Annotated[
-        int | None, typer.Option("--reg-block", help="Its block size k (transformer).")
+        int | None, ranged(limits.WIDTH, "--reg-block", help="Its block size k (transformer).")
     ] = None,
     checkpoint_dir: Annotated[
-        str, typer.Option("--checkpoint-dir", help="Where the checkpoint is written.")
+        str, written("folder", "--checkpoint-dir", help="Where the checkpoint is written.")
     ] = "results/checkpoints",
     device: Annotated[str, typer.Option("--device", help="auto, cpu or cuda.")] = "auto",
     threads: Annotated[
         int | None,
-        typer.Option("--threads", help="Torch CPU threads (a sweep's run records its own)."),
+        ranged(
+            limits.THREADS, "--threads", help="Torch CPU threads (a sweep's run records its own)."
+        ),
     ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Train one model on one task at length N; evaluate at exactly N; save a checkpoint."""
     from ccomplexity.files import check_output_folder
 
-    check_options(width=width, layers=layers, length=length, steps=steps, seed=seed,
-                  batch=batch, heads=heads, threads=threads)  # fmt: skip
     check_output_folder(checkpoint_dir, "checkpoint folder")
     from simulations.training import TrainConfig, train
 
@@ -146,20 +151,24 @@ def sweep_cmd(
     profile: Annotated[
         str | None, typer.Option("--profile", help="A shipped profile: smoke, quick, gpu, paper.")
     ] = None,
-    store: Annotated[str, typer.Option("--store", help="SQLite results store.")] = (
-        "results/ccx.db"
-    ),
-    workers: Annotated[int | None, typer.Option("--workers", help="Processes.")] = None,
+    store: Annotated[
+        str, written("file", "--store", create_folder=True, help="SQLite results store.")
+    ] = "results/ccx.db",
+    workers: Annotated[int | None, ranged(limits.WORKERS, "--workers", help="Processes.")] = None,
     backend: Annotated[str, typer.Option("--backend", help="local or ray.")] = "local",
     checkpoint_dir: Annotated[
         str | None,
-        typer.Option(
-            "--checkpoint-dir", help="Where the runs' models go (default: <store>_checkpoints/)."
+        written(
+            "folder",
+            "--checkpoint-dir",
+            help="Where the runs' models go (default: <store>_checkpoints/).",
         ),
     ] = None,
     ensemble: Annotated[
         int | None,
-        typer.Option("--ensemble", help="Most runs trained together as one batched model."),
+        ranged(
+            limits.ENSEMBLE, "--ensemble", help="Most runs trained together as one batched model."
+        ),
     ] = None,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the runs and the estimated wall time only.")
@@ -176,7 +185,9 @@ def sweep_cmd(
     sweeps running at once on one store share its runs."""
     if (spec is None) == (profile is None):
         raise InputError("give a spec file or --profile NAME (one of them)")
-    check_options(workers=workers, ensemble=ensemble)
+    from simulations.sweeps import check_outputs
+
+    check_outputs(store, checkpoint_dir, spec)
     if dry_run:
         from simulations.estimate import dry_run as estimate
 
@@ -199,17 +210,16 @@ def threshold_cmd(
     store: Annotated[str, typer.Option("--store", help="SQLite results store.")] = (
         "results/ccx.db"
     ),
-    target: Annotated[float, typer.Option("--target", help="Accuracy to reach.")] = 0.99,
-    precision: Annotated[int, typer.Option("--precision", help="p for the bounds.")] = 32,
+    target: Annotated[float, ranged(limits.ACCURACY, "--target", help="Accuracy to reach.")] = 0.99,
+    precision: Annotated[int, ranged(limits.BITS, "--precision", help="p for the bounds.")] = 32,
     as_json: JsonFlag = False,
 ) -> None:
     """Empirical length thresholds per (task, arch, size), next to the proved bound."""
     from simulations.thresholds import thresholds
 
-    limits.BITS.check(precision, "--precision")
     rows = thresholds(store, target=target, precision=precision)
     if as_json:
-        print(json.dumps({"thresholds": rows}))
+        print_json({"thresholds": rows})
         return
     from rich.console import Console
     from rich.table import Table
@@ -231,7 +241,7 @@ def threshold_cmd(
 
 # --------------------------------------------------------------------------------- figures
 
-FigureOut = Annotated[str, typer.Option("--out", help="Output folder.")]
+FigureOut = Annotated[str, written("folder", "--out", help="Output folder.")]
 FigureStore = Annotated[
     str | None, typer.Option("--store", help="Plot this results store; runs nothing.")
 ]
@@ -242,12 +252,15 @@ FigureProfile = Annotated[
 
 
 def _check_figure_outputs(out: str, store: str | None) -> None:
-    """The output folder and a given store, checked before the plotting stack is imported."""
-    from ccomplexity.files import check_output_folder
+    """The output folder and a given store, checked before the plotting stack is imported: the
+    folder may not be the store, nor hold it under a name a figure or the report writes."""
+    from ccomplexity.files import check_not_input, check_output_folder
     from simulations.store import identify
 
-    check_output_folder(out, "figure folder")
+    check_output_folder(out, "figure folder", inputs=[store])
     if store is not None and Path(store).exists():
+        if Path(store).suffix in (".png", ".pdf", ".csv", ".html"):
+            check_not_input(Path(out) / Path(store).name, "figure file", [store])
         identify(store)
 
 

@@ -63,7 +63,7 @@ def write_report(
     paper to its own store (the demo: each paper's figures from its own training slice); a
     figure of a paper not in it uses ``store``.
     """
-    from ccomplexity.files import check_output_folder
+    from ccomplexity.files import atomic_open, check_output_folder
     from paper_figures import FIGURES, make_figure, paper_of, prepare_store
 
     out = check_output_folder(out_dir, "report folder")
@@ -100,7 +100,8 @@ def write_report(
         ]
     )
     index = out / "index.html"
-    index.write_text(page)
+    with atomic_open(index) as handle:
+        handle.write(page)
     return index
 
 

@@ -20,6 +20,8 @@ from typing import Any
 
 import matplotlib
 
+from ccomplexity.files import atomic_open
+
 matplotlib.use("Agg")  # files only, never a window
 
 import matplotlib.pyplot as plt  # noqa: E402
@@ -133,8 +135,9 @@ def leave_out_empty_panels(fig: Figure) -> list[str]:
 
 
 def write_csv(path: Path, rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> None:
-    """Write ``rows`` (dicts) to ``path`` with a header of ``columns`` (missing keys empty)."""
-    with path.open("w", newline="") as handle:
+    """Write ``rows`` (dicts) to ``path`` with a header of ``columns`` (missing keys empty),
+    atomically (:func:`ccomplexity.files.atomic_open`)."""
+    with atomic_open(path) as handle:
         writer = csv.DictWriter(handle, fieldnames=list(columns), extrasaction="ignore")
         writer.writeheader()
         for row in rows:
@@ -155,8 +158,9 @@ def save(
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     files = [out_dir / f"{name}.png", out_dir / f"{name}.pdf", out_dir / f"{name}.csv"]
-    fig.savefig(files[0], bbox_inches="tight")
-    fig.savefig(files[1], bbox_inches="tight")
+    for path in files[:2]:
+        with atomic_open(path, "wb") as handle:
+            fig.savefig(handle, format=path.suffix[1:], bbox_inches="tight")
     plt.close(fig)
     write_csv(files[2], rows, columns)
     return [str(f) for f in files]

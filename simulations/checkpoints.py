@@ -53,11 +53,7 @@ def load_checkpoint(path: str | Path) -> tuple[SequenceModel, TrainConfig]:
     weights are refused). Anything malformed raises a one-line InputError.
     """
     where = f"checkpoint {path}"
-    if not Path(path).is_file():
-        raise InputError(f"{where}: no such file")
-    size = Path(path).stat().st_size
-    if size > limits.CHECKPOINT_BYTES:
-        raise InputError(f"{where} has {size} bytes; the limit is {limits.CHECKPOINT_BYTES}")
+    limits.check_zip_file(path, limits.CHECKPOINT_BYTES, "checkpoint")
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # unpickling and format errors of every kind

@@ -36,6 +36,7 @@ import os
 import secrets
 import socket
 import sqlite3
+import sys
 import tempfile
 import time
 from collections.abc import Mapping
@@ -307,14 +308,41 @@ class Store:
         cursor = self._conn.execute(
             f"SELECT {', '.join(self._columns)} FROM runs{where} ORDER BY id", values
         )
-        return [_decode(dict(zip(self._columns, r, strict=True))) for r in cursor]
+        out = []
+        for r in cursor:
+            raw = dict(zip(self._columns, r, strict=True))
+            try:
+                out.append(_decode(raw))
+            except MalformedRun as err:  # a store is data: a tampered row is skipped, and said
+                print(f"ccx: warning: results store {self.path}: {err}; skipped", file=sys.stderr)
+        return out
+
+
+class MalformedRun(ValueError):
+    """A stored run whose columns do not decode (a store edited by hand or damaged)."""
+
+
+_NUMBER_COLUMNS = ("width", "layers", "length", "seed", "accuracy", "best_accuracy", "lr")
 
 
 def _decode(row: dict[str, Any]) -> dict[str, Any]:
+    """The run's JSON columns decoded and its numbers checked; MalformedRun naming its id."""
     row = {column: row.get(column) for column in COLUMNS}  # a schema-1 store has no threads
-    for column in _JSON_COLUMNS:
-        row[column] = json.loads(row[column])
-    row["accuracy_by_length"] = {int(n): a for n, a in row["accuracy_by_length"].items()}
+    try:
+        for column in _JSON_COLUMNS:
+            row[column] = json.loads(row[column])
+        if not isinstance(row["config"], dict) or not isinstance(row["curve"], list):
+            raise ValueError("config must be an object and curve a list")
+        by_length = {int(n): a for n, a in row["accuracy_by_length"].items()}
+        if not all(a is None or type(a) in (int, float) for a in by_length.values()):
+            raise ValueError("accuracy_by_length holds a value that is not a number")
+        row["accuracy_by_length"] = by_length
+        for column in _NUMBER_COLUMNS:
+            if isinstance(row[column], bool) or not isinstance(row[column], int | float):
+                raise ValueError(f"{column} is not a number")
+    except (ValueError, TypeError, AttributeError) as err:
+        what = f"{column} is not valid JSON" if isinstance(err, json.JSONDecodeError) else err
+        raise MalformedRun(f"run {row.get('id')} is malformed ({what})") from None
     return row
 
 

@@ -368,15 +368,21 @@ def checkpoint_folder(store_path: str | Path) -> Path:
     return path.with_name(f"{path.stem}_checkpoints")
 
 
-def _check_outputs(store_path: str | Path, folder: str) -> None:
-    """Refuse an unusable store or checkpoint folder before anything is created: an existing
-    store must be one of ours (:func:`simulations.store.identify`), a new one must be writable,
-    and the checkpoint folder must be a folder or creatable as one."""
+def check_outputs(
+    store_path: str | Path, checkpoint_dir: str | Path | None = None, spec: object = None
+) -> None:
+    """Refuse an unusable store or checkpoint folder before anything is created (the rule of
+    :mod:`ccomplexity.files`): neither may be the spec file, an existing store must be one of
+    ours (:func:`simulations.store.identify`), a new one must be writable, and the checkpoint
+    folder (default :func:`checkpoint_folder`) must be a folder or creatable as one."""
+    inputs = [spec] if isinstance(spec, str | Path) and Path(spec).is_file() else []
+    folder = checkpoint_folder(store_path) if checkpoint_dir is None else checkpoint_dir
     if Path(store_path).exists() or Path(store_path).is_symlink():
+        check_output_file(store_path, "results store", inputs=inputs)
         identify(store_path)
     else:
-        check_output_file(store_path, "results store", create_folder=True)
-    check_output_folder(folder, "checkpoint folder")
+        check_output_file(store_path, "results store", create_folder=True, inputs=inputs)
+    check_output_folder(folder, "checkpoint folder", inputs=inputs)
 
 
 def _checked(result: dict, config: Any, expected_hash: str) -> dict:
@@ -483,7 +489,7 @@ def run_sweep(
     if ensemble is not None:
         limits.ENSEMBLE.check(ensemble, "ensemble")
     folder = str(checkpoint_folder(store_path) if checkpoint_dir is None else checkpoint_dir)
-    _check_outputs(store_path, folder)
+    check_outputs(store_path, folder, spec)
     sweep = spec if isinstance(spec, SweepSpec) else load_spec(spec, allow_large_grid)
     if sweep.grow is not None:
         from simulations.capacity import run_search

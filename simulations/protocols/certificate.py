@@ -25,11 +25,10 @@ from ccomplexity import limits
 from ccomplexity.certificates import PROTOCOL_KINDS
 from ccomplexity.errors import InputError
 from ccomplexity.precision import FixedPoint
-from ccomplexity.protocol import Message, Transcript
+from ccomplexity.protocol import Transcript, check_protocol_certificate
 from ccomplexity.verifier import (
     InvalidCertificate,
     Verdict,
-    check_envelope,
     exact_keys,
     field,
     require,
@@ -39,36 +38,6 @@ from simulations.protocols import attention, harness, rnn
 MAX_TOKENS = 1 << 22
 """Most input tokens (samples x length) a certificate may ask the verifier to replay."""
 
-_ENVELOPE = {
-    "format": str,
-    "format_version": int,
-    "software": dict,
-    "kind": str,
-    "model": dict,
-    "precision": dict,
-    "protocol": dict,
-    "inputs": list,
-    "transcripts": list,
-    "outputs": dict,
-    "claim": dict,
-}
-_SOFTWARE = {"name": str, "version": str, "torch": str}
-_CLAIM = {
-    "bits_sent": int,
-    "one_way": bool,
-    "samples": int,
-    "agreement": float,
-    "logits_exact": float,
-    "max_logit_error": float,
-}
-_TRANSCRIPT = {
-    "messages": list,
-    "total": int,
-    "bits_by_step": dict,
-    "bits_by_direction": dict,
-    "one_way": bool,
-}
-_MESSAGE = {"sender": str, "receiver": str, "step": str, "length": int, "bits": str}
 _OUTPUT = {"logits_raw": list, "prediction": list}
 
 
@@ -76,47 +45,13 @@ def verify_protocol_certificate(cert: dict[str, Any]) -> Verdict:
     """Re-check a parsed protocol certificate; never raises for bad content, says why instead."""
     kind = cert.get("kind") if isinstance(cert, dict) else None
     try:
-        check_envelope(cert, PROTOCOL_KINDS)
-        exact_keys(cert, "the certificate", _ENVELOPE)
-        exact_keys(cert["software"], "software", _SOFTWARE)
-        claim = cert["claim"]
-        exact_keys(claim, "claim", _CLAIM)
-        bits = claim["bits_sent"]
-        transcripts = _transcripts(cert["transcripts"])
-        require(bits == max((t.total for t in transcripts), default=-1), "bits_sent differs")
-        one_way = all(t.one_way for t in transcripts)
-        require(claim.get("one_way") is one_way, f"claimed one_way differs from {one_way}")
+        transcripts = check_protocol_certificate(cert)
+        claim, bits = cert["claim"], cert["claim"]["bits_sent"]
         with torch.no_grad():
             _replay(cert, kind, claim, transcripts)
     except InvalidCertificate as err:
         return Verdict(False, kind if kind in PROTOCOL_KINDS else None, None, str(err))
     return Verdict(True, kind, bits, None)
-
-
-def _transcripts(records: list[Any]) -> list[Transcript]:
-    """Transcripts rebuilt from their messages, their recorded totals checked."""
-    out = []
-    for i, record in enumerate(records):
-        exact_keys(record, f"transcript {i}", _TRANSCRIPT)
-        messages = []
-        for m in record["messages"]:
-            exact_keys(m, f"transcript {i}: a message", _MESSAGE)
-            text = m["bits"]
-            require(not set(text) - {"0", "1"}, f"transcript {i}: bits hold only '0' and '1'")
-            require(field(m, "length", int) == len(text), f"transcript {i}: length differs")
-            fields = [field(m, f, str) for f in ("sender", "receiver", "step")]
-            messages.append(Message(*fields, text))
-        t = Transcript(tuple(messages))
-        recorded = {k: record.get(k) for k in ("total", "bits_by_step", "bits_by_direction")}
-        recomputed = {
-            "total": t.total,
-            "bits_by_step": t.bits_by_step(),
-            "bits_by_direction": t.bits_by_direction(),
-        }
-        require(recorded == recomputed, f"transcript {i}: recorded totals differ from messages")
-        require(record.get("one_way") is t.one_way, f"transcript {i}: one_way differs")
-        out.append(t)
-    return out
 
 
 def _model(cert: dict[str, Any], kind: str) -> tuple[Any, FixedPoint]:

@@ -27,6 +27,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from ccomplexity import limits
 from ccomplexity.errors import InputError, check_int
 from ccomplexity.languages.kg import MatchingKG, QueryVocabulary, check_graph_size
 from simulations.tasks.base import Batch, Task, at_positions, options
@@ -92,9 +93,9 @@ class KGPathTask(Task):
 
 def _kg_path(name: str, n: int, given: dict[str, Any]) -> Task:
     o = options(name, given, {"entities": 128, "relations": 8, "graph_seed": 0})
-    e = check_int(o["entities"], "entities", 2)
-    r = check_int(o["relations"], "relations", 1)
-    check_int(o["graph_seed"], "graph_seed", 0)
+    e = check_int(o["entities"], "entities", 2, limits.ENTITIES.most, limits.ENTITIES.instead)
+    r = limits.RELATIONS.check(o["relations"], "relations")
+    limits.SEED.check(o["graph_seed"], "graph_seed")
     vocab = QueryVocabulary(e, r, n)
     check_graph_size(e, r)  # the graph itself is generated at first use, once the model fits
     return KGPathTask(name, vocab.size, e, n, 4 * n - 1, None, e, r, o["graph_seed"])

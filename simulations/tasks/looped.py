@@ -37,6 +37,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from ccomplexity import limits
 from ccomplexity.errors import InputError, check_int
 from ccomplexity.groups import get_group
 from ccomplexity.languages import arithmetic, assignment
@@ -262,8 +263,8 @@ class VarAssignTask(Task):
 
 def _phop(name: str, n: int, given: dict[str, Any]) -> Task:
     o = options(name, given, {"alphabet": 4, "hops": 1, "strict": False, "generator": "planted"})
-    a = check_int(o["alphabet"], "alphabet", 2)
-    p = check_int(o["hops"], "hops", 1)
+    a = limits.ALPHABET.check(o["alphabet"], "alphabet")
+    p = limits.HOPS.check(o["hops"], "hops")
     if not isinstance(o["strict"], bool):
         raise InputError(f"p-hop strict must be true or false, got {o['strict']!r}")
     if o["generator"] not in ("planted", "uniform"):
@@ -288,8 +289,8 @@ def _addition(name: str, n: int, given: dict[str, Any]) -> Task:
 
 def _var_assign(name: str, n: int, given: dict[str, Any]) -> Task:
     o = options(name, given, {"depth": 1, "variables": 26})
-    depth = check_int(o["depth"], "depth", 0)
-    v = check_int(o["variables"], "variables", 1)
+    depth = check_int(o["depth"], "depth", 0, n, "use a depth at most the length")
+    v = check_int(o["variables"], "variables", 1, limits.VOCAB.most, limits.VOCAB.instead)
     return VarAssignTask(name, v + 12, 10, n, 4 * n + 2, None, depth, v)
 
 

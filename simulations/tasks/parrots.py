@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from ccomplexity import limits
 from ccomplexity.errors import InputError, check_int
 from ccomplexity.languages import graphs
 from ccomplexity.languages.memorization import MemorizationSize, gaussian_memorization
@@ -102,7 +103,9 @@ class MemorizeTask(Task):
 
 def _length2_path(name: str, n: int, given: dict[str, Any]) -> Task:
     o = options(name, given, {"middle": graphs.DEFAULT_MIDDLE})
-    middle = check_int(o["middle"], "middle edges", 0)
+    middle = check_int(
+        o["middle"], "middle edges", 0, limits.VERTICES.most, "use fewer middle edges"
+    )
     if middle and n < 2:
         raise InputError("length2-path with middle edges needs |V| >= 2")
     layout = graphs.Layout(n, middle)
@@ -111,8 +114,10 @@ def _length2_path(name: str, n: int, given: dict[str, Any]) -> Task:
 
 def _memorize(name: str, n: int, given: dict[str, Any]) -> Task:
     o = options(name, given, {"seq_length": 8, "dim": 16, "data_seed": 0})
-    size = MemorizationSize(n, check_int(o["seq_length"], "seq_length"), check_int(o["dim"], "dim"))
-    seed = check_int(o["data_seed"], "data_seed", 0)
+    size = MemorizationSize(
+        n, limits.LENGTH.check(o["seq_length"], "seq_length"), limits.DIM.check(o["dim"], "dim")
+    )
+    seed = limits.SEED.check(o["data_seed"], "data_seed")
     return MemorizeTask(name, 1, 2, n, size.length, None, size.length, size.dim, seed)
 
 

@@ -35,6 +35,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from ccomplexity import limits
 from ccomplexity.errors import InputError, check_int
 from simulations.tasks.base import Batch, Task, at_positions, options, uniform_int
 
@@ -282,8 +283,8 @@ class MQARTask(Task):
 
 def _index_lookup(name: str, n: int, given: dict[str, Any]) -> Task:
     o = options(name, given, {"symbols": 64, "min_length": 10})
-    s = check_int(o["symbols"], "symbols", 1)
-    check_int(o["min_length"], "min_length", 1)
+    s = check_int(o["symbols"], "symbols", 1, limits.VOCAB.most, limits.VOCAB.instead)
+    check_int(o["min_length"], "min_length", 1, limits.LENGTH.most)
     return IndexLookupTask(name, s + n + 1, s, n, n + 1, s + n, s, o["min_length"])
 
 
@@ -296,8 +297,8 @@ def _dyck(name: str, n: int, given: dict[str, Any]) -> Task:
 
 def _mqar(name: str, n: int, given: dict[str, Any]) -> Task:
     o = options(name, given, {"n_symbols": max(64, n), "n_labels": 16})
-    k = check_int(o["n_symbols"], "n_symbols", 1)
-    v = check_int(o["n_labels"], "n_labels", 1)
+    k = check_int(o["n_symbols"], "n_symbols", 1, limits.VOCAB.most, limits.VOCAB.instead)
+    v = check_int(o["n_labels"], "n_labels", 1, limits.VOCAB.most, limits.VOCAB.instead)
     if n > k:
         raise InputError(f"mqar needs distinct keys: max_length {n} exceeds n_symbols {k}")
     return MQARTask(name, k + v + 1, v, n, 3 * n, k + v, k, v)
@@ -306,7 +307,7 @@ def _mqar(name: str, n: int, given: dict[str, Any]) -> Task:
 def _equality(name: str, n: int, given: dict[str, Any]) -> Task:
     default = {} if name == "eq-random" else {"alphabet": 1024}
     o = options(name, given, default)
-    a = check_int(o.get("alphabet", 2), "alphabet", 2)
+    a = limits.ALPHABET.check(o.get("alphabet", 2), "alphabet")
     n_out = a if name == "eq-ncp" else 2
     return EqualityTask(name, a + 2, n_out, n, n + 1, a + 1, a)
 

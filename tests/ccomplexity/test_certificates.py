@@ -175,3 +175,18 @@ def test_random_certificates_are_redrawn_by_the_verifier():
     cert["problem"]["density"] = 0.0  # every entry 0: the claimed cells no longer have value b
     value = cert["claim"]["value"]
     assert verifier.verify(cert).valid is (value == 0 and cert["claim"]["size"] == 1)
+
+
+def test_a_certificate_over_its_kind_cap_is_neither_written_nor_parsed(tmp_path):
+    from ccomplexity import limits
+    from ccomplexity.errors import InputError
+
+    most = limits.CERTIFICATE_KIND_BYTES["fooling_set_symbolic"]
+    cert = {"kind": "fooling_set_symbolic", "padding": "x" * most}
+    with pytest.raises(InputError, match="the limit for its kind is 65536"):
+        certificates.write_certificate(cert, tmp_path / "c.json")
+    assert list(tmp_path.iterdir()) == []
+    big = tmp_path / "big.json"
+    big.write_text('{"kind": "fooling_set_symbolic", "padding": "' + "x" * most + '"}')
+    with pytest.raises(InputError, match="the limit for that kind is 65536"):
+        verifier.read_certificate(big)

@@ -76,6 +76,27 @@ def test_output_paths_are_checked_and_nothing_is_created(tmp_path, monkeypatch):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["adir", "afile"]
 
 
+def test_an_input_of_the_command_is_refused_as_output(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "in.csv").write_text("1,0\n")
+    (tmp_path / "link.csv").symlink_to(tmp_path / "in.csv")
+    for output in ("in.csv", "./in.csv", str(tmp_path / "in.csv"), "link.csv"):
+        with pytest.raises(InputError, match="is an input of this command"):
+            check_output_file(output, "certificate", inputs=[None, "in.csv"])
+    with pytest.raises(InputError, match="is an input of this command"):
+        check_output_folder(".", "figure folder", inputs=[str(tmp_path)])
+    assert check_output_file("out.json", "certificate", inputs=["in.csv"]).name == "out.json"
+    assert (tmp_path / "in.csv").read_text() == "1,0\n"
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux /proc")
+def test_a_pseudo_file_system_is_refused_even_for_root(tmp_path):
+    with pytest.raises(InputError, match="not writable"):
+        check_output_folder("/proc/ccx-missing", "checkpoint folder")
+    with pytest.raises(InputError, match="not writable"):
+        check_output_file("/proc/ccx-missing.json", "certificate")
+
+
 @pytest.mark.skipif(os.geteuid() == 0, reason="root may write anywhere")
 def test_an_unwritable_folder_is_refused(tmp_path):
     locked = tmp_path / "locked"

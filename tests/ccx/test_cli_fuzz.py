@@ -6,8 +6,16 @@ in-process (the ``ccx`` fixture) in a fresh folder holding the fixtures of :func
 ``adir/`` (an empty folder), ``afile.txt`` (a text file), ``other.db`` (someone else's SQLite
 database), ``nan.pt`` (a checkpoint whose weights hold a NaN), spec files and certificates of
 every hostile kind. Memory is capped during a case, so a command that allocates before it
-checks fails here instead of swapping. A new command adds its rows here. (``kill -9`` of a
-running sweep is in test_workers.py.)
+checks fails here instead of swapping. (``kill -9`` of a running sweep is in test_workers.py.)
+
+Beside these hand rows, the table is generated from the CLI's own definition (every command,
+subcommand and option, walked from the click tree): each numeric option declares its range
+(``ccx.app.ranged``) and each written path its kind (``ccx.app.written``), and is tried
+below and above the range, at huge values, on unwritable paths. A new option needs only its
+declared range; a new command adds hand rows only for what declarations cannot say (files,
+stores, certificates).
+Every statement of ``ccx bound`` is tried at hostile values, and each writing command with its
+own input as output. One file, longer than most, because it is one table.
 """
 
 from __future__ import annotations
@@ -87,6 +95,10 @@ FIXTURES_TEXT = {
     "grow_huge.toml": _KG_TOML.replace("grow_to = 8", "grow_to = 100000000"),
     "grow_vocab.toml": _KG_TOML.replace("grow_to = 8", "grow_to = 2000000"),
     "ok.csv": "1,0\n0,1\n",
+    "protocol.json": json.dumps(
+        {"format": "ccomplexity-certificate", "format_version": 1, "kind": "protocol_rnn",
+         "software": {"name": "ccomplexity", "version": "0"}, "claim": {"bits_sent": 1}}
+    ),
     "ragged.csv": "1,0\n0,1,1\n",
     "badentry.csv": "1,0\n0,2\n",
 }  # fmt: skip
@@ -94,6 +106,7 @@ FIXTURES_BYTES = {
     "nonutf8.json": b'{"format": "\xff\xfe"}',
     "nonutf8.toml": b"[baseline]\ntask = '\xff'\n",
     "nonutf8.csv": b"1,0\n\xff,1\n",
+    "random.pt": bytes(range(256)) * 64,
 }
 
 V = ("verify",)
@@ -106,7 +119,9 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     # dyck
     (("dyck", "count", "--types", "0", "--depth", "2", "--length", "4"), "--types must be"),
     (("dyck", "count", "--types", BIG, "--depth", "2", "--length", "4"), "exceeds the limit"),
-    (("dyck", "count", "--types", "2", "--depth", "2", "--length", BIG), "DP cells"),
+    (("dyck", "count", "--types", "2", "--depth", "2", "--length", BIG), "--length"),
+    (("dyck", "count", "--types", "32768", "--depth", "1048576", "--length", "1048576"),
+     "DP cells"),
     (("dyck", "count", "--types", "2", "--depth", "-1", "--length", "4"), "--depth"),
     (("dyck", "enumerate", "--types", BIG, "--depth", "2", "--length", "4"), "--types"),
     (("dyck", "enumerate", "--types", "2", "--depth", "2", "--length", "1000"), "enumeration"),
@@ -114,16 +129,18 @@ CASES: list[tuple[tuple[str, ...], str]] = [
      "--batch"),
     (("dyck", "sample", "--types", "2", "--depth", "2", "--length", "10", "--seed", "-1"),
      "--seed"),
-    (("dyck", "sample", "--types", "2", "--depth", "2", "--length", "2000000", "--batch",
+    (("dyck", "sample", "--types", "2", "--depth", "2", "--length", "1000000", "--batch",
       "65536"), "numbers at once"),
     (("dyck", "sample", "--types", "2", "--depth", "2", "--length", "10", "--reading", "x"),
      "--reading"),
     (("dyck", "sample", "--types", "2", "--depth", "2", "--length", "10", "--generator", "x"),
      "--generator"),
     # dfa
-    (("dfa", "dyck", "--types", "2", "--depth", "1000000000"), "live states"),
+    (("dfa", "dyck", "--types", "2", "--depth", "1000000"), "live states"),
+    (("dfa", "dyck", "--types", "2", "--depth", "1000000000"), "--depth"),
     (("dfa", "dyck", "--types", BIG, "--depth", "2"), "--types"),
-    (("dfa", "equality", "--half", BIG), "states"),
+    (("dfa", "equality", "--half", BIG), "--half"),
+    (("dfa", "equality", "--half", "500000"), "states"),
     (("dfa", "equality", "--half", "0"), "--half"),
     (("dfa", "equality", "--half", "3", "--alphabet", "0"), "--alphabet"),
     # fooling
@@ -151,9 +168,9 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     (("fooling", "--problem", "matrix", "--file", "ok.csv", "--certificate", "adir"),
      "is a folder"),
     (("fooling", "--problem", "matrix", "--exact", "--file", "ok.csv", "--nodes", "-1"),
-     "node budget"),
+     "--nodes"),
     (("fooling", "--problem", "matrix", "--exact", "--file", "ok.csv", "--seconds", "nan"),
-     "time budget"),
+     "--seconds"),
     (("fooling", "--problem", "random", "--rows", BIG, "--cols", "3", "--seed", "0"), "--rows"),
     (("fooling", "--problem", "random", "--rows", "3", "--cols", "-3", "--seed", "0"), "--cols"),
     (("fooling", "--problem", "random", "--rows", "3", "--cols", "3", "--seed", "-1"), "--seed"),
@@ -188,6 +205,8 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     (("kg", "products", "--entities", "4096", "--relations", "4096", "--hops", "3"),
      "the limit is 33554432"),
     (("kg", "split", "--entities", "8", "--relations", "2", "--hops", "2", "--cut", BIG),
+     "--cut"),
+    (("kg", "split", "--entities", "8", "--relations", "2", "--hops", "2", "--cut", "5"),
      "--cut K"),
     (("kg", "split", "--entities", "8", "--relations", "-2", "--hops", "2", "--cut", "1"),
      "--relations"),
@@ -217,7 +236,7 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     (("dfa", "group", "--group", "S100"), "at most 40"),
     (("dfa", "group", "--group", "S9"), "at most 720"),
     (("dfa", "addition", "--operands", "0"), "operands"),
-    (("dfa", "addition", "--operands", BIG), "at most 1000 operands"),
+    (("dfa", "addition", "--operands", BIG), "--operands"),
     (("task", "nosuch", "--length", "4"), "unknown task"),
     (("task", "p-hop", "--length", BIG), "--length"),
     (("task", "p-hop", "--length", "16", "--hops", "-1"), "hops"),
@@ -286,7 +305,8 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     (("construct", "--task", "dyck", "--length", "16", "--seed", "-1"), "seed"),
     (("construct", "--task", "equality", "--length", "16", "--samples", BIG), "samples"),
     (("construct", "--task", "nosuch", "--length", "4"), "unknown construction task"),
-    (("construct", "--task", "dyck", "--length", "16", "--depth", BIG), "live states"),
+    (("construct", "--task", "dyck", "--length", "16", "--depth", BIG), "--depth"),
+    (("construct", "--task", "dyck", "--length", "16", "--depth", "1000000"), "live states"),
     (("construct", "--task", "length2-path", "--vertices", BIG), "--vertices"),
     (("construct", "--task", "length2-path", "--vertices", "-1"), "--vertices"),
     (("construct", "--task", "length2-path", "--vertices", "8", "--samples", BIG), "--samples"),
@@ -353,9 +373,9 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     (("protocol", "attention", "--one-way", "--task", "nosuch", "--vertices", "8", "--width",
       "8", "--precision", "16"), "--task must be length2-path"),
     (("protocol", "attention", "--width", "8", "--heads", "2", "--length", "10", "--partition",
-      "odd-even", "--precision", "16", "--one-way", "--query-token", "-1"), "query token"),
+      "odd-even", "--precision", "16", "--one-way", "--query-token", "-1"), "--query-token"),
     (("protocol", "attention", "--width", "8", "--heads", "2", "--length", "10", "--partition",
-      "odd-even", "--precision", "16", "--one-way", "--query-token", BIG), "query token"),
+      "odd-even", "--precision", "16", "--one-way", "--query-token", BIG), "--query-token"),
     (("protocol", "attention", "--width", "8", "--heads", "2", "--length", "10", "--partition",
       "odd-even", "--precision", "16", "--one-way", "--single-output"), "different protocols"),
     (("protocol", "attention", "--width", "8", "--heads", "2", "--length", "10", "--partition",
@@ -455,6 +475,37 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     (("figure", "bounds", "--out", "afile.txt/sub"), "lies under"),
     (("figure", "bounds", "--store", "other.db"), "another application"),
     (("figure", "nosuch"), "unknown figure"),
+    # options that do not apply, empty or unknown values: refused, never ignored
+    (("fooling", "--problem", "equality", "--half", "3", "--partition", ""), "is empty"),
+    (("fooling", "--problem", "equality", "--half", "3", "--partition", "foo"), "unknown"),
+    (("fooling", "--problem", "equality", "--half", "3", "--types", "2"), "takes no --types"),
+    (("cc", "oneway", "--problem", "index", "--length", "4", "--partition", "foo"),
+     "takes no --partition"),
+    (("cc", "oneway", "--problem", "index", "--length", "4", "--cut", "-1"), "--cut"),
+    (("looped", "rounds", "--task", "p-hop", "--hops", "2", "--length", "8", "--group", "S3"),
+     "does not apply"),
+    (("looped", "rounds", "--task", "group-composition", "--group", "S3", "--length", "8",
+      "--alphabet", "3"), "does not apply"),
+    (("looped", "comm", "--task", "addition", "--operands", "3", "--length", "5"),
+     "does not apply"),
+    (("looped", "rounds", "--task", "group-composition", "--group", "S3", "--length", "8",
+      "--samples", "20", "--rounds", "100000000"), "--rounds"),
+    (("looped", "rounds", "--task", "p-hop", "--hops", "2", "--length", "8", "--seed", "-1"),
+     "--seed"),
+    (("looped", "rounds", "--task", "p-hop", "--hops", "4096", "--length", "10000",
+      "--samples", "100000"), "symbols; the limit is 10000000"),
+    (("task", "p-hop", "--length", "8", "--alphabet", BIG), "--alphabet"),
+    (("task", "var-assign", "--length", "8", "--variables", "100000000000000"), "--variables"),
+    # floats: overflow and strict JSON
+    (("bound", "--theorem", "parrots.lemmaA_7", "--examples", "1000", "--dim", "16", "--delta",
+      "0.1", "--sigma", "1e200"), "float range"),
+    (("bound", "--theorem", "parrots.lemmaA_8", "--examples", "1000", "--dim", "16", "--delta",
+      "0.1", "--sigma", "1e308", "--json"), "not a finite float"),
+    # files that need no torch to be refused
+    (("protocol", "rnn", "--checkpoint", "random.pt", "--length", "10", "--cut", "5",
+      "--precision", "16"), "not a zip archive"),
+    ((*V, "protocol.json"), "field"),
+    ((*V, "huge.fooling.json"), "the limit for that kind"),
     (("report", "--store", "other.db"), "another application"),
     (("report", "--out", "afile.txt"), "is a file, not a folder"),
 ]  # fmt: skip
@@ -485,6 +536,9 @@ def _fixtures(folder: Path, nan_pt: bytes) -> None:
     for name, size in (("huge.json", 64 << 20), ("huge.csv", 32 << 20)):
         with open(folder / name, "wb") as handle:  # sparse: large, but no disk is used
             handle.truncate(size + 1)
+    with open(folder / "huge.fooling.json", "wb") as handle:  # its kind's cap, not the global
+        handle.write(b'{"kind": "fooling_set", "witness": ')
+        handle.truncate((16 << 20) + 1)
     conn = sqlite3.connect(folder / "other.db")
     with conn:
         conn.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY, amount REAL)")
@@ -556,7 +610,7 @@ def test_every_command_has_rows():
     """Each command and subcommand of ``ccx`` appears in the table."""
     import typer
 
-    from ccx import app
+    from ccx.app import app
 
     group = typer.main.get_command(app)
     names = set()
@@ -598,3 +652,229 @@ def test_the_installed_command_refuses_at_once(args, tmp_path):
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
     assert "Traceback" not in proc.stderr and list(tmp_path.iterdir()) == []
     assert time.perf_counter() - start < 60
+
+
+# Every command that writes a file, with that file given as one of its own inputs.
+INPUT_AS_OUTPUT = [
+    ("fooling", "--problem", "matrix", "--file", "in.csv", "--certificate", "in.csv"),
+    ("fooling", "--problem", "matrix", "--exact", "--file", "in.csv", "--certificate", "./in.csv"),
+    ("cc", "oneway", "--problem", "matrix", "--file", "in.csv", "--certificate", "in.csv"),
+    ("cc", "rank", "--problem", "matrix", "--file", "in.csv", "--certificate", "in.csv"),
+    ("protocol", "rnn", "--checkpoint", "m.pt", "--length", "10", "--cut", "5", "--precision",
+     "16", "--certificate", "m.pt"),
+    ("protocol", "attention", "--checkpoint", "m.pt", "--length", "10", "--partition",
+     "odd-even", "--precision", "16", "--certificate", "m.pt"),
+    ("sweep", "in.toml", "--store", "in.toml"),
+    ("sweep", "in.toml", "--store", "in.toml", "--dry-run"),
+    ("sweep", "in.toml", "--store", "new.db", "--checkpoint-dir", "in.toml"),
+    ("figure", "bounds", "--store", "s.db", "--out", "s.db"),
+    ("figure", "bounds", "--store", "bounds.csv", "--out", "."),
+    ("report", "--store", "s.db", "--out", "./s.db"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("args", INPUT_AS_OUTPUT, ids=[" ".join(a)[:60] for a in INPUT_AS_OUTPUT])
+def test_an_input_is_never_overwritten(args, ccx, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "in.csv").write_text("1,0\n0,1\n")
+    (tmp_path / "m.pt").write_bytes(bytes(range(256)))
+    (tmp_path / "in.toml").write_text(_TOML)
+    (tmp_path / "s.db").write_bytes(b"not yet a store")
+    (tmp_path / "bounds.csv").write_bytes(b"not yet a store")
+    before = snapshot(tmp_path)
+    code, out, err = ccx(*args)
+    assert code == 2 and err.count("\n") == 1, (code, out, err)
+    folder_on_a_file = args[-2] in ("--out", "--checkpoint-dir") and args[-1] != "."
+    why = "is a file, not a folder" if folder_on_a_file else "is an input of this command"
+    assert why in err, err
+    assert snapshot(tmp_path) == before
+
+
+# --- the table generated from the CLI's own definition ------------------------------------------
+#
+# Every command and subcommand is walked; each numeric option must declare its range
+# (``ccx.app.ranged``) and each written path its kind (``ccx.app.written``). The cases below
+# are built from those declarations, so a new option is fuzzed as soon as it declares its range. The
+# option under test comes first on the command line: the parser checks it before any other
+# option and before a missing required one, so no valid base command is needed.
+
+
+def _commands():
+    """(path of names, click command) of every leaf command of ``ccx``."""
+    import typer
+
+    from ccx.app import app
+
+    def walk(command, path):
+        subs = getattr(command, "commands", None)
+        if subs:
+            for name, sub in sorted(subs.items()):
+                yield from walk(sub, (*path, name))
+        else:
+            yield path, command
+
+    return list(walk(typer.main.get_command(app), ()))
+
+
+def _kind(param) -> type | None:
+    """int or float for a numeric option (possibly Optional), else None."""
+    import typing
+
+    annotation = param.type_descriptor.annotation
+    kinds = [t for t in (typing.get_args(annotation) or (annotation,)) if t is not type(None)]
+    return kinds[0] if kinds and kinds[0] in (int, float) else None
+
+
+def _generated() -> list[tuple[tuple[str, ...], str]]:
+    cases = []
+    for path, command in _commands():
+        for param in command.params:
+            name = param.opts[0]
+            limit = getattr(param.callback, "limit", None)
+            if _kind(param) is not None and limit is not None:
+                if _kind(param) is int:
+                    values = [limit.least - 1, limit.most + 1, "-" + BIG, BIG]
+                else:
+                    values = [limit.least - 1, limit.most * 2 + 1, "nan", "inf", "-1e309"]
+                cases += [((*path, name, str(v)), name) for v in values]
+            writes = getattr(param.callback, "writes", None)
+            if writes is not None:
+                cases += [((*path, name, "/proc/ccx-missing/out"), "/proc/ccx-missing")]
+                cases += [((*path, name, ""), name)]
+    return cases
+
+
+GENERATED = _generated()
+
+
+def test_every_numeric_option_declares_its_range():
+    """A numeric option without a declared range (``ccx.app.ranged``) would escape the table."""
+    missing = [
+        f"{' '.join(path)} {param.opts[0]}"
+        for path, command in _commands()
+        for param in command.params
+        if _kind(param) is not None and getattr(param.callback, "limit", None) is None
+    ]
+    assert not missing, missing
+
+
+def test_every_written_path_is_declared():
+    """Options that name an output (certificates, stores, checkpoint and figure folders) are
+    declared with ``ccx.app.written``; any option whose name says it writes must be one of them."""
+    undeclared = [
+        f"{' '.join(path)} {param.opts[0]}"
+        for path, command in _commands()
+        for param in command.params
+        if param.opts[0] in ("--certificate", "--out", "--checkpoint-dir")
+        and getattr(param.callback, "writes", None) is None
+    ]
+    assert not undeclared, undeclared
+    assert sum(a[-2] == "--certificate" for a, _ in GENERATED) >= 2 * 6
+
+
+def test_the_generated_table_is_large():
+    """Every numeric option of every command, each at least below and above its range."""
+    options = {(args[:-1]) for args, _ in GENERATED}
+    assert len(options) >= 150 and len(GENERATED) >= 4 * 150
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="needs Linux /proc")
+def test_generated_cases_refuse_at_once(ccx, tmp_path, monkeypatch):
+    """All generated cases in one test (hundreds; each refused while parsing, in milliseconds):
+    exit 2, one line naming the option, no traceback, nothing written, within 2 s each."""
+    monkeypatch.chdir(tmp_path)
+    failures = []
+    for args, fragment in GENERATED:
+        start = time.perf_counter()
+        with bounded(60.0):
+            code, out, err = ccx(*args)
+        elapsed = time.perf_counter() - start
+        ok = code == 2 and err.endswith("\n") and err.count("\n") == 1 and fragment in err
+        if not ok or "Traceback" in err or elapsed > 2.0 or list(tmp_path.iterdir()):
+            failures.append(f"{' '.join(args)} -> {code} {err.strip()!r} {elapsed:.2f}s")
+    assert not failures, "\n".join(failures[:40]) + f"\n({len(failures)} of {len(GENERATED)})"
+
+
+HOSTILE_NUMBERS = ("-1", "0", "1", "2", "0.5", "1e308", "1e-308", "-1e308", BIG, str(2**63), "S5")
+
+
+def _strict_json(text: str) -> dict:
+    def refuse(constant: str):
+        raise ValueError(f"not JSON: {constant}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_every_statement_at_hostile_values(ccx, tmp_path, monkeypatch):
+    """Every statement of ``ccx bound``, every parameter set to each hostile value at once:
+    strict JSON (exit 0) or one line (exit 2); never a traceback, NaN or Infinity."""
+    from ccomplexity import bounds
+
+    monkeypatch.chdir(tmp_path)
+    failures = []
+    for b in bounds.all_bounds():
+        for value in HOSTILE_NUMBERS:
+            args = ["bound", "--theorem", b.id, *(x for p in b.params for x in (f"--{p}", value))]
+            start = time.perf_counter()
+            code, out, err = ccx(*args, "--json")
+            elapsed = time.perf_counter() - start
+            try:
+                ok = (code == 0 and isinstance(_strict_json(out), dict)) or (
+                    code == 2 and err.count("\n") == 1 and not out
+                )
+            except ValueError:
+                ok = False
+            if not ok or "Traceback" in err or elapsed > 2.0:
+                failures.append(f"{' '.join(args)} -> {code} {(err or out)[:200]!r}")
+    assert not failures, "\n".join(failures[:30]) + f"\n({len(failures)} failures)"
+
+
+def test_a_tampered_store_is_read_without_its_bad_run(ccx, ccx_json, tmp_path, monkeypatch):
+    """A run whose curve is not JSON: ``threshold`` skips it with one warning naming its id."""
+    from simulations.store import Store
+
+    monkeypatch.chdir(tmp_path)
+    config = {"task": "index-lookup", "arch": "lstm", "width": 16, "layers": 1, "lr": 1e-3,
+              "seed": 0, "heads": 4, "steps": 10}  # fmt: skip
+    with Store("t.db") as store:
+        for length in (10, 20):
+            store.add_run({"config": {**config, "length": length}, "config_hash": str(length),
+                           "accuracy": 1.0, "best_accuracy": 1.0, "curve": []})  # fmt: skip
+    conn = sqlite3.connect("t.db")
+    with conn:
+        conn.execute("UPDATE runs SET curve = '{not json' WHERE length = 20")
+    conn.close()
+    code, out, err = ccx("threshold", "--store", "t.db", "--json")
+    assert code == 0 and err.count("\n") == 1 and "run 2 is malformed" in err, err
+    rows = _strict_json(out)["thresholds"]
+    assert [r["lengths"] for r in rows] == [{"10": 1.0}]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("protocol", "rnn", "--checkpoint", "random.pt", "--length", "10", "--cut", "5",
+         "--precision", "16"),
+        ("protocol", "reduce", "--reduction", "index", "--checkpoint", "random.pt",
+         "--precision", "16"),
+        ("verify", "protocol.json"),
+        ("task", "p-hop", "--length", "8", "--alphabet", BIG),
+        ("looped", "rounds", "--task", "group-composition", "--group", "S3", "--length", "8",
+         "--samples", "20", "--rounds", "100000000"),
+    ],
+)  # fmt: skip
+def test_refusals_that_need_no_torch_never_import_it(args, tmp_path):
+    """The refusal comes before torch is imported (a fresh interpreter, torch not loaded)."""
+    (tmp_path / "random.pt").write_bytes(FIXTURES_BYTES["random.pt"])
+    (tmp_path / "protocol.json").write_text(FIXTURES_TEXT["protocol.json"])
+    code = (
+        "import sys; from ccx import main; rc = main(sys.argv[1:]); "
+        "sys.exit(10 if 'torch' in sys.modules else rc)"
+    )
+    root = str(Path(__file__).resolve().parents[2])
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *args], cwd=tmp_path, capture_output=True, text=True,
+        timeout=120, env={"PYTHONPATH": root, "PATH": "/usr/bin:/bin"},
+    )  # fmt: skip
+    assert proc.returncode in (1, 2), (proc.returncode, proc.stderr)
+    assert proc.stderr.count("\n") == 1, proc.stderr

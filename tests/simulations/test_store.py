@@ -291,3 +291,28 @@ def test_a_lease_of_a_dead_process_is_void_at_once(tmp_path):
         assert store.claim("h", lease_owner(), 60) == "claimed"
         assert store.claim("g", far, 3600) == "claimed"  # another host: trusted until it expires
         assert store.claim("g", lease_owner(), 60) == "leased"
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "why"),
+    [
+        ("curve", "{not json", "curve is not valid JSON"),
+        ("accuracy_by_length", '{"x": 1}', "invalid literal"),
+        ("config", "[1, 2]", "config must be an object"),
+        ("length", "'twenty'", "length is not a number"),
+    ],
+)
+def test_a_tampered_run_is_skipped_with_its_id(tmp_path, capsys, column, value, why):
+    path = tmp_path / "s.db"
+    with Store(path) as store:
+        store.add_run(result(length=20))
+        store.add_run(result(length=30))
+    conn = sqlite3.connect(path)
+    with conn:
+        quoted = value if value.startswith("'") else "'" + value.replace("'", "''") + "'"
+        conn.execute(f"UPDATE runs SET {column} = {quoted} WHERE length = 20")
+    conn.close()
+    kept = runs(path)
+    assert [r["length"] for r in kept] == [30]
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "run 1 is malformed" in err and why in err, err

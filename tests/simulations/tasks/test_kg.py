@@ -59,7 +59,7 @@ def test_training_set_uses_every_triple():
 def test_bad_options():
     with pytest.raises(InputError, match="no option"):
         get_task("kg-path", 2, vertices=3)
-    with pytest.raises(InputError, match="entities must be an integer >= 2"):
+    with pytest.raises(InputError, match="entities must be an integer in 2..65536"):
         get_task("kg-path", 2, entities=1)
     with pytest.raises(InputError, match="entities 131072 exceeds the limit of 65536"):
         get_task("kg-path", 2, entities=1 << 17)
