@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from ccomplexity.groups import get_group
-from ccomplexity.languages.hops import hop_p
+from ccomplexity.languages.hops import chain_statistics, hop_p
 
 
 def test_task_command_p_hop(ccx_json):
@@ -64,6 +65,23 @@ def test_rounds_command(ccx_json):
     out = ccx_json("looped", "rounds", "--task", "group-composition", "--group", "S5",
                    "--length", "300", "--samples", "300")  # fmt: skip
     assert (out["rounds"], out["accuracy"]) == (9, 1.0) and out["accuracy_one_round_fewer"] < 0.1
+
+
+def test_rounds_draws_p_hop_words_from_the_planted_generator(ccx_json):
+    args = ("looped", "rounds", "--task", "p-hop", "--hops", "8", "--length", "40",
+            "--samples", "400", "--seed", "3")  # fmt: skip
+    planted = ccx_json(*args)
+    uniform = ccx_json(*args, "--generator", "uniform")
+    assert planted["generator"] == "planted" and uniform["generator"] == "uniform"
+    assert planted["accuracy"] == uniform["accuracy"] == 1.0
+    # a planted chain makes 8 distinct hops whose symbols differ, so one round short is always
+    # wrong; uniform chains often stop at a fixed point, which one round fewer still answers
+    assert planted["accuracy_one_round_fewer"] == 0.0
+    assert uniform["accuracy_one_round_fewer"] > 0.1
+    words = ccx_json("task", "p-hop", "--length", "40", "--hops", "8", "--batch", "400",
+                     "--seed", "3")["samples"]  # fmt: skip
+    stats = chain_statistics(np.array([w["input"] for w in words]), 8)
+    assert stats["fixed_point_rate"] == 0.0 and stats["bottom_rate"] == 0.0
 
 
 def test_comm_command(ccx_json):
