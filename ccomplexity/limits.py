@@ -87,6 +87,15 @@ RELATIONS = Limit("relations", 1, 1 << 24, "use fewer relations")
 HOPS = Limit("hops", 1, 1 << 12, "use fewer hops")
 """Hops q of a path query (of 4q - 1 tokens)."""
 
+STATEMENTS = Limit("statements", 1, 512, "use fewer statements")
+"""Statements N of an i-GSM problem (each sampled in Python)."""
+DEPTH = Limit("depth", 0, 64, "use a smaller depth")
+"""Depth of an i-GSM query (operations in a row) or of a variable-assignment chain."""
+MODULUS = Limit("modulus", 2, 97, "use a prime modulus up to 97")
+"""The prime P of i-GSM's arithmetic mod P."""
+STATEMENT_CELLS = 1 << 20
+"""Most batch x statements of i-GSM problems drawn at once (each is a Python object)."""
+
 # --- files ------------------------------------------------------------------------------------
 
 CERTIFICATE_BYTES = 64 << 20

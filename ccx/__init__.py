@@ -78,7 +78,7 @@ def check_options(**values: int | None) -> None:
         "types": limits.TYPES, "experts": limits.EXPERTS, "ensemble": limits.ENSEMBLE,
         "vertices": limits.VERTICES, "examples": limits.EXAMPLES, "dim": limits.DIM,
         "trials": limits.TRIALS, "entities": limits.ENTITIES, "relations": limits.RELATIONS,
-        "hops": limits.HOPS,
+        "hops": limits.HOPS, "depth": limits.DEPTH,
     }  # fmt: skip
     for name, value in values.items():
         if value is not None:

@@ -31,7 +31,9 @@ from ccx import (
 def task_cmd(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="A training task (index-lookup, p-hop, ...).")],
-    length: Length,
+    length: Annotated[
+        int | None, typer.Option("--length", help="Input length N (i-gsm: statements).")
+    ] = None,
     batch: Annotated[int, typer.Option("--batch", help="Samples to draw.")] = 3,
     seed: Seed = 0,
     train: Annotated[
@@ -40,7 +42,8 @@ def task_cmd(
     as_json: JsonFlag = False,
 ) -> None:
     """Draw samples of any task: ccx task NAME --length N [--OPTION VALUE]... (the task's own
-    options, e.g. p-hop --hops 16 --alphabet 4). Each sample: its tokens and answer(s)."""
+    options, e.g. p-hop --hops 16 --alphabet 4, i-gsm --depth 4; i-gsm's length has a default).
+    Each sample: its tokens and answer(s)."""
     from ccx.cmd_bounds import parse_params
 
     given = parse_params(list(ctx.args))
@@ -48,11 +51,15 @@ def task_cmd(
     if not 1 <= batch <= 10_000:
         raise InputError(f"--batch must lie in 1..10000, got {batch}")
     limits.SEED.check(seed, "--seed")
-    limits.LENGTH.check(length, "--length")
+    if length is not None:
+        limits.LENGTH.check(length, "--length")
 
     import torch
 
-    from simulations.tasks import get_task
+    from simulations.tasks import default_length, get_task
+
+    if length is None:
+        length = default_length(name, **options)
 
     task = get_task(name, length, **options)
     tokens, targets, mask = task.sample(batch, length, torch.Generator().manual_seed(seed), train)
@@ -100,6 +107,9 @@ def train_cmd(
     hops: Annotated[int | None, typer.Option("--hops", help="p-hop: hops p.")] = None,
     alphabet: Annotated[int | None, typer.Option("--alphabet", help="p-hop: |Sigma|.")] = None,
     group: Annotated[str | None, typer.Option("--group", help="group-composition: G.")] = None,
+    depth: Annotated[
+        int | None, typer.Option("--depth", help="i-gsm, var-assign: the query's depth.")
+    ] = None,
     reverse: Annotated[
         bool | None, typer.Option("--reverse/--no-reverse", help="addition: sum LSB first.")
     ] = None,
@@ -123,14 +133,14 @@ def train_cmd(
     from ccomplexity.files import check_output_folder
 
     check_options(width=width, layers=layers, length=length, steps=steps, seed=seed,
-                  batch=batch, heads=heads, threads=threads)  # fmt: skip
+                  batch=batch, heads=heads, threads=threads, depth=depth)  # fmt: skip
     check_output_folder(checkpoint_dir, "checkpoint folder")
     from simulations.training import TrainConfig, train
 
     config = TrainConfig(
         task=task, arch=arch, width=width, layers=layers, length=length, steps=steps, lr=lr,
         seed=seed, batch=batch, heads=heads, target=target, loops=loops, hops=hops,
-        alphabet=alphabet, group=group, reverse=reverse, reg_lambda=reg_lambda,
+        alphabet=alphabet, group=group, depth=depth, reverse=reverse, reg_lambda=reg_lambda,
         reg_block=reg_block,
     )  # fmt: skip
     result = train(
