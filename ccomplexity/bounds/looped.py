@@ -227,11 +227,13 @@ ADDITION_OPERANDS = (2, 4, 8, 16, 32)
 """App. A.1's training mixture of operand counts, 3 digits each."""
 
 
-def addition_inputs() -> dict[str, object]:
-    """Distinct inputs of App. A.1's addition data: sum over n in {2, 4, 8, 16, 32} of 1000^n
-    (operands 000..999), about 10^96, not the "> 10^320" of the text."""
-    total = sum(1000**n for n in ADDITION_OPERANDS)
+def addition_inputs(operands: int = 32) -> dict[str, object]:
+    """Distinct inputs of App. A.1's addition data: sum over n in {2, 4, 8, 16, 32} (those <=
+    ``operands``) of 1000^n (operands 000..999); about 10^96 for the whole mixture, not the
+    "> 10^320" of the text."""
+    total = sum(1000**n for n in ADDITION_OPERANDS if n <= operands)
     return {
+        "operand_counts": [n for n in ADDITION_OPERANDS if n <= operands],
         "inputs": total,
         "log10_inputs": round(math.log10(total), 6),
         "training_examples": 200_000 * 1024,
@@ -471,13 +473,14 @@ BOUNDS: tuple[Bound, ...] = (
             "number of possible inputs, n in {2, 4, 8, 16, 32} operands of 3 digits."
         ),
         citation="App. A.1 (addition)",
-        formula="inputs = sum_{n in {2,4,8,16,32}} 1000^n ≈ 10^96",
+        formula="inputs = sum_{n in {2,4,8,16,32}, n <= operands} 1000^n ≈ 10^96 (all five)",
         kind="fact",
         architecture="data",
         task="addition",
         quantity="distinct inputs",
         value_params=(),
-        _value=lambda: addition_inputs()["inputs"],
+        optional_params=("operands",),
+        _value=lambda operands=32: addition_inputs(operands)["inputs"],
         _outputs=addition_inputs,
         errata=(
             "the text says > 10^320 possible examples; sum_n 1000^n over n in "

@@ -31,6 +31,11 @@ here, and why:
   statements off the query's path, some of them deeper than the query) defined from constants
   and earlier variables; the statements are shuffled, as Ye et al. shuffle the sentences, so the
   order gives no hint of the dependency order.
+
+Answers are not uniform: a product with a factor 0 is 0 whatever the other factor, so at P = 7
+with N = 6 statements about a quarter of the answers are 0 (24.6% at depth 1, 27.8% at depth 4),
+the floor a model reaches by always answering 0, above the paper's chance level 1/7. At P = 23
+the answer 0 falls to 13-15%.
 """
 
 from __future__ import annotations

@@ -217,6 +217,7 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     (("bound", "--theorem", "looped.lemmaB_4", "--precision", "0"), "precision"),
     (("bound", "--theorem", "looped.lemmaB_5", "--model-dim", "1"), "d must be >= 2"),
     (("bound", "--theorem", "looped.appA1_examples", "--length", "4"), "takes no parameter"),
+    (("bound", "--theorem", "looped.appA1_examples", "--operands", "0"), "operands"),
     (("looped", "comm", "--task", "p-hop", "--alphabet", "2", "--length", "100", "--hops", "3"),
      "4194304"),
     (("looped", "comm", "--task", "p-hop", "--alphabet", "0", "--length", "10", "--hops", "3"),

@@ -170,6 +170,7 @@ def test_app_a1_example_count_is_about_1e96():
     assert out["inputs"] == total and len(str(total)) == 97
     assert 96 <= math.log10(total) < 96.0001 and out["log10_inputs"] == 96.0
     assert total < 10**320 // 10**200
+    assert bounds.get("looped.appA1_examples").value(operands=4) == 1000**2 + 1000**4
 
 
 def test_acceptance_commands(ccx_json):
