@@ -1,9 +1,10 @@
 """Seeded torch data generators for the experiments, one module per paper.
 
 :mod:`~simulations.tasks.base` holds the :class:`Task` interface; each paper module
-(``separations``, ``kg``, ...) defines its tasks and a ``BUILDERS`` dict, name -> builder(name,
-max_length, options), merged here. Labels are computed in torch from the construction; the tests
-check them against the exact oracles of ``ccomplexity.languages``.
+(``separations``, ``kg``, ...; the looped paper's i-GSM in ``igsm``) defines its tasks and a
+``BUILDERS`` dict, name -> builder(name, max_length, options), merged here. Labels are computed
+in torch from the construction; the tests check them against the exact oracles of
+``ccomplexity.languages``.
 """
 
 from __future__ import annotations
