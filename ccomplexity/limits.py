@@ -177,6 +177,15 @@ TASK_OPTIONS = {
 checked by ``ccx task`` before the task (and torch) is loaded; each task's builder checks its
 own again."""
 
+STATEMENTS = Limit("statements", 1, 512, "use fewer statements")
+"""Statements N of an i-GSM problem (each sampled in Python)."""
+IGSM_DEPTH = Limit("depth", 0, 64, "use a smaller depth")
+"""Depth of an i-GSM query (operations in a row) or of a variable-assignment chain."""
+MODULUS = Limit("modulus", 2, 97, "use a prime modulus up to 97")
+"""The prime P of i-GSM's arithmetic mod P."""
+STATEMENT_CELLS = 1 << 20
+"""Most batch x statements of i-GSM problems drawn at once (each is a Python object)."""
+
 # --- files ------------------------------------------------------------------------------------
 
 CERTIFICATE_BYTES = 64 << 20

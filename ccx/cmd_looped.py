@@ -28,6 +28,12 @@ Alphabet = Annotated[
     ranged(limits.ALPHABET, "--alphabet", help="p-hop: alphabet size (rounds 4, comm 2)."),
 ]
 Strict = Annotated[bool, typer.Option("--strict", help="p-hop: find_1 with j < i.")]
+Generator = Annotated[
+    str,
+    typer.Option(
+        "--generator", help="p-hop words: planted (App. A.1, the training task's) or uniform."
+    ),
+]
 
 
 @dfa_app.command("group")
@@ -90,6 +96,21 @@ RoundSamples = Annotated[
 ]
 
 
+def _planted_words(samples: int, length: int, hops: int, alphabet: int, strict: bool, seed: int):
+    """``samples`` words of the p-hop training task's planted generator (App. A.1)."""
+    import torch
+
+    from simulations.tasks.looped import planted_phop
+
+    if length < 2 * hops + 1:
+        raise InputError(
+            f"the planted generator needs --length >= 2p + 1 = {2 * hops + 1}, got {length}; "
+            "or use --generator uniform"
+        )
+    g = torch.Generator().manual_seed(seed)
+    return planted_phop(samples, length, hops, alphabet, strict, g)[0].numpy()
+
+
 @looped_app.command("rounds")
 def looped_rounds(
     task: Task,
@@ -101,12 +122,16 @@ def looped_rounds(
     rounds: Annotated[
         int | None, ranged(limits.ROUNDS, "--rounds", help="Rounds to run (default: those needed).")
     ] = None,
+    generator: Generator = "planted",
     samples: RoundSamples = 1000,
     seed: Seed = 0,
     as_json: JsonFlag = False,
 ) -> None:
     """Run the exact round-counting simulator (Algorithm 2, or pointer doubling for p-hop) on
-    uniform random inputs: its accuracy with the rounds given and with one round fewer."""
+    random inputs: its accuracy with the rounds given and with one round fewer. Group words
+    are uniform; p-hop words come from the planted generator of the training task (App. A.1:
+    every chain makes p distinct hops) unless --generator uniform (about a quarter of uniform
+    words at |Sigma| = 4 reach a fixed point find_1(i) = i, where fewer rounds still answer)."""
     import numpy as np
 
     from ccomplexity.groups import get_group
@@ -121,6 +146,8 @@ def looped_rounds(
             f"{samples} samples of length {length} are {samples * length} symbols; the limit is "
             f"{limits.ROUND_CELLS}: use fewer samples or a shorter input"
         )
+    if generator not in ("planted", "uniform"):
+        raise InputError(f"--generator must be planted or uniform, got {generator!r}")
     start = time.perf_counter()
     rng = np.random.default_rng(seed)
     result: dict[str, Any] = {"task": task, "length": length}
@@ -134,13 +161,17 @@ def looped_rounds(
 
         result.update(group=g.name, bound="looped.thm2_1")
     else:
-        words = rng.integers(0, alphabet, (samples, length))
+        if generator == "planted":
+            words = _planted_words(samples, length, hops, alphabet, strict, seed)
+        else:
+            words = rng.integers(0, alphabet, (samples, length))
         truth = hop_p(words, hops, strict)
 
         def run(r: int | None):
             return pointer_doubling(words, hops, r, strict)
 
-        result.update(hops=hops, alphabet=alphabet, strict=strict, bound="looped.cor2_3")
+        result.update(hops=hops, alphabet=alphabet, strict=strict, generator=generator,
+                      bound="looped.cor2_3")  # fmt: skip
     done = run(rounds)
     result.update(rounds=done.rounds, rounds_needed=done.rounds_needed)
     result["accuracy"] = float((done.answers == truth).mean())

@@ -33,7 +33,10 @@ from paper_figures import FIGURES
 def task_cmd(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="A training task (index-lookup, p-hop, ...).")],
-    length: Length,
+    length: Annotated[
+        int | None,
+        ranged(limits.LENGTH, "--length", help="Input length N (i-gsm: statements)."),
+    ] = None,
     batch: Annotated[int, ranged(limits.DRAWS, "--batch", help="Samples to draw.")] = 3,
     seed: Seed = 0,
     train: Annotated[
@@ -42,7 +45,8 @@ def task_cmd(
     as_json: JsonFlag = False,
 ) -> None:
     """Draw samples of any task: ccx task NAME --length N [--OPTION VALUE]... (the task's own
-    options, e.g. p-hop --hops 16 --alphabet 4). Each sample: its tokens and answer(s)."""
+    options, e.g. p-hop --hops 16 --alphabet 4, i-gsm --depth 4; i-gsm's length has a default).
+    Each sample: its tokens and answer(s)."""
     from ccx.cmd_bounds import parse_params
 
     given = parse_params(list(ctx.args))
@@ -53,7 +57,10 @@ def task_cmd(
 
     import torch
 
-    from simulations.tasks import get_task
+    from simulations.tasks import default_length, get_task
+
+    if length is None:
+        length = default_length(name, **options)
 
     task = get_task(name, length, **options)
     tokens, targets, mask = task.sample(batch, length, torch.Generator().manual_seed(seed), train)
@@ -105,6 +112,10 @@ def train_cmd(
         int | None, ranged(limits.ALPHABET, "--alphabet", help="p-hop: |Sigma|.")
     ] = None,
     group: Annotated[str | None, typer.Option("--group", help="group-composition: G.")] = None,
+    depth: Annotated[
+        int | None,
+        ranged(limits.IGSM_DEPTH, "--depth", help="i-gsm, var-assign: the query's depth."),
+    ] = None,
     reverse: Annotated[
         bool | None, typer.Option("--reverse/--no-reverse", help="addition: sum LSB first.")
     ] = None,
@@ -136,7 +147,7 @@ def train_cmd(
     config = TrainConfig(
         task=task, arch=arch, width=width, layers=layers, length=length, steps=steps, lr=lr,
         seed=seed, batch=batch, heads=heads, target=target, loops=loops, hops=hops,
-        alphabet=alphabet, group=group, reverse=reverse, reg_lambda=reg_lambda,
+        alphabet=alphabet, group=group, depth=depth, reverse=reverse, reg_lambda=reg_lambda,
         reg_block=reg_block,
     )  # fmt: skip
     result = train(

@@ -24,7 +24,16 @@ EVAL_BATCH = 500
 """Evaluation examples per forward pass."""
 EVAL_SEED_OFFSET = 0x5EED_0001
 """Evaluation data come from ``Generator().manual_seed(seed + EVAL_SEED_OFFSET)``."""
-TASK_OPTIONS = ("hops", "alphabet", "group", "reverse", "entities", "relations", "graph_seed")
+TASK_OPTIONS = (
+    "hops",
+    "alphabet",
+    "group",
+    "reverse",
+    "entities",
+    "relations",
+    "graph_seed",
+    "depth",
+)
 """TrainConfig fields passed to the task's builder when set."""
 OPTIONAL_FIELDS = ("loops", *TASK_OPTIONS, "reg_lambda", "reg_block")
 """TrainConfig fields left out of ``to_dict`` (and the hash) while None."""
@@ -76,6 +85,7 @@ class TrainConfig:
     entities: int | None = None  # task option: E of kg-path
     relations: int | None = None  # task option: R of kg-path (the capacity search grows it)
     graph_seed: int | None = None  # task option: the seed of kg-path's graph
+    depth: int | None = None  # task option: the query's depth (i-gsm, var-assign)
     reg_lambda: float | None = None  # transformer: lambda of the block-cosine regulariser (Eq. 5)
     reg_block: int | None = None  # its block size k (layers k i + j and k (i + 1) + j are pulled)
 
@@ -195,6 +205,7 @@ _LIMITS = {
     "entities": limits.ENTITIES,
     "relations": limits.RELATIONS,
     "graph_seed": limits.SEED,
+    "depth": limits.IGSM_DEPTH,
     "reg_block": limits.LAYERS,
 }
 """The limit of each integer field of :class:`TrainConfig`, shared with the ``ccx`` options."""

@@ -4,13 +4,17 @@ A ``(k ⊗ L)`` model loops a k-layer block L times: the parameters of ``(k ⊗ 
 and FLOPs of ``(kL ⊗ 1)``. The statements here give loops and widths: Thm 2.1 (group
 composition in ceil(log2 n) loops of one layer), Thm 2.2 (a looped layer simulating a model
 with R distinct layers), Thm B.6 and Cor. 2.3 (p-hop in floor(log2 p) + 2 layers or loops),
-Thm B.1 (m chain-of-thought steps as m loops), Eq. 3 (the %Gap of Sec. 3). Two more are the
+Thm B.1 (m chain-of-thought steps as m loops) with its Lemmas B.2-B.5 (argmax, decode and
+re-embed, control gate, shift), Eq. 3 (the %Gap of Sec. 3) and App. A.1's count of addition
+inputs. Two more are the
 toolkit's own link to communication complexity, not the paper's: the word problem of G needs
 ceil(log2 |G|) bits across any prefix/suffix cut (its minimal DFA has |G| states), and the
 carry automaton of n-ary addition has n live states.
 
 The loop counts are realised by the round-counting simulators of :mod:`ccomplexity.rounds`;
-Thm 2.1 is also built as weights (``ccx construct --task group-composition``).
+Thm 2.1 is also built as weights (``ccx construct --task group-composition``). The module
+stays whole past 500 lines: the registry keeps each paper's statements in one module, and most
+of it is the statements' text.
 """
 
 from __future__ import annotations
@@ -58,6 +62,10 @@ def thm2_1_sizes(group: str, length: int) -> dict[str, int]:
     ceil(lg n), read literally (ceil(lg n + 1) = ceil(lg n) + 1); ``*_needed`` are what the
     construction uses: +-1 codes of the n + 1 positions 0..n take ceil(lg(n + 1)) coordinates,
     one more than ceil(lg n) when n is a power of two, one fewer than ceil(lg n) + 1 otherwise.
+    Queries and keys are position codes (``key_dim_needed`` = ceil(lg(n + 1))) but the values
+    are the ceil(lg |G|)-bit group codes (``value_dim_needed``), so a head needs
+    ``attention_dim_needed`` = max(ceil(lg(n + 1)), ceil(lg |G|)) coordinates: 7 for S5 at
+    n = 8, where the theorem's d_ATTN = ceil(lg n) is 3.
     """
     order = group_order(group)
     g_bits = ceil_log2(order)
@@ -71,7 +79,9 @@ def thm2_1_sizes(group: str, length: int) -> dict[str, int]:
         "model_dim_needed": 3 * (g_bits + pos_bits),
         "mlp_width": order * order + 6 * g_bits,
         "head_dim": ceil_log2(length),
-        "head_dim_needed": pos_bits,
+        "attention_dim_needed": max(pos_bits, g_bits),
+        "key_dim_needed": pos_bits,
+        "value_dim_needed": g_bits,
         "group_code_bits": g_bits,
         "position_code_bits": pos_bits,
     }
@@ -104,6 +114,130 @@ def phop_layers(hops: int) -> int:
     return hops.bit_length() + 1
 
 
+def cor2_3_sizes(hops: int, **widths: int) -> dict[str, int]:
+    """Cor. 2.3 as Thm 2.2 gives it: R = 3 distinct layers, H = 1 head, L = floor(lg p) + 2.
+
+    The MLP gains L + 3 neurons (counter and hat selector, :func:`thm2_2_sizes`), which grow
+    with p: ``mlp_width_extra``. With the widths d, d_FF of Thm B.6's transformer given
+    (``model_dim``, ``mlp_width``) the looped layer's widths are d + 5 and 3 d_FF + L + 3.
+    """
+    loops = phop_layers(hops)
+    out = {"loops": loops, "block_layers": 1, "heads": 3, "distinct_layers": 3,
+           "model_dim_extra": 3 + 2, "mlp_width_extra": loops + 3}  # fmt: skip
+    if "model_dim" in widths:
+        out["model_dim"] = widths["model_dim"] + 5
+    if "mlp_width" in widths:
+        out["mlp_width"] = 3 * widths["mlp_width"] + loops + 3
+    return out
+
+
+# -- Lemmas B.2-B.5 (the pieces of Thm B.1) ------------------------------------------------------
+
+
+def affine_parameters(*widths: int) -> int:
+    """Weights and biases of dense affine maps widths[0] -> widths[1] -> ... -> widths[-1]."""
+    return sum(a * b + b for a, b in zip(widths, widths[1:], strict=False))
+
+
+def lemma_b2_sizes(dim: int, precision: int) -> dict[str, object]:
+    """Lemma B.2: argmax of x in R^d as a ReLU network, s_i = 2^p relu(2^-p - sum_{j != i}
+    relu(x_j - x_i)). Three affine maps: d -> d(d - 1) (the ReLUs relu(x_j - x_i), one per
+    ordered pair j != i), -> d (relu(2^-p - sum)), -> d (times 2^p). The lemma's width d^2
+    bounds the d(d - 1) used; each pair neuron reads two inputs, each s_i d - 1 pair neurons."""
+    d = dim
+    return {
+        "layers": 3,
+        "width": d * d,
+        "width_used": d * (d - 1),
+        "hidden_widths": [d * (d - 1), d],
+        "output_dim": d,
+        "parameter_count": affine_parameters(d, d * (d - 1), d, d),
+        "nonzero_parameters": 2 * d * (d - 1) + d * (d - 1) + d + d,
+        "margin_log2": -precision,
+        "input_bound": f"||x||_inf = O(2^{precision})",
+    }
+
+
+def lemma_b3_sizes(alphabet: int, model_dim: int, precision: int) -> dict[str, object]:
+    """Lemma B.3: x in R^d -> theta_TE(argmax_o x^T theta_OUTPUT(o)) as a ReLU network.
+
+    Lemma B.2 on the |Sigma| logits, with the readout folded into its first map (relu(z_j -
+    z_i) = relu((theta_j - theta_i)^T x)) and the embedding into its last (theta_TE 2^p s):
+    three affine maps d -> |Sigma|(|Sigma| - 1) -> |Sigma| -> d, within the lemma's five and
+    its width |Sigma|^2. Needs a unique argmax of the logits by a margin >= 2^-p."""
+    a, d = alphabet, model_dim
+    return {
+        "layers": 5,
+        "layers_used": 3,
+        "width": a * a,
+        "width_used": a * (a - 1),
+        "hidden_widths": [a * (a - 1), a],
+        "output_dim": d,
+        "parameter_count": affine_parameters(d, a * (a - 1), a, d),
+        "margin_log2": -precision,
+    }
+
+
+def lemma_b4_sizes(precision: int, model_dim: int = 1) -> dict[str, object]:
+    """Lemma B.4: F(x, y, M) = M x + (1 - M) y = relu(x - 2^p(1 - M)) - relu(-x - 2^p(1 - M)) +
+    relu(y - 2^p M) - relu(-y - 2^p M) for x, y in [-2^p, 2^p] and M in {0, 1}: two affine
+    maps, four hidden ReLUs per gated coordinate (``model_dim`` of them), each reading one of
+    x, y and M (the two on x with bias -2^p, the two on y with none), each written out once:
+    14 nonzero parameters per coordinate."""
+    d = model_dim
+    return {
+        "layers": 2,
+        "width": 4 * d,
+        "width_per_coordinate": 4,
+        "inputs": 2 * d + 1,
+        "output_dim": d,
+        "parameter_count": affine_parameters(2 * d + 1, 4 * d, d),
+        "nonzero_parameters": 14 * d,
+        "input_range": f"[-2^{precision}, 2^{precision}]",
+    }
+
+
+def lemma_b5_sizes(model_dim: int) -> dict[str, object]:
+    """Lemma B.5: SHIFT((x_1, 1), ..., (x_n, n)) = ((x_1, 1), (x_1, 2), ..., (x_{n-1}, n)) by
+    one attention layer with two heads and the residual, no MLP.
+
+    A head cannot fetch j = i - 1 with scores linear in one position coordinate (they are
+    monotone in j), so keys carry (j, j^2) and queries beta (2t, -1): the score beta (t^2 -
+    (j - t)^2) peaks at j = t with a gap beta. Head 1 (t = i - 1) copies x_{i-1}, head 2
+    (t = i) copies -x_i; the residual keeps i. Positional features (1, i, i^2): one more than
+    Def. B.5's i; query/key dimension 2, value dimension d - 1 per head; nonzero weights: W_Q
+    3 + 2, W_K 2 + 2, W_O W_V (d - 1) + (d - 1)."""
+    d = model_dim
+    if d < 2:
+        raise InputError(f"SHIFT acts on (x_i, i) with x_i in R^(d-1): d must be >= 2, got {d}")
+    return {
+        "attention_layers": 1,
+        "heads": 2,
+        "mlp_width": 0,
+        "key_dim": 2,
+        "value_dim": d - 1,
+        "positional_features": 3,
+        "nonzero_parameters": 2 * (d - 1) + 9,
+    }
+
+
+ADDITION_OPERANDS = (2, 4, 8, 16, 32)
+"""App. A.1's training mixture of operand counts, 3 digits each."""
+
+
+def addition_inputs(operands: int = 32) -> dict[str, object]:
+    """Distinct inputs of App. A.1's addition data: sum over n in {2, 4, 8, 16, 32} (those <=
+    ``operands``) of 1000^n (operands 000..999); about 10^96 for the whole mixture, not the
+    "> 10^320" of the text."""
+    total = sum(1000**n for n in ADDITION_OPERANDS if n <= operands)
+    return {
+        "operand_counts": [n for n in ADDITION_OPERANDS if n <= operands],
+        "inputs": total,
+        "log10_inputs": round(math.log10(total), 6),
+        "training_examples": 200_000 * 1024,
+    }
+
+
 def gap_percent(looped_score: float, base_score: float, deep_score: float) -> float:
     """Eq. 3: 100 (Avg(k ⊗ 24/k) - Avg(k ⊗ 1)) / (Avg(24 ⊗ 1) - Avg(k ⊗ 1))."""
     if deep_score == base_score:
@@ -124,7 +258,8 @@ BOUNDS: tuple[Bound, ...] = (
         citation="Sec. 2.2.2, Theorem 2.1; App. B.2.2, Algorithm 2",
         formula=(
             "loops = ceil(lg n); d = 3(ceil(lg|G|) + ceil(lg n) + 1) [needed: ceil(lg(n+1))]; "
-            "d_FF = |G|^2 + 6 ceil(lg|G|); d_ATTN = ceil(lg n) [needed: ceil(lg(n+1))]; H = 2"
+            "d_FF = |G|^2 + 6 ceil(lg|G|); d_ATTN = ceil(lg n) "
+            "[needed: max(ceil(lg(n+1)), ceil(lg|G|))]; H = 2"
         ),
         kind="upper",
         architecture="looped-transformer",
@@ -136,7 +271,9 @@ BOUNDS: tuple[Bound, ...] = (
         errata=(
             "the embedding repeats bin([2i-n-1]_+); the second pointer is bin([2i-n]_+)",
             "+-1 codes of the positions 0..n need ceil(lg(n+1)) coordinates: d_ATTN = ceil(lg n) "
-            "is one short when n is a power of two (head_dim_needed, model_dim_needed)",
+            "is one short when n is a power of two (key_dim_needed, model_dim_needed)",
+            "the heads' values carry the ceil(lg|G|)-bit group code, so d_ATTN must be at least "
+            "max(ceil(lg(n+1)), ceil(lg|G|)) (attention_dim_needed; S5 at n = 8: 7, not 3)",
             "ceil(lg n + 1) read literally is ceil(lg n) + 1, one more than needed unless n is a "
             "power of two (n = 24: 39 against 36)",
             "the position codes depend on n, so the construction is not length-uniform",
@@ -200,22 +337,21 @@ BOUNDS: tuple[Bound, ...] = (
             "log n bits of precision, O(1) widths and 3 heads (Thm 2.2 with R = 3, H = 1)."
         ),
         citation="Sec. 2.2.3, Corollary 2.3",
-        formula="loops = floor(lg p) + 2; heads = 3",
+        formula="loops = floor(lg p) + 2; heads = 3; d' = d + 5; d_FF' = 3 d_FF + floor(lg p) + 5",
         kind="upper",
         architecture="looped-transformer",
         task="p-hop",
         quantity="loops",
         value_params=("hops",),
-        _value=phop_layers,
-        _outputs=lambda hops: {
-            "loops": phop_layers(hops),
-            "block_layers": 1,
-            "heads": 3,
-            "distinct_layers": 3,
-        },  # fmt: skip
+        optional_params=("model_dim", "mlp_width"),
+        _value=lambda hops, **_: phop_layers(hops),
+        _outputs=cor2_3_sizes,
         errata=(
             "the spec's straightforward schedule needs 2 + ceil(lg p) rounds, one more for p "
             "not a power of two; the schedule of ccomplexity.rounds needs floor(lg p) + 2",
+            "the widths are not O(1) by Thm 2.2: with R = 3, H = 1 and L = floor(lg p) + 2 it "
+            "gives width d + 5 and MLP width 3 d_FF + L + 3 = 3 d_FF + floor(lg p) + 5, which "
+            "grows as log p (mlp_width_extra); only the heads (3) are constant",
         ),
         notes="the claim that this matches a lower bound for non-looped models is cited, "
         "not re-derived here.",
@@ -237,6 +373,118 @@ BOUNDS: tuple[Bound, ...] = (
         value_params=("cot_steps",),
         _value=lambda cot_steps: cot_steps,
         _outputs=lambda cot_steps: {"loops": cot_steps, "dummy_tokens": cot_steps},
+    ),
+    Bound(
+        id="looped.lemmaB_2",
+        name="Lemma B.2 (argmax by a ReLU MLP)",
+        statement=(
+            "For every d a 3-layer ReLU network of width d^2 and precision p maps every "
+            "x in R^d with ||x||_inf <= O(2^p) whose largest coordinate x_k leads the others by "
+            "at least 2^-p to e_k."
+        ),
+        citation="App. B.3, Lemma B.2",
+        formula=(
+            "layers = 3; width = d^2 (used: d(d-1)); "
+            "s_i = 2^p relu(2^-p - sum_{j != i} relu(x_j - x_i))"
+        ),
+        kind="upper",
+        architecture="relu-mlp",
+        task="argmax",
+        quantity="width",
+        value_params=("dim", "precision"),
+        _value=lambda dim, precision: dim * dim,
+        _outputs=lemma_b2_sizes,
+        notes="the realisation uses the d(d-1) pair neurons relu(x_j - x_i), j != i.",
+    ),
+    Bound(
+        id="looped.lemmaB_3",
+        name="Lemma B.3 (decode and re-embed by a ReLU MLP)",
+        statement=(
+            "For p-precision theta_TE in R^(d x Sigma) and theta_OUTPUT a 5-layer ReLU network "
+            "of width max(|Sigma|^2) maps every p-precision x with a unique argmax "
+            "v = argmax_o (x^T theta_OUTPUT)(o) to theta_TE(v)."
+        ),
+        citation="App. B.3, Lemma B.3",
+        formula="layers = 5 (used: 3); width = |Sigma|^2 (used: |Sigma|(|Sigma|-1))",
+        kind="upper",
+        architecture="relu-mlp",
+        task="decode and re-embed",
+        quantity="width",
+        value_params=("alphabet", "model_dim", "precision"),
+        _value=lambda alphabet, model_dim, precision: alphabet * alphabet,
+        _outputs=lemma_b3_sizes,
+        errata=(
+            "'max(|Sigma|^2)' is a maximum of one term: the width is |Sigma|^2; the argmax "
+            "needs the logits to lead by 2^-p (Lemma B.2), which 'unique' alone does not give",
+        ),
+    ),
+    Bound(
+        id="looped.lemmaB_4",
+        name="Lemma B.4 (control gate)",
+        statement=(
+            "A 2-layer ReLU network with precision p computes F(x, y, M) = M x + (1 - M) y for "
+            "x, y in [-2^p, 2^p] and M in {0, 1}."
+        ),
+        citation="App. B.3, Lemma B.4",
+        formula=(
+            "F = relu(x - 2^p(1-M)) - relu(-x - 2^p(1-M)) + relu(y - 2^p M) - relu(-y - 2^p M); "
+            "layers = 2; width = 4 per coordinate"
+        ),
+        kind="upper",
+        architecture="relu-mlp",
+        task="masked update",
+        quantity="width",
+        value_params=("precision",),
+        optional_params=("model_dim",),
+        _value=lambda precision, model_dim=1: 4 * model_dim,
+        _outputs=lemma_b4_sizes,
+    ),
+    Bound(
+        id="looped.lemmaB_5",
+        name="Lemma B.5 (shift by one attention layer with two heads)",
+        statement=(
+            "SHIFT((x_1, 1), ..., (x_n, n)) = ((x_1, 1), (x_1, 2), ..., (x_{n-1}, n)) is one "
+            "fixed attention layer with two heads."
+        ),
+        citation="App. B.3, Definition B.5 and Lemma B.5",
+        formula="attention layers = 1; heads = 2; key dim 2, value dim d - 1",
+        kind="upper",
+        architecture="transformer",
+        task="shift",
+        quantity="heads",
+        value_params=("model_dim",),
+        _value=lambda model_dim: 2,
+        _outputs=lemma_b5_sizes,
+        derived=True,
+        errata=(
+            "with scores linear in the position i alone no head attends to j = i - 1 (a score "
+            "a_i j + b_i is monotone in j): the keys need a second positional feature, here j^2",
+        ),
+        notes="sizes of one realisation (head 1 fetches x_{i-1}, head 2 cancels x_i); the "
+        "lemma states only the layer and the heads.",
+    ),
+    Bound(
+        id="looped.appA1_examples",
+        name="App. A.1 (distinct inputs of the addition data)",
+        statement=(
+            "Training on 200k steps of 1024 examples (200M) is insignificant next to the "
+            "number of possible inputs, n in {2, 4, 8, 16, 32} operands of 3 digits."
+        ),
+        citation="App. A.1 (addition)",
+        formula="inputs = sum_{n in {2,4,8,16,32}, n <= operands} 1000^n ≈ 10^96 (all five)",
+        kind="fact",
+        architecture="data",
+        task="addition",
+        quantity="distinct inputs",
+        value_params=(),
+        optional_params=("operands",),
+        _value=lambda operands=32: addition_inputs(operands)["inputs"],
+        _outputs=addition_inputs,
+        errata=(
+            "the text says > 10^320 possible examples; sum_n 1000^n over n in "
+            "{2, 4, 8, 16, 32} is 10^96 + 10^48 + ... ≈ 10^96 (log10 = 96.000000); the "
+            "conclusion (no memorisation from 2 x 10^8 examples) stands",
+        ),
     ),
     Bound(
         id="looped.eq3",

@@ -25,9 +25,9 @@ the three position codes; they depend on n (the theorem is per n).
 Every value is an integer of magnitude below 2^10 or an exact 0 or 1, so the float32 forward is
 exact. Sizes against the theorem (spec corrections): the second pointer is bin([2i-n]_+), not a
 repeat of the first; the keys need b = ceil(lg(n + 1)) coordinates (the theorem's d_ATTN =
-ceil(lg n) is one short for n a power of two; the zoo's heads have d/2 >= b coordinates, of which
-b are used); d uses ceil(lg(n + 1)) where the theorem writes ceil(lg n + 1); d_FF = |G|^2 + 6m
-exactly.
+ceil(lg n) is one short for n a power of two) and the values the m-bit group codes, so a head
+uses max(b, m) of its d/2 coordinates (S5 at n = 8: 7, where the theorem's d_ATTN is 3); d uses
+ceil(lg(n + 1)) where the theorem writes ceil(lg n + 1); d_FF = |G|^2 + 6m exactly.
 """
 
 from __future__ import annotations
@@ -116,7 +116,9 @@ def build_group_composition(
         "model_dim": s["model_dim"],
         "mlp_width": s["mlp_width"],
         "head_dim": s["model_dim"] // 2,
-        "attention_dims_used": s["b"],
+        "attention_dims_used": max(s["b"], s["m"]),
+        "key_dims_used": s["b"],
+        "value_dims_used": s["m"],
         "group_code_bits": s["m"],
         "position_code_bits": s["b"],
         "attn_scale": ATTN_SCALE,

@@ -190,7 +190,7 @@ def test_registry_is_complete_and_documented():
         params.update(vertices=16, experts=4, examples=100, dim=8, delta=0.01)
         params.update(group="S5", operands=4, model_dim=16, mlp_width=32, heads=2, head_dim=8)
         params.update(distinct_layers=2, cot_steps=4, looped_score=0.5, base_score=0.4)
-        params.update(deep_score=0.6)
+        params.update(deep_score=0.6, alphabet=4)
         out = b.describe(**{k: v for k, v in params.items() if k in b.params})
         json.dumps(out)
         assert out["evaluated"], b.id

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from ccomplexity.groups import get_group
-from ccomplexity.languages.hops import hop_p
+from ccomplexity.languages import igsm
+from ccomplexity.languages.hops import chain_statistics, hop_p
 
 
 def test_task_command_p_hop(ccx_json):
@@ -18,6 +20,18 @@ def test_task_command_p_hop(ccx_json):
     again = ccx_json("task", "p-hop", "--alphabet", "4", "--length", "256", "--hops", "16",
                      "--batch", "3", "--seed", "0")  # fmt: skip
     assert again == out
+
+
+def test_task_command_i_gsm(ccx_json):
+    out = ccx_json("task", "i-gsm", "--depth", "4", "--seed", "0")
+    assert out["length"] == 8 and out["classes"] == 7 and len(out["samples"]) == 3
+    for sample in out["samples"]:
+        solved = igsm.solve(sample["input"], 8, 7)
+        assert solved["answer"] == sample["answer"] and solved["depth"] == 4
+        assert sample["text"].endswith("?")
+    assert ccx_json("task", "i-gsm", "--depth", "4", "--seed", "0") == out
+    deep = ccx_json("task", "i-gsm", "--depth", "2", "--length", "12", "--modulus", "23")
+    assert deep["classes"] == 23 and all(len(s["input"]) > 12 * 4 for s in deep["samples"])
 
 
 def test_task_command_is_generic(ccx_json):
@@ -64,6 +78,23 @@ def test_rounds_command(ccx_json):
     out = ccx_json("looped", "rounds", "--task", "group-composition", "--group", "S5",
                    "--length", "300", "--samples", "300")  # fmt: skip
     assert (out["rounds"], out["accuracy"]) == (9, 1.0) and out["accuracy_one_round_fewer"] < 0.1
+
+
+def test_rounds_draws_p_hop_words_from_the_planted_generator(ccx_json):
+    args = ("looped", "rounds", "--task", "p-hop", "--hops", "8", "--length", "40",
+            "--samples", "400", "--seed", "3")  # fmt: skip
+    planted = ccx_json(*args)
+    uniform = ccx_json(*args, "--generator", "uniform")
+    assert planted["generator"] == "planted" and uniform["generator"] == "uniform"
+    assert planted["accuracy"] == uniform["accuracy"] == 1.0
+    # a planted chain makes 8 distinct hops whose symbols differ, so one round short is always
+    # wrong; uniform chains often stop at a fixed point, which one round fewer still answers
+    assert planted["accuracy_one_round_fewer"] == 0.0
+    assert uniform["accuracy_one_round_fewer"] > 0.1
+    words = ccx_json("task", "p-hop", "--length", "40", "--hops", "8", "--batch", "400",
+                     "--seed", "3")["samples"]  # fmt: skip
+    stats = chain_statistics(np.array([w["input"] for w in words]), 8)
+    assert stats["fixed_point_rate"] == 0.0 and stats["bottom_rate"] == 0.0
 
 
 def test_comm_command(ccx_json):

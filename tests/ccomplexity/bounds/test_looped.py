@@ -27,7 +27,9 @@ def test_thm2_1_s5_calculator_of_the_spec(n, loops, d_literal, d_needed, d_attn,
     out = bounds.get("looped.thm2_1").outputs(group="S5", length=n)
     assert out["loops"] == loops and out["heads"] == 2 and out["mlp_width"] == 14_442
     assert out["model_dim"] == d_literal and out["model_dim_needed"] == d_needed
-    assert out["head_dim"] == d_attn and out["head_dim_needed"] == d_attn_needed
+    assert out["head_dim"] == d_attn and out["key_dim_needed"] == d_attn_needed
+    assert out["value_dim_needed"] == 7
+    assert out["attention_dim_needed"] == max(d_attn_needed, 7)
 
 
 def test_thm2_1_loops_are_algorithm_2s_rounds():

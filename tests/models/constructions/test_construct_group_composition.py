@@ -38,7 +38,23 @@ def test_random_inputs_and_the_theorems_widths(group, n):
     assert result["mlp_width"] == sizes["mlp_width"]
     assert result["heads"] == 2 and result["block_layers"] == 1
     assert result["model_dim"] - sizes["model_dim_needed"] in (0, 1)  # +1 only to split evenly
-    assert result["attention_dims_used"] == sizes["head_dim_needed"] <= result["head_dim"]
+    assert result["attention_dims_used"] == sizes["attention_dim_needed"] <= result["head_dim"]
+    assert result["key_dims_used"] == sizes["key_dim_needed"]
+    assert result["value_dims_used"] == sizes["value_dim_needed"]
+
+
+def test_s5_at_n8_uses_seven_value_rows_as_the_bound_says():
+    g = get_group("S5")
+    model, info = build_group_composition(g, 8)
+    sizes = get("looped.thm2_1").outputs(group="S5", length=8)
+    value_rows = model.blocks[0].qkv.weight[2 * info["model_dim"] :]  # W_V of both heads
+    dh = info["head_dim"]
+    used = [int(value_rows[h * dh : (h + 1) * dh].abs().sum(1).gt(0).sum()) for h in (0, 1)]
+    key_rows = model.blocks[0].qkv.weight[info["model_dim"] : 2 * info["model_dim"]]
+    keys = [int(key_rows[h * dh : (h + 1) * dh].abs().sum(1).gt(0).sum()) for h in (0, 1)]
+    assert used == [7, 7] and keys == [4, 4]
+    assert sizes["attention_dim_needed"] == max(used + keys) == info["attention_dims_used"] == 7
+    assert sizes["head_dim"] == 3  # the theorem's d_ATTN = ceil(lg n), short of both
 
 
 @pytest.mark.parametrize(("group", "n"), [("S3", 5), ("Z2", 12), ("A5", 17)])
