@@ -119,15 +119,16 @@ def cor2_3_sizes(hops: int, **widths: int) -> dict[str, int]:
 
     The MLP gains L + 3 neurons (counter and hat selector, :func:`thm2_2_sizes`), which grow
     with p: ``mlp_width_extra``. With the widths d, d_FF of Thm B.6's transformer given
-    (``model_dim``, ``mlp_width``) the looped layer's widths are d + 5 and 3 d_FF + L + 3.
+    (``model_dim``, ``mlp_width``) the looped layer's widths are d + 5 and 3 d_FF + L + 3
+    (``looped_model_dim``, ``looped_mlp_width``).
     """
     loops = phop_layers(hops)
     out = {"loops": loops, "block_layers": 1, "heads": 3, "distinct_layers": 3,
            "model_dim_extra": 3 + 2, "mlp_width_extra": loops + 3}  # fmt: skip
     if "model_dim" in widths:
-        out["model_dim"] = widths["model_dim"] + 5
+        out["looped_model_dim"] = widths["model_dim"] + 5
     if "mlp_width" in widths:
-        out["mlp_width"] = 3 * widths["mlp_width"] + loops + 3
+        out["looped_mlp_width"] = 3 * widths["mlp_width"] + loops + 3
     return out
 
 
@@ -189,7 +190,7 @@ def lemma_b4_sizes(precision: int, model_dim: int = 1) -> dict[str, object]:
         "layers": 2,
         "width": 4 * d,
         "width_per_coordinate": 4,
-        "inputs": 2 * d + 1,
+        "input_dim": 2 * d + 1,
         "output_dim": d,
         "parameter_count": affine_parameters(2 * d + 1, 4 * d, d),
         "nonzero_parameters": 14 * d,
@@ -232,7 +233,7 @@ def addition_inputs(operands: int = 32) -> dict[str, object]:
     total = sum(1000**n for n in ADDITION_OPERANDS if n <= operands)
     return {
         "operand_counts": [n for n in ADDITION_OPERANDS if n <= operands],
-        "inputs": total,
+        "distinct_inputs": total,
         "log10_inputs": round(math.log10(total), 6),
         "training_examples": 200_000 * 1024,
     }
@@ -478,7 +479,7 @@ BOUNDS: tuple[Bound, ...] = (
         quantity="distinct inputs",
         value_params=(),
         optional_params=("operands",),
-        _value=lambda operands=32: addition_inputs(operands)["inputs"],
+        _value=lambda operands=32: addition_inputs(operands)["distinct_inputs"],
         _outputs=addition_inputs,
         errata=(
             "the text says > 10^320 possible examples; sum_n 1000^n over n in "

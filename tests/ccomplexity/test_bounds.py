@@ -174,6 +174,15 @@ def test_upper_bound_widths_use_paper_k():
     assert get("separations.thm7").value(length=10, gamma=0.5, input_dim=8) == 8 + 2 + 3 * k
 
 
+GENERIC_PARAMS = dict(width=8, precision=8, length=64, gamma=0.25, states=9, size=4, sparsity=2)
+GENERIC_PARAMS.update(entities=8, relations=3, hops=2, layers=2, permutations=4)
+GENERIC_PARAMS.update(vertices=16, experts=4, examples=100, dim=8, delta=0.01)
+GENERIC_PARAMS.update(group="S5", operands=4, model_dim=16, mlp_width=32, heads=2, head_dim=8)
+GENERIC_PARAMS.update(distinct_layers=2, cot_steps=4, looped_score=0.5, base_score=0.4)
+GENERIC_PARAMS.update(deep_score=0.6, alphabet=4)
+"""Parameters at which every registered statement is evaluated (each takes those it names)."""
+
+
 def test_registry_is_complete_and_documented():
     listed = all_bounds()
     assert len({b.id for b in listed}) == len(listed)
@@ -185,12 +194,7 @@ def test_registry_is_complete_and_documented():
         if b.kind != "lower":
             assert b.max_length(8, 8) is None and b.min_width(8, 8) is None
         # describe is JSON-ready for every bound, evaluated at generic parameters
-        params = dict(width=8, precision=8, length=64, gamma=0.25, states=9, size=4, sparsity=2)
-        params.update(entities=8, relations=3, hops=2, layers=2, permutations=4)
-        params.update(vertices=16, experts=4, examples=100, dim=8, delta=0.01)
-        params.update(group="S5", operands=4, model_dim=16, mlp_width=32, heads=2, head_dim=8)
-        params.update(distinct_layers=2, cot_steps=4, looped_score=0.5, base_score=0.4)
-        params.update(deep_score=0.6, alphabet=4)
+        params = GENERIC_PARAMS
         out = b.describe(**{k: v for k, v in params.items() if k in b.params})
         json.dumps(out)
         assert out["evaluated"], b.id
@@ -199,12 +203,7 @@ def test_registry_is_complete_and_documented():
 def test_no_output_of_any_statement_takes_an_input_or_field_name():
     from ccomplexity.bounds.base import DESCRIBE_KEYS
 
-    params = dict(width=8, precision=8, length=64, gamma=0.25, states=9, size=4, sparsity=2)
-    params.update(entities=8, relations=3, hops=2, layers=2, permutations=4)
-    params.update(vertices=16, experts=4, examples=100, dim=8, delta=0.01)
-    params.update(group="S5", operands=4, model_dim=16, mlp_width=32, heads=2, head_dim=8)
-    params.update(distinct_layers=2, cot_steps=4, looped_score=0.5, base_score=0.4)
-    params.update(deep_score=0.6)
+    params = GENERIC_PARAMS
     for b in all_bounds():
         formula = set(b.value_params) | set(b.optional_params)
         given = {k: v for k, v in params.items() if k in formula}

@@ -159,15 +159,15 @@ def test_cor2_3_widths_grow_with_p():
         model_dim=8, mlp_width=16, heads=1, distinct_layers=3, layers=7
     )
     out = b.outputs(hops=32, model_dim=8, mlp_width=16)
-    assert (out["model_dim"], out["mlp_width"], out["heads"]) == (
-        via["model_dim"], via["mlp_width"], via["heads"]
+    assert (out["looped_model_dim"], out["looped_mlp_width"], out["heads"]) == (
+        via["looped_model_dim"], via["looped_mlp_width"], via["looped_heads"]
     ) == (13, 58, 3)  # fmt: skip
 
 
 def test_app_a1_example_count_is_about_1e96():
     out = bounds.get("looped.appA1_examples").outputs()
     total = sum(1000**n for n in (2, 4, 8, 16, 32))
-    assert out["inputs"] == total and len(str(total)) == 97
+    assert out["distinct_inputs"] == total and len(str(total)) == 97
     assert 96 <= math.log10(total) < 96.0001 and out["log10_inputs"] == 96.0
     assert total < 10**320 // 10**200
     assert bounds.get("looped.appA1_examples").value(operands=4) == 1000**2 + 1000**4
