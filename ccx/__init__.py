@@ -2,7 +2,8 @@
 
 Every command imports what it needs inside its body, so that the pure-mathematics commands start
 fast and never load torch. ``--json`` prints exactly one JSON object on stdout. Bad input prints
-one line on stderr and exits with status 2; ``ccx verify`` exits 1 for an invalid certificate.
+one line on stderr and exits with status 2; ``ccx verify`` exits 1 for an invalid certificate
+(and 2, "over the limit", for one beyond a limit, which is not checked).
 """
 
 from __future__ import annotations
