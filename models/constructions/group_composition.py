@@ -25,7 +25,9 @@ the three position codes; they depend on n (the theorem is per n).
 Every value is an exact 0 or 1, an integer of magnitude at most 4m (the MLP's inputs to its
 ReLUs; m <= 10) or a logit 64 x (an integer of magnitude at most b): at most 6 significant bits,
 so the forward is exact in float32 and in bfloat16 alike. The check runs in bfloat16 (about
-twice as fast on CPUs with bfloat16 dot products), compared with float32 on its first rows. Sizes against the theorem (spec corrections): the second pointer is bin([2i-n]_+), not a
+twice as fast on CPUs with bfloat16 dot products), compared with float32 on its first rows.
+
+Sizes against the theorem (spec corrections): the second pointer is bin([2i-n]_+), not a
 repeat of the first; the keys need b = ceil(lg(n + 1)) coordinates (the theorem's d_ATTN =
 ceil(lg n) is one short for n a power of two; the zoo's heads have d/2 >= b coordinates, of which
 b are used); d uses ceil(lg(n + 1)) where the theorem writes ceil(lg n + 1); d_FF = |G|^2 + 6m
