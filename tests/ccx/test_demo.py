@@ -93,7 +93,7 @@ def test_protocol_runs_without_checkpoints(tmp_path: Path, capsys) -> None:
 
 
 def test_parrots_share_writes_its_results_and_slices_the_profile(tmp_path, monkeypatch, capsys):
-    from paper_figures import demo
+    from ccx import demo
     from simulations.sweeps import load_spec
 
     monkeypatch.chdir(tmp_path)
@@ -110,7 +110,7 @@ def test_parrots_share_writes_its_results_and_slices_the_profile(tmp_path, monke
 
 
 def test_kg_share_runs_its_commands_and_slices_the_search(tmp_path, monkeypatch, capsys):
-    from paper_figures import demo
+    from ccx import demo
     from simulations.sweeps import load_spec
 
     monkeypatch.chdir(tmp_path)
