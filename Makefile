@@ -17,10 +17,14 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e ".[dev]"
 	touch $(STAMP)
 
+# One pytest worker per core, at most TEST_WORKERS; tests that must share one process carry
+# an xdist_group mark (--dist loadgroup keeps each group on one worker).
+TEST_WORKERS ?= 8
+
 test: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto --maxprocesses $(TEST_WORKERS) --dist loadgroup
 
 # The Ray backend against a real local cluster (installs the `ray` extra first).
 test-ray: $(STAMP)

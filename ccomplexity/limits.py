@@ -20,6 +20,7 @@ import math
 import os
 import zipfile
 from dataclasses import dataclass
+from math import isqrt
 from pathlib import Path
 
 from ccomplexity.errors import InputError, check_int, shown
@@ -109,6 +110,53 @@ THREADS = Limit("threads", 1, 1024, "use fewer threads")
 
 TYPES = Limit("types", 1, 1 << 15, "use fewer bracket types")
 ALPHABET = Limit("alphabet", 2, 1 << 16, "use a smaller alphabet")
+
+DYCK_SYMBOLIC_STACKS = 64
+"""Most stacks (live DFA states) of a symbolic Dyck certificate: Dyck-(n, min(k, N/2))."""
+DYCK_SYMBOLIC_WORK = 1 << 32
+"""Most steps of a symbolic Dyck certificate (:func:`dyck_symbolic_work`), made or verified."""
+
+
+def dyck_symbolic_work(types: int, depth: int, length: int) -> tuple[int, int | None]:
+    """(stacks, steps) of making or verifying the symbolic Dyck-(n,k) certificate at length N.
+
+    The stacks are those of depth <= min(k, N/2) (steps None once they are more than
+    :data:`DYCK_SYMBOLIC_STACKS`). Both sides square matrices ceil(lg N) times: the Boolean
+    product automaton over pairs of stacks ((2 s^2)^3 per product, /16 for its vectorised
+    float product) and the exact count on the c = min(k, N/2) + 1 stack heights (c^3 products of
+    integers of w = N lg(n + 1) / 64 words, each counted w^1.5).
+    """
+    k = min(depth, length // 2)
+    s = levels_at_most(types, k, DYCK_SYMBOLIC_STACKS)
+    if s is None:
+        return DYCK_SYMBOLIC_STACKS + 1, None
+    w = length * (types + 1).bit_length() // 64 + 1
+    return s, max(1, (length - 1).bit_length()) * (
+        (2 * s * s) ** 3 // 16 + (k + 1) ** 3 * w * isqrt(w)
+    )
+
+
+def check_dyck_symbolic(types: int, depth: int, length: int) -> int:
+    """The one limit of symbolic Dyck certificates, applied by their maker and their verifier
+    alike: N in 2..:data:`LENGTH`, at most :data:`DYCK_SYMBOLIC_STACKS` stacks and at most
+    :data:`DYCK_SYMBOLIC_WORK` steps. Returns the number of stacks; InputError names the limit."""
+    LENGTH.check(length, "length N")
+    if length < 2:
+        raise InputError(f"a symbolic Dyck certificate needs a length N >= 2, got {length}")
+    stacks, work = dyck_symbolic_work(types, depth, length)
+    if work is None:
+        raise InputError(
+            f"Dyck-({types},{depth}) has more than {DYCK_SYMBOLIC_STACKS} stacks; symbolic "
+            f"certificates are limited to {DYCK_SYMBOLIC_STACKS}: use fewer types or a lower depth"
+        )
+    if work > DYCK_SYMBOLIC_WORK:
+        raise InputError(
+            f"a symbolic Dyck-({types},{depth}) certificate at length {length} takes {work} "
+            f"steps; the limit is {DYCK_SYMBOLIC_WORK}: use a shorter length, fewer types or a "
+            "lower depth"
+        )
+    return stacks
+
 
 # --- the other papers: graphs, memorisation, knowledge graphs ---------------------------------
 

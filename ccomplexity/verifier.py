@@ -3,9 +3,11 @@
 :func:`verify` re-checks a certificate by recomputing the problem's function on the witness with
 the language oracles of :mod:`ccomplexity.languages` (through :mod:`ccomplexity.problems`) and with
 arithmetic written here, never through :mod:`ccomplexity.lower_bounds`, which produced the
-witness. Symbolic Dyck certificates are re-checked by dynamic programming over stacks, built here
-from the definition of Dyck-(n,k): the verifier recounts the members and checks that Alice's half
-determines Bob's and vice versa.
+witness. Symbolic Dyck certificates are re-checked over stacks, built here from the definition of
+Dyck-(n,k): the verifier recounts the members exactly (repeated squaring of the walk matrix on
+stack heights, once it has checked that the heights lump the stacks) and checks that Alice's half
+determines Bob's and vice versa (Boolean matrix powers of the product automaton): N = 10^6 takes
+seconds.
 
 Soundness rests on three rules:
 
@@ -17,8 +19,9 @@ Soundness rests on three rules:
   typed fields anywhere (``format_version`` is the integer 1, not ``true`` or ``1.0``), nothing
   executed.
 - Every size a certificate may ask for is bounded before any work starts (file size, word
-  length, pairs x word length, rank, prime, stacks and product-automaton work of a symbolic
-  check); beyond a limit the certificate is rejected with the limit named, within seconds.
+  length, pairs x word length, rank, prime, and the symbolic Dyck limit its maker applies too,
+  :func:`ccomplexity.limits.check_dyck_symbolic`); beyond a limit the certificate is not
+  checked: the verdict says "over the limit" (:class:`OverLimit`) and names it, within seconds.
   Primes are tested by a deterministic Miller-Rabin test.
 
 One module on purpose: the verifier does not import the lower-bound methods whose certificates
@@ -44,7 +47,6 @@ from ccomplexity.errors import InputError
 from ccomplexity.integers import ceil_log2
 
 MAX_FILE_BYTES = limits.CERTIFICATE_BYTES
-MAX_SYMBOLIC_LENGTH = 100_000
 MAX_SYMBOLS = 1 << 31
 """Most symbols the pairwise checks evaluate (pairs checked x word length)."""
 CHUNK_SYMBOLS = 1 << 22
@@ -53,9 +55,6 @@ MAX_RANK = 512
 """Largest rank witness for primes below 2^31 (int64 elimination); 128 for larger primes."""
 MAX_RANK_BIG_PRIME = 128
 MAX_PRIME = 1 << 62
-MAX_STACKS = 4096
-MAX_SYMBOLIC_WORK = 1 << 28
-"""Most (position, stack pair, symbol pair) steps of the symbolic product check."""
 _MILLER_RABIN_BASES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37)
 """Deterministic for every n < 3.3 x 10^24 (Sorenson and Webster 2015), so for all n < 2^62."""
 MATRIX_FIELDS: dict[str, dict[str, type]] = {
@@ -70,12 +69,21 @@ class InvalidCertificate(Exception):
     """The certificate does not prove what it claims; the message says why."""
 
 
+class OverLimit(InvalidCertificate):
+    """The certificate asks for more work than a limit allows; the message names the limit.
+    Not a verdict on what it claims: it was not checked."""
+
+
 @dataclass(frozen=True)
 class Verdict:
+    """``valid`` when the certificate proves its claim; else ``reason`` says why not, and
+    ``over_limit`` tells a certificate beyond a limit (not checked) from an invalid one."""
+
     valid: bool
     kind: str | None
     claimed_bits: int | None
     reason: str | None
+    over_limit: bool = False
 
 
 # ------------------------------------------------------------------------------ reading
@@ -198,6 +206,12 @@ def require(condition: bool, reason: str) -> None:
         raise InvalidCertificate(reason)
 
 
+def within(condition: bool, reason: str) -> None:
+    """Raise :class:`OverLimit` with ``reason`` (naming the limit) unless ``condition`` holds."""
+    if not condition:
+        raise OverLimit(reason)
+
+
 def _is(value: Any, typ: type) -> bool:
     """Exact JSON types: a bool is not an int, an int is not a float."""
     if typ is int:
@@ -278,7 +292,8 @@ def verify(cert: Any) -> Verdict:
                 kind
             ](problem, claim, witness)
     except InvalidCertificate as err:
-        return Verdict(False, kind if kind in KINDS else None, None, str(err))
+        over = isinstance(err, OverLimit)
+        return Verdict(False, kind if kind in KINDS else None, None, str(err), over)
     return Verdict(True, kind, claim["bits"], None)
 
 
@@ -367,7 +382,7 @@ def _words(rows: list[Any], alphabet: int, length: int, what: str) -> np.ndarray
 
 def _work(pairs: int, problem: problems.TwoPartyProblem, what: str) -> None:
     length = problem.alice_length + problem.bob_length
-    require(
+    within(
         pairs * length <= MAX_SYMBOLS,
         f"{what}: {pairs} pairs of words of length {length} exceed the limit of {MAX_SYMBOLS} "
         "symbols evaluated",
@@ -392,7 +407,7 @@ def _verify_fooling(problem: problems.TwoPartyProblem, claim: dict, witness: dic
     require(all(isinstance(p, list) and len(p) == 2 for p in pairs), "pairs must be [x, y]")
     size = len(pairs)
     require(size >= 1, "a fooling set must not be empty")
-    require(size * size <= MAX_PAIRWISE, f"at most {math.isqrt(MAX_PAIRWISE)} pairs are checked")
+    within(size * size <= MAX_PAIRWISE, f"at most {math.isqrt(MAX_PAIRWISE)} pairs are checked")
     _work(size * size, problem, "fooling set")
     x = _words([p[0] for p in pairs], problem.alice_alphabet, problem.alice_length, "x")
     y = _words([p[1] for p in pairs], problem.bob_alphabet, problem.bob_length, "y")
@@ -413,7 +428,10 @@ def _verify_fooling(problem: problems.TwoPartyProblem, claim: dict, witness: dic
 def _inputs(problem: problems.TwoPartyProblem, witness: dict) -> tuple[np.ndarray, np.ndarray]:
     rows, cols = witness["alice_inputs"], witness["bob_inputs"]
     require(len(rows) >= 1 and len(cols) >= 1, "witness needs at least one input on each side")
-    require(len(rows) * len(cols) <= MAX_PAIRWISE, "witness submatrix too large to check")
+    within(
+        len(rows) * len(cols) <= MAX_PAIRWISE,
+        f"witness submatrices are limited to {MAX_PAIRWISE} entries",
+    )
     _work(len(rows) * len(cols), problem, "witness submatrix")
     x = _words(rows, problem.alice_alphabet, problem.alice_length, "alice_inputs")
     y = _words(cols, problem.bob_alphabet, problem.bob_length, "bob_inputs")
@@ -476,7 +494,7 @@ def _verify_rank(problem: problems.TwoPartyProblem, claim: dict, witness: dict) 
     r = len(witness["alice_inputs"])
     most = MAX_RANK if prime < 1 << 31 else MAX_RANK_BIG_PRIME
     require(r >= 1 and len(witness["bob_inputs"]) == r, "rank witness must be square, non-empty")
-    require(r <= most, f"rank witnesses over GF({prime}) are limited to {most} x {most}")
+    within(r <= most, f"rank witnesses over GF({prime}) are limited to {most} x {most}")
     x, y = _inputs(problem, witness)
     require(_det_nonzero_mod(_cross(problem, x, y), prime), "witness submatrix is singular")
     require(claim["rank_at_least"] == r, "claimed rank differs from the witness")
@@ -497,38 +515,33 @@ def _verify_symbolic(spec: dict, claim: dict, witness: dict) -> None:
     )
     n, k, length = spec["types"], spec["depth"], spec["length"]
     require(n >= 1 and k >= 0, "Dyck-(n,k) needs n >= 1 types and depth k >= 0")
-    require(
-        2 <= length <= MAX_SYMBOLIC_LENGTH,
-        f"symbolic certificates are checked for lengths 2..{MAX_SYMBOLIC_LENGTH}",
-    )
-    require(length % 2 == 0, "odd-even needs an even length")
-    # A member of length N never holds more than N/2 open brackets: depth min(k, N/2) is exact.
-    k = min(k, length // 2)
-    stacks_count = limits.levels_at_most(n, k, MAX_STACKS)
-    require(stacks_count is not None, f"at most {MAX_STACKS} stacks are explored")
-    work = length * 2 * stacks_count**2 * (2 * n) ** 2
-    require(
-        work <= MAX_SYMBOLIC_WORK,
-        f"the product check would take {work} steps; the limit is {MAX_SYMBOLIC_WORK}",
-    )
+    require(length >= 2 and length % 2 == 0, "odd-even needs an even length N >= 2")
+    try:  # the limit the maker applies too: a certificate it wrote is never over it
+        limits.check_dyck_symbolic(n, k, length)
+    except InputError as err:
+        raise OverLimit(str(err)) from None
     require(witness["family"] == "all-members", "family must be all-members")
     size = claim["size"]
     hex_digits = "0123456789abcdef"
     ok = size.startswith("0x") and len(size) > 2
     require(ok and all(c in hex_digits for c in size[2:]), "claimed size must be a hex string")
     require(claim["value"] == 1, "the family of members has value 1")
-    stacks = _stacks(n, k)
-    count = _count_members(stacks, n, length)
-    require(int(size, 16) == count, f"claimed size differs from the {hex(count)} members")
-    require(count >= 1, "there are no members of this length")
-    require(claim["bits"] == ceil_log2(count), "claimed bits differ from ceil(log2 size)")
+    claimed = int(size, 16)
+    require(claimed >= 1, "a fooling set must not be empty")
+    # A member of length N never holds more than N/2 open brackets: depth min(k, N/2) is exact.
+    stacks = _stacks(n, min(k, length // 2))
+    step = _stack_steps(stacks, n)
+    count = _count_members(step, np.array([len(t) for t in stacks]), length)
+    require(count == claimed, f"claimed size differs from the {hex(count)[:40]} members")
+    require(claim["bits"] == ceil_log2(claimed), "claimed bits differ from ceil(log2 size)")
     for alice_fixed in (True, False):
-        unique = _half_determines_other(stacks, n, length, alice_fixed)
+        unique = _half_determines_other(step, length, alice_fixed)
         name = "x_determines_y" if alice_fixed else "y_determines_x"
         require(unique and witness[name] is True, f"{name} does not hold")
 
 
 def _stacks(n: int, k: int) -> list[tuple[int, ...]]:
+    """Every stack of at most k brackets of n types, the empty one first."""
     out: list[tuple[int, ...]] = [()]
     for stack in out:
         if len(stack) < k:
@@ -544,45 +557,99 @@ def _step(stack: tuple[int, ...], sym: int, depth_limit: int) -> tuple[int, ...]
     return stack[:-1] if stack and stack[-1] == t else None
 
 
-def _count_members(stacks: list[tuple[int, ...]], n: int, length: int) -> int:
+def _stack_steps(stacks: list[tuple[int, ...]], n: int) -> np.ndarray:
+    """(stacks, 2n) int64: the index of the stack after each symbol, -1 when it is rejected.
+    Stack 0 is the empty one: a word is a member iff it leads from stack 0 to stack 0."""
     k = max(len(s) for s in stacks)
-    ways: dict[tuple[int, ...], int] = {(): 1}
-    for _ in range(length):
-        nxt: dict[tuple[int, ...], int] = {}
-        for stack, w in ways.items():
-            for sym in range(2 * n):
-                s = _step(stack, sym, k)
-                if s is not None:
-                    nxt[s] = nxt.get(s, 0) + w
-        ways = nxt
-    return ways.get((), 0)
+    index = {s: i for i, s in enumerate(stacks)}
+    table = [[index.get(_step(s, sym, k), -1) for sym in range(2 * n)] for s in stacks]
+    return np.array(table, dtype=np.int64)
 
 
-def _half_determines_other(
-    stacks: list[tuple[int, ...]], n: int, length: int, alice_fixed: bool
-) -> bool:
+def _mat_product(a: list[list[int]], b: list[list[int]]) -> list[list[int]]:
+    """Exact product of matrices of Python ints (zero terms skipped: powers of a walk matrix
+    are half zeros by parity)."""
+    cols = list(zip(*b, strict=True))
+    return [[sum(x * y for x, y in zip(row, col, strict=True) if x and y) for col in cols]
+            for row in a]  # fmt: skip
+
+
+def _count_members(step: np.ndarray, heights: np.ndarray, length: int) -> int:
+    """The members of length N: walks from stack 0 back to stack 0 in N steps, exactly.
+
+    The stacks of each height form an equitable partition of the walk graph, which is checked
+    here (every stack of height h has the same number of successors of each height): then the
+    walks from the empty stack, alone at height 0, back to it are the (0, 0) entry of B^N, where
+    B[h, h'] counts the successors of height h' of a stack of height h. B^N by repeated squaring.
+    """
+    c = int(heights.max()) + 1
+    rows = np.zeros((len(step), c), dtype=np.int64)
+    source, sym = np.nonzero(step >= 0)
+    np.add.at(rows, (source, heights[step[source, sym]]), 1)
+    quotient = np.zeros((c, c), dtype=np.int64)
+    quotient[heights] = rows
+    require(np.array_equal(quotient[heights], rows), "stacks of one height step alike")
+    power = quotient.tolist()
+    walks = [[1] + [0] * (c - 1)]
+    e = length
+    while e:
+        if e & 1:
+            walks = _mat_product(walks, power)
+        e >>= 1
+        if e:
+            power = _mat_product(power, power)
+    return walks[0][0]
+
+
+def _bool_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Boolean product of 0/1 float32 matrices (sums of at most 2^24 ones are exact)."""
+    return (a @ b > 0).astype(np.float32)
+
+
+def _half_determines_other(step: np.ndarray, length: int, alice_fixed: bool) -> bool:
     """No two distinct members agree on Alice's (odd) positions, or on Bob's (even) ones.
 
-    Runs both words together over pairs of stacks; on the fixed party's positions both read
-    the same symbol, on the other's any two symbols, remembering whether they ever differed.
+    Runs both words together over pairs of stacks, with a flag for "they differed"; on the
+    fixed party's positions both read the same symbol, on the other's any two symbols. The
+    positions alternate, so the states reachable after N steps are those of the two-step
+    relation to the power N/2 (repeated squaring of 0/1 matrices); the halves determine each
+    other iff (empty, empty, differed) is not among them.
     """
-    k = max(len(s) for s in stacks)
-    states: set[tuple[tuple[int, ...], tuple[int, ...], bool]] = {((), (), False)}
-    for pos in range(length):
-        fixed = (pos % 2 == 0) == alice_fixed  # 0-based even = paper's odd positions = Alice
-        nxt: set[tuple[tuple[int, ...], tuple[int, ...], bool]] = set()
-        for s1, s2, differed in states:
-            for a in range(2 * n):
-                t1 = _step(s1, a, k)
-                if t1 is None:
-                    continue
-                for b in [a] if fixed else range(2 * n):
-                    t2 = _step(s2, b, k)
-                    if t2 is not None:
-                        nxt.add((t1, t2, differed or a != b))
-        states = nxt
-    return ((), (), True) not in states
+    s, symbols = step.shape
+    states = 2 * s * s
+
+    def relation(fixed: bool) -> np.ndarray:
+        out = np.zeros((states, states), dtype=np.float32)
+        a, b = np.divmod(np.arange(s * s), s)
+        for x in range(symbols):
+            for y in [x] if fixed else range(symbols):
+                ta, tb = step[a, x], step[b, y]
+                ok = (ta >= 0) & (tb >= 0)
+                source = 2 * (a[ok] * s + b[ok])
+                target = 2 * (ta[ok] * s + tb[ok])
+                out[source + 1, target + 1] = 1  # already differed
+                out[source, target + int(x != y)] = 1
+        return out
+
+    # 0-based even positions are the paper's odd ones: Alice's.
+    power = _bool_matmul(relation(alice_fixed), relation(not alice_fixed))
+    reach = np.zeros((1, states), dtype=np.float32)
+    reach[0, 0] = 1  # (empty, empty, not differed)
+    e = length // 2
+    while e:
+        if e & 1:
+            reach = _bool_matmul(reach, power)
+        e >>= 1
+        if e:
+            power = _bool_matmul(power, power)
+    return not reach[0, 1]
 
 
 def describe_verdict(v: Verdict) -> dict[str, Any]:
-    return {"valid": v.valid, "kind": v.kind, "claimed_bits": v.claimed_bits, "reason": v.reason}
+    return {
+        "valid": v.valid,
+        "kind": v.kind,
+        "claimed_bits": v.claimed_bits,
+        "reason": v.reason,
+        "over_limit": v.over_limit,
+    }

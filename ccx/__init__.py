@@ -3,9 +3,10 @@
 Every command imports what it needs inside its body, so that the pure-mathematics commands start
 fast and never load torch. ``--json`` prints exactly one strict JSON object on stdout. Bad input
 prints one line on stderr and exits with status 2; ``ccx verify`` exits 1 for an invalid
-certificate. Every numeric option declares its range with the option (:func:`ranged`) and every
-written path its kind (:func:`written`): both are checked while the command line is parsed,
-before a command's body runs, and the CLI fuzz table is generated from these declarations.
+certificate (and 2, "over the limit", for one beyond a limit, which is not checked). Every
+numeric option declares its range with the option (:func:`ranged`) and every written path its
+kind (:func:`written`): both are checked while the command line is parsed, before a command's
+body runs, and the CLI fuzz table is generated from these declarations.
 """
 
 from __future__ import annotations

@@ -334,7 +334,7 @@ def verify(
     as_json: JsonFlag = False,
 ) -> None:
     """Re-check a certificate by recomputing the function on its witness. Exit 0 valid, 1 not
-    (the reason on stderr), 2 when the file is missing or over the size limit."""
+    (the reason on stderr), 2 when the file is missing or it is over a limit (not checked)."""
     from ccomplexity import verifier
     from ccomplexity.certificates import PROTOCOL_KINDS
 
@@ -355,6 +355,9 @@ def verify(
         print(f"valid {verdict.kind} certificate: at least {verdict.claimed_bits} bits")
     if not verdict.valid:
         reason = " ".join(str(verdict.reason).split())
+        if verdict.over_limit:
+            print(f"ccx: certificate over the limit: {reason}", file=sys.stderr)
+            raise typer.Exit(2)
         print(f"ccx: invalid certificate: {reason}", file=sys.stderr)
         raise typer.Exit(1)
 

@@ -184,7 +184,8 @@ class Transformer(SequenceModel):
         if hasattr(block, "moe"):
             return self.q(x + block.moe(self.norm(block.ln_mlp, x), self.q, self.qmap))
         h = self.linear(block.fc, self.norm(block.ln_mlp, x))
-        h = F.relu(h) if self.config.activation == "relu" else self.qmap(h, F.gelu, gelu)
+        # In place: h is this layer's fresh output, and the widest activation of the model.
+        h = torch.relu_(h) if self.config.activation == "relu" else self.qmap(h, F.gelu, gelu)
         return self.q(x + self.linear(block.proj, h))
 
     def readout(self, x: torch.Tensor) -> torch.Tensor:

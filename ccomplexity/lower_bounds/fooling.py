@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ccomplexity import limits
 from ccomplexity.automata import dyck_dfa
 from ccomplexity.errors import InputError
 from ccomplexity.integers import ceil_log2 as _ceil_log2
@@ -39,7 +40,10 @@ DENSE_VERIFY_LIMIT = 1 << 24
 MATERIALISE_LIMIT = 1 << 24
 """Most pairs the equality and disjointness fooling sets list explicitly."""
 SYMBOLIC_LIMIT = 1 << 24
-"""Most product-automaton cells (live states^2 x 2 x (N + 1)) the symbolic check stores."""
+"""Most product-automaton cells (live states^2 x 2 x (N + 1)) the position-by-position symbolic
+check stores (partitions other than odd-even, and counterexamples)."""
+CROSS_CHECK_PRIME = (1 << 61) - 1
+"""The DFA's count of Dyck words is compared with the exact count modulo this prime."""
 
 
 @dataclass(frozen=True)
@@ -311,19 +315,66 @@ def _half_determines_other(
     return False, [w1[::-1], w2[::-1]]
 
 
+def _halves_determined_periodic(
+    table: np.ndarray, start: int, accepting: np.ndarray, length: int, alice_first: bool
+) -> bool:
+    """:func:`_half_determines_other` for the odd-even partition in O(lg N) matrix products.
+
+    The positions alternate (equal, free) or (free, equal), so the (q1, q2, differed) states
+    reachable after N steps are those of the two-step relation to the power N/2, a Boolean
+    matrix power by repeated squaring (0/1 float32 products, exact).
+    """
+    if start < 0:
+        return True
+    n_live, n_sym = table.shape
+    size = 2 * n_live * n_live
+    q1, q2 = np.divmod(np.arange(n_live * n_live), n_live)
+
+    def relation(equal: bool) -> np.ndarray:
+        out = np.zeros((size, size), dtype=np.float32)
+        for a in range(n_sym):
+            for b in [a] if equal else range(n_sym):
+                t1, t2 = table[q1, a], table[q2, b]
+                ok = (t1 >= 0) & (t2 >= 0)
+                frm, to = 2 * (q1[ok] * n_live + q2[ok]), 2 * (t1[ok] * n_live + t2[ok])
+                out[frm, to + (a != b)] = 1
+                out[frm + 1, to + 1] = 1
+        return out
+
+    step = relation(alice_first) @ relation(not alice_first) > 0
+    reach = np.zeros(size, dtype=bool)
+    reach[2 * (start * n_live + start)] = True
+    power = length // 2
+    while power:
+        if power & 1:
+            reach = reach.astype(np.float32) @ step > 0
+        power >>= 1
+        if power:
+            square = step.astype(np.float32)
+            step = square @ square > 0
+    done = np.flatnonzero(accepting)
+    return not reach[2 * (done[:, None] * n_live + done[None, :]) + 1].any()
+
+
 def dyck_fooling_symbolic(
     types: int, depth: int, length: int, partition: str = "odd-even"
 ) -> dict[str, Any]:
     """Lemma 1 without enumeration: S = all Dyck-(n,k) words of length N, through the DFA.
 
-    (a) ``count`` = |S| by DP over DFA states with Python ints (exact, e.g. 2^999 at N = 1000),
-    cross-checked against an independent DP over stack heights; (b) ``x_determines_y``: no two
-    members agree on Alice's positions and differ elsewhere (product automaton over
-    (q1, q2, differed), see :func:`_half_determines_other`); (c) ``y_determines_x`` likewise with
-    the roles swapped. If all hold and count >= 1, S is a fooling set with value 1 (same argument
-    as :func:`dyck_fooling_set`), so D >= ``bits`` = ceil(log2 count) (Fact 4). When (b) or (c)
-    fails, ``x_counterexample`` / ``y_counterexample`` give two members sharing that half, which
-    is itself a violation of Def. 1. Time O(N * states^2 * symbols^2).
+    (a) ``count`` = |S| exactly by the DP over stack heights (:func:`dyck_count`), cross-checked
+    modulo 2^61 - 1 against an independent count of the DFA's accepted words; (b)
+    ``x_determines_y``: no two members agree on Alice's positions and differ elsewhere (product
+    automaton over (q1, q2, differed)); (c) ``y_determines_x`` likewise with the roles swapped.
+    If all hold and count >= 1, S is a fooling set with value 1 (same argument as
+    :func:`dyck_fooling_set`), so D >= ``bits`` = ceil(log2 count) (Fact 4).
+
+    Under odd-even (Lemma 1's case, the one certificates cover) (b) and (c) are Boolean matrix
+    powers (:func:`_halves_determined_periodic`) and the sizes are those of
+    :func:`ccomplexity.limits.check_dyck_symbolic`, the limit the verifier applies too: N = 10^6
+    takes seconds. Other partitions scan position by position (:data:`SYMBOLIC_LIMIT` cells).
+    When (b) or (c) fails, ``x_counterexample`` / ``y_counterexample`` give two members sharing
+    that half, itself a violation of Def. 1, found by the scan while N is within its limit
+    (else None).
     """
     if types is None or types < 1:
         raise InputError(f"--types must be a positive integer, got {types}")
@@ -331,26 +382,38 @@ def dyck_fooling_symbolic(
         raise InputError(f"--depth must be a non-negative integer, got {depth}")
     if length is None or length < 1:
         raise InputError(f"--length must be a positive integer, got {length}")
-    dfa = dyck_dfa(types, depth)
+    periodic = partition == "odd-even"
+    if periodic:
+        if length % 2:
+            raise InputError(f"partition odd-even needs an even length, got {length}")
+        limits.check_dyck_symbolic(types, depth, length)
+    k = min(depth, length // 2)  # a member never holds more than N/2 open brackets
+    dfa = dyck_dfa(types, k)
     table, start, accepting = live_dfa(dfa)
     cells = table.shape[0] ** 2 * 2 * (length + 1)
-    if cells > SYMBOLIC_LIMIT:
+    if cells > SYMBOLIC_LIMIT and not periodic:
         raise InputError(
             f"the symbolic Dyck check is limited to {SYMBOLIC_LIMIT} product cells "
             f"(live states^2 x 2 x (N+1) = {cells}); use fewer types, a smaller depth or length"
         )
     alice = np.zeros(length, dtype=bool)
-    if partition == "odd-even":  # directly: Lemma 1's case, and linear in N
-        if length % 2:
-            raise InputError(f"partition odd-even needs an even length, got {length}")
+    if periodic:
         alice[0::2] = True
     else:
         alice[list(Partition.parse(partition, length).alice)] = True
-    count = dfa_count(dfa, length)
-    if count != dyck_count(types, depth, length):  # two independent derivations must agree
+    count = dyck_count(types, k, length)
+    if count % CROSS_CHECK_PRIME != dfa_count(dfa, length, CROSS_CHECK_PRIME):
         raise RuntimeError(f"Dyck-({types},{depth}) counts disagree at length {length}")
-    x_ok, x_cex = _half_determines_other(table, start, accepting, alice)
-    y_ok, y_cex = _half_determines_other(table, start, accepting, ~alice)
+    found: dict[bool, tuple[bool, list[list[int]] | None]] = {}
+    for alice_fixed in (True, False):
+        equal = alice if alice_fixed else ~alice
+        if periodic and _halves_determined_periodic(table, start, accepting, length, alice_fixed):
+            found[alice_fixed] = (True, None)
+        elif periodic and cells > SYMBOLIC_LIMIT:  # it fails; too long for the scan's pair
+            found[alice_fixed] = (False, None)
+        else:
+            found[alice_fixed] = _half_determines_other(table, start, accepting, equal)
+    (x_ok, x_cex), (y_ok, y_cex) = found[True], found[False]
     return {
         "types": types,
         "depth": depth,

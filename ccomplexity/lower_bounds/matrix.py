@@ -73,12 +73,45 @@ def chunked_entries(problem: TwoPartyProblem, rows: np.ndarray, cols: np.ndarray
 # ------------------------------------------------------------------------ Dyck arithmetic
 
 
+def matrix_power_row(matrix: list[list[int]], power: int, modulus: int | None = None) -> list[int]:
+    """Row 0 of ``matrix`` ** ``power``, exactly with Python ints (or modulo ``modulus``), by
+    repeated squaring: O(lg N) products instead of N steps."""
+    size = len(matrix)
+
+    def product(a: list[list[int]], b: list[list[int]]) -> list[list[int]]:
+        cols = list(zip(*b, strict=True))
+        out = [[sum(x * y for x, y in zip(row, col, strict=True) if x and y) for col in cols]
+               for row in a]  # fmt: skip
+        return out if modulus is None else [[v % modulus for v in row] for row in out]
+
+    vector = [[1] + [0] * (size - 1)]
+    square = matrix
+    while power:
+        if power & 1:
+            vector = product(vector, square)
+        power >>= 1
+        if power:
+            square = product(square, square)
+    return vector[0] if modulus is None else [v % modulus for v in vector[0]]
+
+
 def dyck_count(types: int, depth: int, length: int) -> int:
     """Number of Dyck-(n,k) words of length N by DP over stack heights (App. E), Python ints.
 
     Independent of the DFA: from height h an opener has n choices (if h < k) and a closer has
-    exactly one (it must match the top), so the count depends on heights only.
+    exactly one (it must match the top), so the count depends on heights only. Heights above
+    N/2 are never reached; with h = min(k, N/2) + 1 heights the count is entry (0, 0) of the
+    height matrix to the power N, by repeated squaring when h^2 lg N < N (N = 10^6 in a second).
     """
+    depth = min(depth, length // 2)
+    if (depth + 1) ** 2 * length.bit_length() < length:
+        heights = [[0] * (depth + 1) for _ in range(depth + 1)]
+        for h in range(depth + 1):
+            if h < depth:
+                heights[h][h + 1] = types
+            if h > 0:
+                heights[h][h - 1] = 1
+        return matrix_power_row(heights, length)[0]
     c = [1] + [0] * depth
     for _ in range(length):
         new = [0] * (depth + 1)
@@ -101,22 +134,36 @@ def live_dfa(dfa: DFA) -> tuple[np.ndarray, int, np.ndarray]:
     return table, int(index[dfa.start]), dfa.accepting[live]
 
 
-def dfa_count(dfa: DFA, length: int) -> int:
-    """Accepted words of length N by forward DP over live DFA states with Python ints."""
+def dfa_count(dfa: DFA, length: int, modulus: int | None = None) -> int:
+    """Accepted words of length N (or their number modulo ``modulus``): walks from the start to
+    an accepting state among the live states, by DP with Python ints, or by repeated squaring of
+    the transition-count matrix when that is cheaper (states^2 lg N < N)."""
     table, start, accepting = live_dfa(dfa)
     if start < 0:
         return 0
     succ = [[int(q) for q in row if q >= 0] for row in table]
-    vec = [0] * len(succ)
-    vec[start] = 1
-    for _ in range(length):
-        new = [0] * len(succ)
-        for q, v in enumerate(vec):
-            if v:
-                for q2 in succ[q]:
-                    new[q2] += v
-        vec = new
-    return sum(v for v, a in zip(vec, accepting, strict=True) if a)
+    n = len(succ)
+    if n * n * length.bit_length() < length:
+        order = [start] + [q for q in range(n) if q != start]  # the start first: row 0
+        where = {q: i for i, q in enumerate(order)}
+        walks = [[0] * n for _ in range(n)]
+        for q in range(n):
+            for q2 in succ[q]:
+                walks[where[q]][where[q2]] += 1
+        vec = matrix_power_row(walks, length, modulus)
+        total = sum(vec[where[q]] for q in range(n) if accepting[q])
+    else:
+        vec = [0] * n
+        vec[start] = 1
+        for _ in range(length):
+            new = [0] * n
+            for q, v in enumerate(vec):
+                if v:
+                    for q2 in succ[q]:
+                        new[q2] += v
+            vec = new if modulus is None else [v % modulus for v in new]
+        total = sum(v for v, a in zip(vec, accepting, strict=True) if a)
+    return total if modulus is None else total % modulus
 
 
 def dyck_members(types: int, depth: int, length: int) -> np.ndarray:

@@ -59,7 +59,8 @@ def one_way_bits(source: TwoPartyProblem | np.ndarray) -> OneWayResult:
 
 
 def _separating_columns(sub: np.ndarray) -> tuple[int, ...]:
-    """Greedy columns on which the (pairwise distinct) rows of ``sub`` become distinct."""
+    """Greedy columns on which the (pairwise distinct) rows of ``sub`` become distinct; at least
+    one, so that a witness of a single row still names a Bob input."""
     k, n = sub.shape
     _, vals = np.unique(sub, return_inverse=True)
     vals = vals.reshape(sub.shape).astype(np.int64)
@@ -78,7 +79,7 @@ def _separating_columns(sub: np.ndarray) -> tuple[int, ...]:
         chosen.append(best_col)
         _, labels = np.unique(labels * n_vals + vals[:, best_col], return_inverse=True)
         labels = labels.reshape(-1)
-    return tuple(sorted(chosen))
+    return tuple(sorted(chosen)) or (0,)
 
 
 def check_one_way_witness(

@@ -87,20 +87,32 @@ def test_one_way_and_rank_certificates():
 
 
 def test_symbolic_verifier_matches_brute_force():
-    # Independent DP over stacks: counts and both uniqueness directions against enumeration.
+    # Independent check over stacks: counts and both uniqueness directions against enumeration.
     from itertools import product
 
     from ccomplexity.languages.dyck import is_dyck
 
-    for n, k, length in [(2, 2, 8), (2, 3, 8), (1, 2, 10), (3, 1, 6)]:
+    for n, k, length in [(2, 2, 8), (2, 3, 8), (1, 2, 10), (3, 1, 6), (1, 3, 12), (2, 0, 4)]:
         words = np.array(list(product(range(2 * n), repeat=length)))
         members = words[is_dyck(words, n, k)]
-        stacks = verifier._stacks(n, k)
-        assert verifier._count_members(stacks, n, length) == len(members)
+        stacks = verifier._stacks(n, min(k, length // 2))
+        step = verifier._stack_steps(stacks, n)
+        heights = np.array([len(s) for s in stacks])
+        assert verifier._count_members(step, heights, length) == len(members)
         x_unique = len({tuple(w[0::2]) for w in members}) == len(members)
         y_unique = len({tuple(w[1::2]) for w in members}) == len(members)
-        assert verifier._half_determines_other(stacks, n, length, True) == x_unique
-        assert verifier._half_determines_other(stacks, n, length, False) == y_unique
+        assert verifier._half_determines_other(step, length, True) == x_unique
+        assert verifier._half_determines_other(step, length, False) == y_unique
+
+
+def test_symbolic_verifier_refuses_a_lumping_that_does_not_hold():
+    """The count on heights is taken only after checking that stacks of one height step alike."""
+    stacks = verifier._stacks(2, 2)
+    step = verifier._stack_steps(stacks, 2)
+    heights = np.array([len(s) for s in stacks])
+    heights[3] = 1  # a stack of height 2 put among those of height 1
+    with pytest.raises(verifier.InvalidCertificate, match="alike"):
+        verifier._count_members(step, heights, 10)
 
 
 def test_write_certificate_is_atomic(tmp_path, dyck_cert):
@@ -190,3 +202,12 @@ def test_a_certificate_over_its_kind_cap_is_neither_written_nor_parsed(tmp_path)
     big.write_text('{"kind": "fooling_set_symbolic", "padding": "' + "x" * most + '"}')
     with pytest.raises(InputError, match="the limit for that kind is 65536"):
         verifier.read_certificate(big)
+
+
+def test_one_way_certificate_of_a_single_distinct_row_verifies():
+    """All rows alike: one row and still one Bob input, so the witness is not empty."""
+    problem = problems.random_matrix(2, 5, 1793, 0.3)
+    found = lower_bounds.one_way_bits(problem)
+    assert found.distinct_rows == 1 and len(found.cols) == 1
+    cert = certificates.one_way_certificate(problem, found.rows, found.cols)
+    assert verifier.verify(json.loads(json.dumps(cert))).valid

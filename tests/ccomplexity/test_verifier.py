@@ -21,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ccomplexity import certificates, problems, verifier
+from ccomplexity.errors import InputError
 from ccomplexity.integers import ceil_log2
 from ccomplexity.languages.dyck import count_dyck, sample_dyck
 from ccx import main
@@ -229,8 +230,9 @@ def test_miller_rabin_against_trial_division_and_known_primes():
         ({"types": 1, "depth": 200_000, "length": 4}, None),  # valid: depth min(k, N/2) = 2
         ({"types": 4096, "depth": 1, "length": 4}, "stacks"),
         ({"types": 2, "depth": 12, "length": 100_000}, "stacks"),
-        ({"types": 1, "depth": 3000, "length": 100_000}, "steps"),
-        ({"types": 2, "depth": 2, "length": 100_002}, "lengths"),
+        ({"types": 1, "depth": 3000, "length": 100_000}, "stacks"),
+        ({"types": 1, "depth": 40, "length": 1_000_000}, "steps"),
+        ({"types": 2, "depth": 2, "length": (1 << 20) + 2}, "1048576"),
     ],
 )
 def test_symbolic_sizes_are_bounded_before_work(spec, reason):
@@ -243,8 +245,32 @@ def test_symbolic_sizes_are_bounded_before_work(spec, reason):
         return
     start = time.perf_counter()
     verdict = verifier.verify(cert)
-    assert not verdict.valid and reason in verdict.reason
+    assert not verdict.valid and verdict.over_limit and reason in verdict.reason
     assert time.perf_counter() - start < 5
+    code, err = ccx_verify(cert)
+    assert code == 2 and "over the limit" in err and reason in err
+
+
+@pytest.mark.parametrize(
+    ("types", "depth", "length"),
+    [(2, 2, 1 << 20), (2, 3, 1 << 20), (1, 10, 200_000), (3, 2, 1 << 19), (8, 1, 1 << 18)],
+)
+def test_symbolic_maker_and_verifier_share_one_limit(types, depth, length):
+    """A certificate the maker writes is never over the verifier's limit, and what the verifier
+    refuses as over the limit the maker refuses too (one limit, limits.check_dyck_symbolic)."""
+    from ccomplexity import limits, lower_bounds
+
+    try:
+        limits.check_dyck_symbolic(types, depth, length)
+        within = True
+    except InputError:
+        within = False
+    cert = certificates.symbolic_dyck_certificate(types, depth, length, 1)
+    verdict = verifier.verify(cert)
+    assert verdict.over_limit is not within
+    if not within:
+        with pytest.raises(InputError, match="limit"):
+            lower_bounds.dyck_fooling_symbolic(types, depth, length)
 
 
 def test_rank_primes_are_tested_fast_and_bounded():

@@ -176,6 +176,22 @@ def test_symbolic_certificate_round_trip_and_tamper(ccx, tmp_path: Path):
     assert code == 1 and "determines" in err
 
 
+def test_verify_says_over_the_limit_with_exit_2(ccx, tmp_path: Path):
+    """A symbolic certificate beyond the one Dyck limit is not checked: exit 2, the limit named
+    (the maker refuses the same sizes, so it never wrote one)."""
+    from ccomplexity import certificates
+
+    path = tmp_path / "big.json"
+    cert = certificates.symbolic_dyck_certificate(2, 2, 1 << 21, 1)
+    path.write_text(json.dumps(cert))
+    code, out, err = ccx("verify", str(path))
+    assert code == 2 and not out
+    assert "over the limit" in err and "1048576" in err and len(err.strip().splitlines()) == 1
+    args = ["fooling", "--problem", "dyck", "--types", "2", "--depth", "2", "--length"]
+    code, _, err = ccx(*args, str(1 << 21), "--certificate", str(tmp_path / "c.json"))
+    assert code == 2 and "1048576" in err and not (tmp_path / "c.json").exists()
+
+
 def test_counts_beyond_decimal_conversion_limit(ccx_json, ccx, tmp_path: Path):
     # 2^19999 has more than 4300 decimal digits: it is printed as an exact hex string.
     out = ccx_json("dyck", "count", "--types", "2", "--depth", "2", "--length", "20000")

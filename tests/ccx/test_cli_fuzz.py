@@ -146,6 +146,8 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     # fooling
     (("fooling", "--problem", "dyck", "--types", "2", "--depth", "2", "--length", "1000000000"),
      "exceeds the limit of 1048576"),
+    (("fooling", "--problem", "dyck", "--types", "1", "--depth", "40", "--length", "1000000"),
+     "steps; the limit is 4294967296"),
     (("fooling", "--problem", "equality", "--half", BIG), "--half"),
     (("fooling", "--problem", "equality", "--half", "3", "--alphabet", BIG), "--alphabet"),
     (("fooling", "--problem", "equality", "--half", "3", "--certificate", "adir"), "is a folder"),

@@ -223,11 +223,54 @@ def test_uniqueness_fails_beyond_depth_2(types, depth):
     assert not lb.dyck_fooling_set(P.dyck(types, depth, length, "odd-even")).check.valid
 
 
+@pytest.mark.parametrize(("types", "depth"), [(1, 1), (1, 3), (2, 2), (2, 3), (3, 2), (1, 5)])
+def test_odd_even_matrix_powers_agree_with_the_position_scan(types, depth):
+    from ccomplexity.automata import dyck_dfa
+    from ccomplexity.lower_bounds.fooling import (
+        _half_determines_other,
+        _halves_determined_periodic,
+    )
+    from ccomplexity.lower_bounds.matrix import live_dfa
+
+    table, start, accepting = live_dfa(dyck_dfa(types, depth))
+    for length in (2, 4, 6, 8, 10, 16, 30):
+        alice = np.zeros(length, dtype=bool)
+        alice[0::2] = True
+        for alice_fixed in (True, False):
+            scan = _half_determines_other(table, start, accepting, alice if alice_fixed else ~alice)
+            power = _halves_determined_periodic(table, start, accepting, length, alice_fixed)
+            assert power == scan[0], (length, alice_fixed)
+
+
+def test_counts_by_matrix_powers_match_the_step_by_step_dp():
+    from ccomplexity.automata import dyck_dfa
+    from ccomplexity.languages.dyck import count_dyck
+    from ccomplexity.lower_bounds.matrix import dfa_count
+
+    prime = (1 << 61) - 1
+    for types, depth in [(1, 1), (2, 2), (3, 4), (2, 0)]:
+        dfa = dyck_dfa(types, depth)
+        for length in (0, 1, 2, 7, 50, 400, 2000):  # the short ones by steps, the long by powers
+            exact = count_dyck(types, depth, length)
+            assert dyck_count(types, depth, length) == exact == dfa_count(dfa, length)
+            assert dfa_count(dfa, length, prime) == exact % prime
+
+
+def test_a_failing_half_beyond_the_scan_has_no_counterexample():
+    out = lb.dyck_fooling_symbolic(2, 3, 200_000)  # 2 x 15^2 x (N + 1) cells: beyond the scan
+    assert not out["x_determines_y"] and not out["y_determines_x"] and not out["verified"]
+    assert out["x_counterexample"] is None and out["y_counterexample"] is None
+
+
 def test_symbolic_input_errors():
     with pytest.raises(InputError, match="even"):
         lb.dyck_fooling_symbolic(2, 2, 11)
-    with pytest.raises(InputError, match="limited"):
+    with pytest.raises(InputError, match="limit of 1048576"):
         lb.dyck_fooling_symbolic(2, 2, 10**7)
+    with pytest.raises(InputError, match="steps; the limit"):
+        lb.dyck_fooling_symbolic(1, 40, 10**6)
+    with pytest.raises(InputError, match="product cells"):  # the scan of other partitions
+        lb.dyck_fooling_symbolic(2, 2, 400_000, "prefix:2")
     with pytest.raises(InputError, match="types"):
         lb.dyck_fooling_symbolic(0, 2, 10)
 

@@ -3,6 +3,8 @@ and one loop short is not enough."""
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 import torch
@@ -86,3 +88,20 @@ def test_refusals():
         constructions.run("group-composition", group=5, length=4)
     with pytest.raises(InputError, match="samples"):
         constructions.run("group-composition", group="S3", length=4, samples=0)
+
+
+@pytest.mark.parametrize(("group", "n"), [("S3", 7), ("A5", 9), ("S5", 20)])
+def test_bfloat16_stream_is_the_float32_stream_exactly(group, n):
+    """Every value of the forward is exact in bfloat16 (module docstring): the evaluation's
+    default dtype gives the very same residual stream as float32, loop by loop."""
+    g = get_group(group)
+    model, _ = build_group_composition(g, n)
+    words = np.random.default_rng(3).integers(0, g.order, (8, n))
+    tokens = torch.from_numpy(np.concatenate([np.full((8, 1), g.order), words], axis=1))
+    with torch.inference_mode():
+        wide = model.stream(tokens)
+        narrow = copy.deepcopy(model).to(torch.bfloat16).stream(tokens)
+    assert all(torch.equal(a, b.float()) for a, b in zip(wide, narrow, strict=True))
+    result = run_group_composition(model, g, words)
+    assert result["dtype"] == "bfloat16" and result["accuracy"] == 1.0
+    assert run_group_composition(model, g, words, torch.float32)["dtype"] == "float32"
