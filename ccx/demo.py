@@ -342,16 +342,15 @@ KG_GROW_TO = 8
 
 
 def kg_slice(config: Any) -> bool:
-    """The demo's models of the ``kg`` capacity search, one panel per q: q = 1 at widths 8 and 16
-    (both learning rates), and the width-8 models of q = 2 and 3 at the larger learning rate,
-    seed 0 (the rest runs with ``ccx sweep --profile kg``)."""
-    if config.length == 1:
-        return config.width in (8, 16)
-    return config.width == 8 and config.lr == KG_DEMO_LR and config.seed == 0
+    """The demo's models of the ``kg`` capacity search, one panel per q, at the larger learning
+    rate and seed 0: q = 1 at widths 8 and 16, q = 2 and 3 at width 8 (the rest runs with
+    ``ccx sweep --profile kg``)."""
+    widths = (8, 16) if config.length == 1 else (8,)
+    return config.width in widths and config.lr == KG_DEMO_LR and config.seed == 0
 
 
 KG_DEMO_LR = 3.16e-3
-"""The learning rate of the demo's q = 2 and 3 runs (the larger of the ``kg`` profile's two)."""
+"""The learning rate of the demo's runs (the larger of the ``kg`` profile's two)."""
 
 
 def kg_share() -> dict[str, str]:

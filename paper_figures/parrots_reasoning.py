@@ -78,8 +78,7 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     ax_a.plot(vs, upper, "k--", label="Thm 3.2 construction: m = |V| (H = 1)")
     ax_a.plot(vs, lower, "k-", label=f"Thm 3.1, paper's count: (m+1)p >= |V|, p = {PRECISION}")
     ax_a.plot(vs, proved, "-", color="#7f7f7f",
-              label=f"Thm 3.1, exact sums (p = {PRECISION} model): (p-1+c) + m(p+c) >= |V|, "
-                    "c = ceil(log2 |V|)")  # fmt: skip
+              label="Thm 3.1, exact sums: (p-1+c) + m(p+c) >= |V|, c = ceil(log2 |V|)")  # fmt: skip
     ax_a.plot(vs, asym, "k:", label="Thm 3.1 asymptotic: |V| / log2 N")
     ax_a.fill_between(vs, 0.5, proved, color="#dddddd",
                       label=f"ruled out for the p = {PRECISION} model (any K)")  # fmt: skip
@@ -116,7 +115,7 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     ax_a.set_xlabel("vertices |V| (items besides s and d)")
     ax_a.set_ylabel("width x heads, m H")
     ax_a.set_title(f"(a) smallest m H reaching {target:g} on length-2 path")
-    ax_a.legend(loc="upper left")
+    ax_a.legend(loc="upper left", fontsize=7)
 
     curves: dict[tuple[int, int], list[tuple[int, float]]] = defaultdict(list)
     for (v, k, w, h), acc in sorted(best.items()):
