@@ -115,7 +115,7 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     ax_a.set_xlabel("vertices |V| (items besides s and d)")
     ax_a.set_ylabel("width x heads, m H")
     ax_a.set_title(f"(a) smallest m H reaching {target:g} on length-2 path")
-    ax_a.legend(loc="upper left", fontsize=7)
+    ax_a.legend(loc="upper left", bbox_to_anchor=(0, -0.13), fontsize=7)  # below: no data hidden
 
     curves: dict[tuple[int, int], list[tuple[int, float]]] = defaultdict(list)
     for (v, k, w, h), acc in sorted(best.items()):
