@@ -241,11 +241,12 @@ reduction; each writes ``results/parrots/<command>.json``."""
 
 
 def parrots_slice(config: Any) -> bool:
-    """The demo's training slice of the ``parrots`` profile: length-2 path at |V| = 4 and
-    width 8 (dense and 4 experts, where both reach the target) and memorisation up to n = 256
-    (the rest runs with ``ccx sweep --profile parrots``)."""
+    """The demo's training slice of the ``parrots`` profile: length-2 path at |V| = 4, seed 0
+    (every width, dense and with experts, for panels (a) and (b), and Cor 3.3's parameter-matched
+    models for panel (c)), and memorisation up to n = 256 (the rest runs with
+    ``ccx sweep --profile parrots``)."""
     if config.task == "length2-path":
-        return config.length == 4 and config.width == 8
+        return config.length == 4 and config.seed == 0
     return config.length <= 256
 
 
@@ -335,15 +336,21 @@ KG_COMMANDS: tuple[tuple[str, ...], ...] = (
 (standard and looped, then looped with experts) checked on random queries, the query automaton."""
 
 
-KG_GROW_TO = 16
-"""The demo grows its graphs to R = 16 at most (T = 256); the full profile goes on to 64 from
-the same stored runs."""
+KG_GROW_TO = 8
+"""The demo grows its graphs to R = 8 at most (two graphs per model); the full profile goes on to
+64 from the same stored runs."""
 
 
 def kg_slice(config: Any) -> bool:
-    """The demo's models of the ``kg`` capacity search: q = 1, widths 8 and 16 (the rest runs
-    with ``ccx sweep --profile kg``)."""
-    return config.length == 1 and config.width in (8, 16)
+    """The demo's models of the ``kg`` capacity search, one panel per q, at the larger learning
+    rate and seed 0: q = 1 at widths 8 and 16, q = 2 and 3 at width 8 (the rest runs with
+    ``ccx sweep --profile kg``)."""
+    widths = (8, 16) if config.length == 1 else (8,)
+    return config.width in widths and config.lr == KG_DEMO_LR and config.seed == 0
+
+
+KG_DEMO_LR = 3.16e-3
+"""The learning rate of the demo's runs (the larger of the ``kg`` profile's two)."""
 
 
 def kg_share() -> dict[str, str]:

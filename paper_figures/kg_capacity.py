@@ -112,6 +112,7 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
                         markerfacecolor="white" if r["passed_all"] else colour)  # fmt: skip
             ax.plot([], [], "o-", color=colour, label=f"{fam} (trained)")
         entities = here[0]["entities"]
+        ax.set_title(f"q = {q} hop{'s' if q > 1 else ''}, E = {entities} entities")
         most = 2 * max(r["parameters"] for r in here)
         layers = next((r["layers"] for r in here if r["family"] == "standard"), q)
         for claim in claims.claims(task=TASK):

@@ -77,6 +77,29 @@ def paper_one_way_bits(width: int, heads: int, precision: int) -> int:
     return heads * (width + 1) * precision
 
 
+def exact_min_width(vertices: int, precision: int, heads: int = 1) -> int:
+    """Smallest width m that the exact one-way protocol does not rule out on |V| items: the
+    least m with H (p - 1 + ceil(log2 |V|) + m (p + ceil(log2 |V|))) >= |V| (Alice holds the |V|
+    edges at s, |A| = |V|). Each number costs ceil(log2 |V|) bits more than the paper's p, so
+    this width is smaller than the paper's (|V| = 256, p = 16: 10 against 15)."""
+    v = check_int(vertices, "vertices |V|")
+    return first_true(lambda m: one_way_bits(m, heads, precision, v) >= v)
+
+
+def _thm3_1_exact_outputs(vertices: int, precision: int, heads: int = 1) -> dict[str, Any]:
+    m = exact_min_width(vertices, precision, heads)
+    z, coord = one_way_widths(precision, vertices)
+    return {
+        "min_width_exact": m,
+        "bits_at_min_width": one_way_bits(m, heads, precision, vertices),
+        "sum_bits": z,
+        "coordinate_bits": coord,
+        "min_width_paper_count": first_true(
+            lambda w: paper_one_way_bits(w, heads, precision) >= vertices
+        ),
+    }
+
+
 # -- parameters of the paper's one-layer class ---------------------------------------------------
 
 
@@ -186,6 +209,8 @@ def _cor3_3_outputs(
         ],
         "min_width_thm3_1": need,
         "moe_ruled_out": matched < need,
+        "min_width_exact": exact_min_width(vertices, precision, heads),
+        "moe_ruled_out_exact": matched < exact_min_width(vertices, precision, heads),
         "experts_critical_numeric": first_true(fails),
     }
 
@@ -387,6 +412,42 @@ BOUNDS: tuple[Bound, ...] = (
         ),
     ),
     Bound(
+        id="parrots.thm3_1_exact",
+        name="Theorem 3.1 for the exact-sum protocol (the finite-precision concat-transformer)",
+        statement=(
+            "A one-layer transformer in Transformer^N_{m,H,1,K} whose attention sums are exact "
+            "sums of p-bit grid values (the finite-precision mode of the concat-transformer) and "
+            "that solves length-2 path on |V| items, Alice holding the |V| edges at s, has "
+            "H (p - 1 + ceil(log2 |V|) + m (p + ceil(log2 |V|))) >= |V|: Alice's exact partial "
+            "softmax sum and m value coordinates per head against the one-way complexity of "
+            "DISJ_|V|."
+        ),
+        citation="Sec. 3.1, Theorem 3.1; App. A.1, Lemma A.3 (with the message counted exactly)",
+        formula=(
+            "H (p - 1 + ceil(log2 |V|) + m (p + ceil(log2 |V|))) >= |V|; value: the least such m"
+        ),
+        kind="lower",
+        architecture="transformer-1layer-concat (dense or MoE), exact attention sums",
+        task="length-2 path (DISJ_|V| by Lemma A.2)",
+        quantity="smallest width m not ruled out",
+        value_params=("vertices", "precision"),
+        optional_params=("heads",),
+        _value=exact_min_width,
+        _outputs=_thm3_1_exact_outputs,
+        _allows=lambda n, m, p, h: one_way_bits(m, h, p, n) >= n,
+        uses_heads=True,
+        length_name="|V|",
+        length_param="vertices",
+        derived=True,
+        notes=(
+            "What is proved for the models the toolkit runs at p bits: the message of "
+            "`ccx protocol attention --one-way --task length2-path` has exactly this length. "
+            "The paper's count H (m + 1) p (parrots.thm3_1) gives each sum p bits, which an "
+            "exact sum of |V| grid values exceeds by ceil(log2 |V|) bits; float32 training "
+            "is covered by neither count's p without a rounding argument."
+        ),
+    ),
+    Bound(
         id="parrots.cor3_3",
         name="Corollary 3.3 / A.6 (parameter-matched dense vs MoE)",
         statement=(
@@ -398,7 +459,8 @@ BOUNDS: tuple[Bound, ...] = (
         formula=(
             "paper: m_s = |V| / sqrt(K), critical K = (log2 N)^2; numeric: the largest m_s with "
             "3 m_s^2 H + K (m' (m_s H + 2) + m_s H) <= 3|V|^2 + |V| (|V| + 2), ruled out when "
-            "H (m_s + 1) p < |V|"
+            "H (m_s + 1) p < |V| (paper count; moe_ruled_out_exact: the exact-sum count of "
+            "parrots.thm3_1_exact)"
         ),
         kind="lower",
         architecture="transformer-1layer-concat (MoE vs dense)",

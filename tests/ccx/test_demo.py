@@ -100,8 +100,13 @@ def test_parrots_share_writes_its_results_and_slices_the_profile(tmp_path, monke
     first = {"bound_thm3_1": demo.PARROTS_COMMANDS["bound_thm3_1"]}
     monkeypatch.setattr(demo, "PARROTS_COMMANDS", first)
     chosen = [c for c in load_spec("parrots").configs if demo.parrots_slice(c)]
-    assert {c.task for c in chosen} == {"length2-path", "memorize"} and len(chosen) == 12
-    assert all(c.length == 4 for c in chosen if c.task == "length2-path")
+    assert {c.task for c in chosen} == {"length2-path", "memorize"}
+    paths = [c for c in chosen if c.task == "length2-path"]
+    assert {(c.length, c.seed) for c in paths} == {(4, 0)}
+    # every panel of parrots-reasoning: dense and experts (a, b), Cor 3.3's matched models (c)
+    assert {c.experts for c in paths if c.mlp_width is not None} == {1, 4}
+    assert {(c.width, c.experts) for c in paths if c.mlp_width is None} == {(4, 1), (2, 4), (1, 16)}
+    assert {c.experts for c in chosen if c.task == "memorize"} == {1, 4, 16}
     monkeypatch.setattr(demo, "parrots_slice", lambda config: False)  # no training here
     assert demo.parrots_share() == {"parrots": "results/parrots.db"}
     bound = json.loads((tmp_path / "results/parrots/bound_thm3_1.json").read_text())
@@ -117,8 +122,18 @@ def test_kg_share_runs_its_commands_and_slices_the_search(tmp_path, monkeypatch,
     monkeypatch.setattr(demo, "KG_COMMANDS", demo.KG_COMMANDS[:1])
     spec = load_spec("kg")
     chosen = [c for c in spec.configs if demo.kg_slice(c)]
-    assert {c.length for c in chosen} == {1} and {c.width for c in chosen} == {8, 16}
-    assert {(c.arch, c.experts) for c in chosen} == {("transformer", 1), ("looped", 4)}
+    assert {c.length for c in chosen} == {1, 2, 3}  # one panel per q
+    assert {c.width for c in chosen if c.length == 1} == {8, 16}
+    assert {(c.arch, c.experts) for c in chosen if c.length == 1} == {
+        ("transformer", 1),
+        ("looped", 4),
+    }
+    for q in (2, 3):  # standard, looped and looped-MoE
+        assert {(c.arch, c.experts) for c in chosen if c.length == q} == {
+            ("transformer", 1),
+            ("looped", 1),
+            ("looped", 4),
+        }
     monkeypatch.setattr(demo, "kg_slice", lambda config: False)  # no training here
     assert demo.kg_share() == {"kg": "results/kg.db"}
     assert '"min_parameters"' in capsys.readouterr().out

@@ -59,6 +59,13 @@ def test_reasoning_figure(store: Path, tmp_path: Path) -> None:
     assert matched == [("1", "8"), ("4", "5"), ("16", "2")]  # Cor 3.3's widths at |V| = 8
     lower = [r for r in table if r["bound"] == "thm3_1_min_width" and r["vertices"] == "8"]
     assert lower[0]["value"] == "1"
+    exact = {r["vertices"]: r["value"] for r in table if r["bound"] == "thm3_1_exact_min_width"}
+    paper = {r["vertices"]: r["value"] for r in table if r["bound"] == "thm3_1_min_width"}
+    assert (exact["256"], paper["256"]) == ("10", "15")  # both counts drawn at p = 16
+    curves = {(r["vertices"], r["experts"], r["width"]) for r in table if r["panel"] == "d"}
+    assert curves == {("4", "1", "8"), ("4", "4", "8"), ("8", "1", "8"), ("8", "4", "8"),
+                      ("8", "16", "2")}  # fmt: skip
+    assert "float32" in result["caption"]
 
 
 def test_memorization_figure(store: Path, tmp_path: Path) -> None:

@@ -132,3 +132,23 @@ def test_claims_rows_of_the_paper():
     assert {c.bound_id for c in claims.claims(task="memorize")} == {
         "parrots.thm3_4", "parrots.thm3_5"
     }  # fmt: skip
+
+
+def test_thm3_1_exact_counts_the_exact_sums_and_is_below_the_papers_count():
+    out = bounds.describe("parrots.thm3_1_exact", vertices=256, precision=16)
+    assert out["value"] == out["min_width"] == 10 and out["min_width_paper_count"] == 15
+    assert (out["sum_bits"], out["coordinate_bits"]) == (23, 24)
+    assert out["bits_at_min_width"] == 23 + 10 * 24 >= 256 > 23 + 9 * 24
+    exact = bounds.get("parrots.thm3_1_exact")
+    for v in range(1, 300, 13):  # brute force over m, against the message's own bit widths
+        for p in (4, 8, 16):
+            for h in (1, 2):
+                m = exact.value(vertices=v, precision=p, heads=h)
+                c = math.ceil(math.log2(v)) if v > 1 else 0
+                sent = [h * ((p - 1 + c) + w * (p + c)) for w in range(1, m + 1)]
+                assert sent[-1] >= v and all(s < v for s in sent[:-1])
+                assert exact.min_width(v, p, h) == m
+                assert m <= bounds.get("parrots.thm3_1").min_width(v, p, h)
+    cor = bounds.describe("parrots.cor3_3", vertices=64, experts=16, precision=16)
+    assert cor["min_width_exact"] == exact.value(vertices=64, precision=16)
+    assert cor["moe_ruled_out_exact"] == (cor["moe_width_numeric"] < cor["min_width_exact"])

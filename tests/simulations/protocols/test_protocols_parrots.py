@@ -80,3 +80,17 @@ def test_protocol_on_a_trained_checkpoint(tmp_path):
     assert out["agreement"] == out["logits_exact"] == 1.0 and out["samples"] == 4**3
     with pytest.raises(InputError, match="knows 3 vertices"):
         parrots.run_parrots_protocol(5, None, 1, 16, 10, 0, checkpoint=path)
+
+
+@pytest.mark.parametrize("vertices, precision, heads", [(24, 3, 1), (40, 3, 2)])
+def test_measured_message_meets_the_exact_count_at_its_min_width(vertices, precision, heads):
+    from ccomplexity import bounds
+
+    m = bounds.get("parrots.thm3_1_exact").value(vertices=vertices, precision=precision,
+                                                 heads=heads)  # fmt: skip
+    assert m > 1
+    for width, enough in ((m, True), (m - 1, False)):
+        out = parrots.run_parrots_protocol(vertices, width, heads, precision, 20, 0, arch="moe",
+                                           experts=2)  # fmt: skip
+        assert out["logits_exact"] == 1.0
+        assert (out["bits_sent"] >= vertices) is enough
