@@ -239,18 +239,23 @@ STATEMENT_CELLS = 1 << 20
 CERTIFICATE_BYTES = 64 << 20
 """Largest certificate file of any kind (a protocol run's: inputs of up to 2^22 tokens, their
 transcripts and outputs)."""
+SYMBOLIC_COUNT_HEX = (LENGTH.most // 2) * (2 * DYCK_SYMBOLIC_STACKS).bit_length() // 4 + 3
+"""Most characters of a symbolic Dyck certificate's member count, written in hexadecimal: its
+members differ in their first halves of N/2 symbols, of 2n < 2 * DYCK_SYMBOLIC_STACKS kinds
+(n types, each with its own stack), so the count is below 2^(7 N/2) at N <= LENGTH."""
 CERTIFICATE_KIND_BYTES = {
     "fooling_set": 16 << 20,
     "one_way": 16 << 20,
     "rank": 16 << 20,
-    "fooling_set_symbolic": 1 << 16,
+    "fooling_set_symbolic": SYMBOLIC_COUNT_HEX + (1 << 16),
     "protocol_rnn": CERTIFICATE_BYTES,
     "protocol_attention": CERTIFICATE_BYTES,
 }
 """Largest certificate file of each kind: the writer refuses to write a larger one, and the
 verifier refuses a larger file of that kind before parsing it (the kind read from the file's
 first bytes, where the writer puts it). An explicit witness of at most 8192 pairs (rows) over
-words of tens of symbols takes a few MiB; a symbolic one is a few numbers."""
+words of tens of symbols takes a few MiB; a symbolic one is a few numbers and its member count,
+at most :data:`SYMBOLIC_COUNT_HEX` hexadecimal digits."""
 SPEC_BYTES = 1 << 20
 CHECKPOINT_BYTES = 2 << 30
 MATRIX_BYTES = 32 << 20
