@@ -428,7 +428,8 @@ class Bound:
         """What to give for an evaluation, in words (for error messages and ``--list``)."""
         ways = []
         if self.value_params or self._value is not None or self._outputs is not None:
-            ways.append(" ".join(f"--{p}" for p in self.value_params) or "nothing")
+            options = (f"--{p.replace('_', '-')}" for p in self.value_params)
+            ways.append(" ".join(options) or "nothing")
         if self.bounds_length:
             ways.append("--width --precision" + (" [--heads]" if self.uses_heads else ""))
         if self._allows is not None:
