@@ -103,6 +103,9 @@ def train_cmd(
     reverse: Annotated[
         bool | None, typer.Option("--reverse/--no-reverse", help="addition: sum LSB first.")
     ] = None,
+    digits: Annotated[
+        int | None, typer.Option("--digits", help="addition: digits per operand (3).")
+    ] = None,
     reg_lambda: Annotated[
         float | None, typer.Option("--reg-lambda", help="Block-cosine regulariser lambda.")
     ] = None,
@@ -130,7 +133,7 @@ def train_cmd(
     config = TrainConfig(
         task=task, arch=arch, width=width, layers=layers, length=length, steps=steps, lr=lr,
         seed=seed, batch=batch, heads=heads, target=target, loops=loops, hops=hops,
-        alphabet=alphabet, group=group, reverse=reverse, reg_lambda=reg_lambda,
+        alphabet=alphabet, group=group, reverse=reverse, digits=digits, reg_lambda=reg_lambda,
         reg_block=reg_block,
     )  # fmt: skip
     result = train(

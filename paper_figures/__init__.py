@@ -21,6 +21,7 @@ from paper_figures import (
     fig4,
     kg_capacity,
     looped_loops,
+    looped_regularizer,
     looped_table1,
     parrots_memorization,
     parrots_reasoning,
@@ -40,6 +41,7 @@ FIGURES: dict[str, ModuleType] = {
     "parrots-memorization": parrots_memorization,
     "looped-loops": looped_loops,
     "looped-table1": looped_table1,
+    "looped-regularizer": looped_regularizer,
     "kg-capacity": kg_capacity,
 }
 """Figure name -> module with ``make(store_path, out_dir, profile) -> dict``."""
@@ -55,6 +57,7 @@ NEEDS_STORE = frozenset(
         "parrots-memorization",
         "looped-loops",
         "looped-table1",
+        "looped-regularizer",
         "kg-capacity",
     }
 )

@@ -35,14 +35,16 @@ from ccomplexity import limits, typed
 from ccomplexity.errors import InputError, check_int
 from ccomplexity.files import check_output_folder
 from models.base import SequenceModel
-from models.looped import block_cosine, block_cosine_penalty
+from models.looped import block_cosine, block_cosine_penalty, layer_similarity
 from simulations.tasks import TASKS, Task, get_task
 
 EVAL_BATCH = 500
 """Evaluation examples per forward pass."""
 EVAL_SEED_OFFSET = 0x5EED_0001
 """Evaluation data come from ``Generator().manual_seed(seed + EVAL_SEED_OFFSET)``."""
-TASK_OPTIONS = ("hops", "alphabet", "group", "reverse", "entities", "relations", "graph_seed")
+TASK_OPTIONS = (
+    "hops", "alphabet", "group", "reverse", "digits", "entities", "relations", "graph_seed"
+)  # fmt: skip
 """TrainConfig fields passed to the task's builder when set."""
 OPTIONAL_FIELDS = ("loops", *TASK_OPTIONS, "reg_lambda", "reg_block")
 """TrainConfig fields left out of ``to_dict`` (and the hash) while None."""
@@ -91,6 +93,7 @@ class TrainConfig:
     alphabet: int | None = None  # task option: |Sigma| of p-hop
     group: str | None = None  # task option: G of group-composition
     reverse: bool | None = None  # task option: addition's sum least significant digit first
+    digits: int | None = None  # task option: addition's digits per operand (3)
     entities: int | None = None  # task option: E of kg-path
     relations: int | None = None  # task option: R of kg-path (the capacity search grows it)
     graph_seed: int | None = None  # task option: the seed of kg-path's graph
@@ -209,6 +212,7 @@ _LIMITS = {
     "top_k": limits.EXPERTS,
     "loops": limits.LOOPS,
     "hops": limits.HOPS,
+    "digits": limits.DIGITS,
     "alphabet": limits.ALPHABET,
     "entities": limits.ENTITIES,
     "relations": limits.RELATIONS,
@@ -397,7 +401,7 @@ def _train(
             if evaluated and accuracy >= config.target:
                 break
     model.eval()
-    extra = _extra_results(model, config, task, held_out, dev, curve[-1][1])
+    extra = extra_results(model, config, task, held_out, dev, curve[-1][1])
     return run_result(model, config, curve, best, step, start, checkpoint_dir, dev, extra)
 
 
@@ -434,7 +438,7 @@ def run_result(
     }
 
 
-def _extra_results(
+def extra_results(
     model: SequenceModel,
     config: TrainConfig,
     task: Task,
@@ -443,7 +447,9 @@ def _extra_results(
     accuracy: float,
 ) -> dict[str, Any]:
     """What some runs report beyond the rest: the final accuracy at the task's further
-    evaluation lengths (``accuracy_by_length``), and the regulariser's R_G(k) per group."""
+    evaluation lengths (``accuracy_by_length``), the regulariser's R_G(k) per group
+    (``block_cosine``) and, for a transformer of two or more layers, the cosine between every
+    pair of its layers per parameter group (``layer_similarity``, the paper's Figs. 2-3)."""
     extra: dict[str, Any] = {}
     lengths = task.eval_lengths(config.length)
     if lengths:
@@ -455,6 +461,8 @@ def _extra_results(
         with torch.no_grad():
             cosines = block_cosine(model, config.reg_block)
         extra["block_cosine"] = {group: float(v) for group, v in cosines.items()}
+    if config.arch == "transformer" and config.layers >= 2:
+        extra["layer_similarity"] = layer_similarity(model)
     return extra
 
 
