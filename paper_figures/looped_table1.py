@@ -139,7 +139,8 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     runs, missing = style.load_runs(store_path)
     tables = {task: table(runs, task) for task in TASKS}
     height = max(3, *(len(rows) for _, rows in tables.values()))
-    fig, axes = plt.subplots(1, len(TASKS), figsize=(13, 1.6 + 0.7 * height))
+    fig, axes = plt.subplots(1, len(TASKS), figsize=(15, 1.6 + 0.7 * height),
+                             gridspec_kw={"wspace": 0.6})  # fmt: skip
     csv_rows: list[dict[str, Any]] = []
     image = None
     for ax, task in zip(axes, TASKS, strict=True):
@@ -149,7 +150,7 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         image = _panel(ax, task, chosen, rows, csv_rows) or image
     if image is not None:
         fig.colorbar(image, ax=list(axes), label="accuracy (cells in %)")
-    fig.suptitle("Looped (k⊗L) against iso-param (k⊗1) and iso-FLOP (kL⊗1) models")
+    fig.suptitle("Looped (k⊗L) against iso-param (k⊗1) and iso-FLOP (kL⊗1) models", y=1.08)
     files = style.save(fig, out_dir, NAME, csv_rows, COLUMNS)
     caption = (
         "The paper's Table 1 at this store's scale: accuracy in % on fresh inputs, best over "
