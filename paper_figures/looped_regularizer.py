@@ -45,7 +45,7 @@ def _setting_label(key: tuple[Any, ...]) -> str:
     return f"{task}, N={length}, {shown}, d={width}, heads={heads}"
 
 
-def models(runs: list[dict[str, Any]]) -> tuple[tuple[Any, ...] | None, dict[tuple, list[dict]]]:
+def compared(runs: list[dict[str, Any]]) -> tuple[tuple[Any, ...] | None, dict[tuple, list[dict]]]:
     """(setting, {model key: runs}) of the setting with the most regularised runs. Model keys:
     ("deep", D, 0, 0.0) plain, ("reg", D, k, λ) regularised, ("looped", k, L, 0.0)."""
     regularised = [r for r in runs if r["config"].get("reg_lambda") is not None]
@@ -94,7 +94,7 @@ def successive(run: dict[str, Any], k: int) -> dict[str, list[float]]:
 def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str, Any]:
     """Draw the accuracy panel and the block-similarity panels into ``out_dir``."""
     runs, missing = style.load_runs(store_path)
-    chosen, found = models(runs)
+    chosen, found = compared(runs)
     blocks = sorted({key[2] for key in found if key[0] == "reg"})
     fig = plt.figure(figsize=(14, 3.6 + 2.6 * max(1, len(blocks))))
     grid = fig.add_gridspec(1 + max(1, len(blocks)), len(GROUPS), height_ratios=[1.3] +
