@@ -170,6 +170,8 @@ ENTITIES = Limit("entities", 1, 1 << 16, "use fewer entities")
 RELATIONS = Limit("relations", 1, 1 << 24, "use fewer relations")
 HOPS = Limit("hops", 1, 1 << 12, "use fewer hops")
 """Hops q of a path query (of 4q - 1 tokens)."""
+DIGITS = Limit("digits", 1, 9, "use fewer digits per operand")
+"""Digits per operand of n-ary addition (sums of up to 2^40 operands stay exact in int64)."""
 
 # --- options of the commands (each declared with its option in ``ccx``) -----------------------
 

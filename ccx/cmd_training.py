@@ -119,6 +119,9 @@ def train_cmd(
     reverse: Annotated[
         bool | None, typer.Option("--reverse/--no-reverse", help="addition: sum LSB first.")
     ] = None,
+    digits: Annotated[
+        int | None, ranged(limits.DIGITS, "--digits", help="addition: digits per operand (3).")
+    ] = None,
     reg_lambda: Annotated[
         float | None,
         ranged(limits.REGULARISER, "--reg-lambda", help="Block-cosine regulariser lambda."),
@@ -147,7 +150,8 @@ def train_cmd(
     config = TrainConfig(
         task=task, arch=arch, width=width, layers=layers, length=length, steps=steps, lr=lr,
         seed=seed, batch=batch, heads=heads, target=target, loops=loops, hops=hops,
-        alphabet=alphabet, group=group, depth=depth, reverse=reverse, reg_lambda=reg_lambda,
+        alphabet=alphabet, group=group, depth=depth, reverse=reverse, digits=digits,
+        reg_lambda=reg_lambda,
         reg_block=reg_block,
     )  # fmt: skip
     result = train(

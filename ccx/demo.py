@@ -310,7 +310,8 @@ LOOPED_COMMANDS: tuple[tuple[str, ...], ...] = (
 
 def looped_share() -> dict[str, str]:
     """The looped paper's share: the commands of :data:`LOOPED_COMMANDS`, then the short
-    ``looped-demo`` training slice (loops against p on p-hop). Returns {paper: store}."""
+    ``looped-demo`` training slice (loops against p on p-hop and n on S3 composition, both
+    grids of Table 1, the block-cosine regulariser). Returns {paper: store}."""
     from paper_figures import profile_store
 
     for args in LOOPED_COMMANDS:

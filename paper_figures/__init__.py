@@ -48,6 +48,7 @@ FIGURES: Mapping[str, ModuleType] = FigureRegistry(
         "parrots-memorization": "parrots_memorization",
         "looped-loops": "looped_loops",
         "looped-table1": "looped_table1",
+        "looped-regularizer": "looped_regularizer",
         "kg-capacity": "kg_capacity",
     }
 )
@@ -65,6 +66,7 @@ NEEDS_STORE = frozenset(
         "parrots-memorization",
         "looped-loops",
         "looped-table1",
+        "looped-regularizer",
         "kg-capacity",
     }
 )

@@ -44,6 +44,7 @@ from simulations.training import (
     TrainConfig,
     build_model,
     deterministic_on,
+    extra_results,
     resolve_device,
     run_result,
 )
@@ -51,6 +52,14 @@ from simulations.training import (
 MEMBER_FIELDS = ("lr", "seed", "target")
 """The fields in which the members of one ensemble may differ; all others form the shape key
 (model, task, length, batch and the schedule: steps and evaluations)."""
+
+
+def trains_alone(config: TrainConfig) -> bool:
+    """Whether a run's loss has a term beyond the cross-entropy (the block-cosine regulariser,
+    a mixture-of-experts balance loss), which an ensemble's step does not compute: such a run
+    trains alone, as :func:`simulations.training.train`."""
+    return config.reg_lambda is not None or config.balance > 0
+
 
 OnResult = Callable[[dict], None]
 
@@ -68,7 +77,8 @@ def plan_groups(configs: Sequence[TrainConfig], cap: int) -> list[list[TrainConf
     limits.ENSEMBLE.check(cap, "ensemble size")
     by_key: dict[tuple, list[TrainConfig]] = {}
     for config in configs:
-        by_key.setdefault(shape_key(config), []).append(config)
+        alone = (("config_hash", config.config_hash()),) if trains_alone(config) else ()
+        by_key.setdefault(shape_key(config) + alone, []).append(config)
     groups = []
     for members in by_key.values():
         size, fit = cap, max(1, limits.FORWARD_NUMBERS // members[0].activations())
@@ -238,6 +248,10 @@ def train_ensemble(
         raise InputError("train_ensemble needs a non-empty list of TrainConfig")
     if len({shape_key(c) for c in configs}) != 1:
         raise InputError(f"an ensemble's configs may differ only in {', '.join(MEMBER_FIELDS)}")
+    if len(configs) > 1 and any(trains_alone(c) for c in configs):
+        raise InputError(
+            "a run with a regulariser or balance loss trains alone, not in an ensemble"
+        )
     if len({c.config_hash() for c in configs}) != len(configs):
         raise InputError("an ensemble lists the same config twice")
     limits.check_numbers(
@@ -289,7 +303,7 @@ def _train_ensemble(
                 continue
             results[i] = _member_result(
                 configs[i], members[i], stack, j, step, curves[i], best[i], start,
-                checkpoint_dir, dev, len(configs),
+                checkpoint_dir, dev, len(configs), (task, held_out[i]),
             )  # fmt: skip
             if on_result is not None:
                 on_result(results[i])
@@ -305,11 +319,16 @@ def _train_ensemble(
 def _member_result(
     config: TrainConfig, model: SequenceModel, stack: Stack, position: int, step: int,
     curve: list[list[float]], best: float, start: float, checkpoint_dir: str | Path | None,
-    dev: torch.device, size: int,
+    dev: torch.device, size: int, evaluation: tuple[Any, torch.Generator],
 ) -> dict:  # fmt: skip
-    """The result of a member that stops now (its weights: row ``position`` of the stack)."""
+    """The result of a member that stops now (its weights: row ``position`` of the stack), with
+    what a single run reports beyond the curve (:func:`simulations.training.extra_results`,
+    evaluated on the member's own held-out generator, as a single run does)."""
     state = model.state_dict()
     state.update(stack.member_state(position))
     model.load_state_dict(state)
-    result = run_result(model.cpu(), config, curve, best, step, start, checkpoint_dir, dev)
+    model = model.cpu().eval()
+    task, held_out = evaluation
+    extra = extra_results(model, config, task, held_out, torch.device("cpu"), curve[-1][1])
+    result = run_result(model, config, curve, best, step, start, checkpoint_dir, dev, extra)
     return {**result, "ensemble": {"members": size, "strategy": stack.strategy}}

@@ -29,6 +29,7 @@ TASK_OPTIONS = (
     "alphabet",
     "group",
     "reverse",
+    "digits",
     "entities",
     "relations",
     "graph_seed",
@@ -82,6 +83,7 @@ class TrainConfig:
     alphabet: int | None = None  # task option: |Sigma| of p-hop
     group: str | None = None  # task option: G of group-composition
     reverse: bool | None = None  # task option: addition's sum least significant digit first
+    digits: int | None = None  # task option: addition's digits per operand (3)
     entities: int | None = None  # task option: E of kg-path
     relations: int | None = None  # task option: R of kg-path (the capacity search grows it)
     graph_seed: int | None = None  # task option: the seed of kg-path's graph
@@ -201,6 +203,7 @@ _LIMITS = {
     "top_k": limits.EXPERTS,
     "loops": limits.LOOPS,
     "hops": limits.HOPS,
+    "digits": limits.DIGITS,
     "alphabet": limits.ALPHABET,
     "entities": limits.ENTITIES,
     "relations": limits.RELATIONS,

@@ -4,8 +4,9 @@ Every figure and every threshold reads training results from here (ARCHITECTURE.
 store").  A row holds the full config as JSON, the config hash (UNIQUE, so the same run is never
 stored twice), the columns one filters on (task, arch, width, layers, length, lr, seed, heads),
 the outcome (final and best accuracy, accuracy per length, the validation curve, steps, wall
-time), the model's size (parameters, state_numel) and provenance (code version, device, torch
-threads, time).
+time), the model's size (parameters, state_numel), what some runs measure of their final model
+(``diagnostics``, JSON: the looped-reasoning paper's block cosines and layer similarities) and
+provenance (code version, device, torch threads, time).
 
 Recognition: a store is an SQLite file whose header carries our ``application_id``
 (:data:`APPLICATION_ID`) and schema version (``user_version``, :data:`SCHEMA_VERSION`).  Every
@@ -13,8 +14,9 @@ command that reads or writes a store opens it through :class:`Store`, which refu
 line and before anything is created, a folder, a file that is not SQLite, an SQLite database of
 anyone else (its tables are never touched) and a store of a newer schema.  Stores of schema 1
 (written before the marker existed: exactly the tables ``runs`` and ``meta``) are recognised by
-their tables and upgraded in place when written.  A new store is built beside its path and
-linked into place in one step, so no reader ever sees a half-made one.  Readers open the file
+their tables; stores of schemas 1 and 2 are read as they are and upgraded in place when
+written.  A new store is built beside its path and linked into place in one step, so no reader
+ever sees a half-made one.  Readers open the file
 read-only (``readonly=True``), so a store on a read-only file or disk can be read.
 
 Durability: the database runs in WAL mode and each run is written by one ``INSERT`` inside
@@ -53,8 +55,9 @@ from ccomplexity.files import check_output_file
 DEFAULT_STORE = Path("results") / "ccx.db"
 APPLICATION_ID = 0x43435852
 """``PRAGMA application_id`` of a results store: "CCXR"."""
-SCHEMA_VERSION = 2
-"""``PRAGMA user_version`` of a results store. 2: the marker, leases and the threads column."""
+SCHEMA_VERSION = 3
+"""``PRAGMA user_version`` of a results store. 2: the marker, leases and the threads column;
+3: the diagnostics column."""
 
 _SCHEMA = """
 CREATE TABLE runs (
@@ -81,7 +84,8 @@ CREATE TABLE runs (
     checkpoint         TEXT,
     code_version       TEXT    NOT NULL,
     created            TEXT    NOT NULL,
-    threads            INTEGER
+    threads            INTEGER,
+    diagnostics        TEXT
 );
 CREATE INDEX runs_model ON runs (task, arch, width, layers, length);
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -100,6 +104,8 @@ _RESULT_COLUMNS = (
     "steps", "wall_seconds", "parameters", "state_numel", "device", "checkpoint", "threads"
 )  # fmt: skip
 _JSON_COLUMNS = ("config", "accuracy_by_length", "curve")
+DIAGNOSTICS = ("block_cosine", "layer_similarity")
+"""Result keys stored together in the ``diagnostics`` column (JSON, NULL when a run has none)."""
 COLUMNS = (
     "id",
     "config_hash",
@@ -112,6 +118,7 @@ COLUMNS = (
     *_RESULT_COLUMNS,
     "code_version",
     "created",
+    "diagnostics",
 )
 
 
@@ -156,12 +163,16 @@ class Store:
         return _Transaction(self._conn)
 
     def _upgrade(self) -> None:
-        """Schema 1 -> 2 in one transaction: the threads column, leases, the marker."""
+        """Schema 1 or 2 -> 3 in one transaction: (from 1) the threads column, leases, the
+        marker; the diagnostics column."""
         with self._transaction():
-            if self._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+            version = self._conn.execute("PRAGMA user_version").fetchone()[0]
+            if version == SCHEMA_VERSION:
                 return  # another process upgraded it first
-            self._conn.execute("ALTER TABLE runs ADD COLUMN threads INTEGER")
-            self._conn.execute(_LEASES)
+            if version < 2:
+                self._conn.execute("ALTER TABLE runs ADD COLUMN threads INTEGER")
+                self._conn.execute(_LEASES)
+            self._conn.execute("ALTER TABLE runs ADD COLUMN diagnostics TEXT")
             self._conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'",
                                (str(SCHEMA_VERSION),))  # fmt: skip
             self._conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
@@ -261,6 +272,7 @@ class Store:
             )
         accuracy = _accuracy(result["accuracy"], "accuracy")
         by_length = result.get("accuracy_by_length") or {config["length"]: accuracy}
+        diagnostics = {k: result[k] for k in DIAGNOSTICS if result.get(k) is not None}
         row: dict[str, Any] = {
             "config_hash": config_hash,
             "config": json.dumps(dict(config), sort_keys=True),
@@ -272,6 +284,7 @@ class Store:
             **{k: result.get(k) for k in _RESULT_COLUMNS},
             "code_version": ccomplexity.__version__,
             "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "diagnostics": json.dumps(diagnostics) if diagnostics else None,
         }
         if row["checkpoint"] is not None:
             row["checkpoint"] = str(row["checkpoint"])
@@ -327,7 +340,7 @@ _NUMBER_COLUMNS = ("width", "layers", "length", "seed", "accuracy", "best_accura
 
 def _decode(row: dict[str, Any]) -> dict[str, Any]:
     """The run's JSON columns decoded and its numbers checked; MalformedRun naming its id."""
-    row = {column: row.get(column) for column in COLUMNS}  # a schema-1 store has no threads
+    row = {column: row.get(column) for column in COLUMNS}  # older schemas lack some columns
     try:
         for column in _JSON_COLUMNS:
             row[column] = json.loads(row[column])
@@ -337,6 +350,10 @@ def _decode(row: dict[str, Any]) -> dict[str, Any]:
         if not all(a is None or type(a) in (int, float) for a in by_length.values()):
             raise ValueError("accuracy_by_length holds a value that is not a number")
         row["accuracy_by_length"] = by_length
+        diagnostics = json.loads(row["diagnostics"]) if row["diagnostics"] else {}
+        if not isinstance(diagnostics, dict):
+            raise ValueError("diagnostics must be an object")
+        row["diagnostics"] = diagnostics
         for column in _NUMBER_COLUMNS:
             if isinstance(row[column], bool) or not isinstance(row[column], int | float):
                 raise ValueError(f"{column} is not a number")

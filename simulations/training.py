@@ -30,7 +30,7 @@ from ccomplexity import limits
 from ccomplexity.errors import InputError
 from ccomplexity.files import check_output_folder
 from models.base import SequenceModel
-from models.looped import block_cosine, block_cosine_penalty
+from models.looped import block_cosine, block_cosine_penalty, layer_similarity
 from simulations.run_config import (
     EVAL_BATCH,
     EVAL_SEED_OFFSET,
@@ -189,7 +189,7 @@ def _train(
             if evaluated and accuracy >= config.target:
                 break
     model.eval()
-    extra = _extra_results(model, config, task, held_out, dev, curve[-1][1])
+    extra = extra_results(model, config, task, held_out, dev, curve[-1][1])
     return run_result(model, config, curve, best, step, start, checkpoint_dir, dev, extra)
 
 
@@ -226,7 +226,7 @@ def run_result(
     }
 
 
-def _extra_results(
+def extra_results(
     model: SequenceModel,
     config: TrainConfig,
     task: Task,
@@ -235,7 +235,9 @@ def _extra_results(
     accuracy: float,
 ) -> dict[str, Any]:
     """What some runs report beyond the rest: the final accuracy at the task's further
-    evaluation lengths (``accuracy_by_length``), and the regulariser's R_G(k) per group."""
+    evaluation lengths (``accuracy_by_length``), the regulariser's R_G(k) per group
+    (``block_cosine``) and, for a transformer of two or more layers, the cosine between every
+    pair of its layers per parameter group (``layer_similarity``, the paper's Figs. 2-3)."""
     extra: dict[str, Any] = {}
     lengths = task.eval_lengths(config.length)
     if lengths:
@@ -247,6 +249,8 @@ def _extra_results(
         with torch.no_grad():
             cosines = block_cosine(model, config.reg_block)
         extra["block_cosine"] = {group: float(v) for group, v in cosines.items()}
+    if config.arch == "transformer" and config.layers >= 2:
+        extra["layer_similarity"] = layer_similarity(model)
     return extra
 
 

@@ -1,6 +1,7 @@
 """n-ary addition (looped-reasoning Sec. 2.1, App. A.1) and its carry automaton.
 
-The task adds n operands of 3 digits, each written zero-padded ("045"), and answers with the
+The task adds n operands of 3 digits (``digits``; fewer make a smaller task), each written
+zero-padded ("045"), and answers with the
 sum without chain of thought: ``315 + 120 + 045 + 824 =`` -> ``1304``. Tokens here are the
 characters without the spaces (they carry nothing): digits 0..9 are tokens 0..9, then ``+``,
 ``=`` and an end-of-answer token; the answer is written most significant digit first, as in the
@@ -17,11 +18,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ccomplexity import limits
 from ccomplexity.automata import DFA, minimize
 from ccomplexity.errors import InputError, check_int
 
 DIGITS = 3
 """Digits per operand (the paper's 3)."""
+DIGITS_MOST = limits.DIGITS.most
+"""Most digits per operand :func:`encode` writes (sums stay exact in int64)."""
 PLUS, EQUALS, END = 10, 11, 12
 """Tokens after the ten digits."""
 TOKEN_NAMES = (*"0123456789", "+", "=", "$")
@@ -35,30 +39,36 @@ def answer_width(operands: int, digits: int = DIGITS) -> int:
     return len(str(n * (10 ** check_int(digits, "digits") - 1)))
 
 
-def encode(operands: np.ndarray, reverse: bool = False) -> list[list[int]]:
+def _digits(digits: int) -> int:
+    return check_int(digits, "digits per operand", 1, DIGITS_MOST)
+
+
+def encode(operands: np.ndarray, reverse: bool = False, digits: int = DIGITS) -> list[list[int]]:
     """Token sequences ``a_1 + a_2 + ... + a_n = s_1 .. s_k $`` of each row of ``operands``.
 
-    Operands are written with :data:`DIGITS` digits, zero-padded; the sum without padding
-    (most significant digit first, or least significant first with ``reverse``), then ``$``.
+    Operands are written with ``digits`` digits (default :data:`DIGITS`), zero-padded; the sum
+    without padding (most significant digit first, or least significant first with
+    ``reverse``), then ``$``.
     """
+    width = _digits(digits)
     rows = np.atleast_2d(np.asarray(operands))
     if rows.ndim != 2 or rows.shape[1] < 1 or not np.issubdtype(rows.dtype, np.integer):
         raise InputError(f"operands must be a (batch, n) integer array, got shape {rows.shape}")
-    if rows.size and (rows.min() < 0 or rows.max() >= 10**DIGITS):
-        raise InputError(f"operands must lie in 0..{10**DIGITS - 1}")
+    if rows.size and (rows.min() < 0 or rows.max() >= 10**width):
+        raise InputError(f"operands must lie in 0..{10**width - 1}")
     out = []
     for row in rows.tolist():
         tokens: list[int] = []
         for k, a in enumerate(row):
             if k:
                 tokens.append(PLUS)
-            tokens.extend(int(c) for c in f"{a:0{DIGITS}d}")
+            tokens.extend(int(c) for c in f"{a:0{width}d}")
         answer = [int(c) for c in str(sum(row))]
         out.append([*tokens, EQUALS, *(answer[::-1] if reverse else answer), END])
     return out
 
 
-def decode(tokens: list[int], reverse: bool = False) -> tuple[list[int], int]:
+def decode(tokens: list[int], reverse: bool = False, digits: int = DIGITS) -> tuple[list[int], int]:
     """(operands, claimed sum) of one token sequence written by :func:`encode`.
 
     Parses the syntax independently of :func:`encode`; InputError names the first problem.
@@ -76,8 +86,9 @@ def decode(tokens: list[int], reverse: bool = False) -> tuple[list[int], int]:
             groups[-1].append(t)
         else:
             raise InputError(f"unexpected token {t} before '='")
-    if any(len(g) != DIGITS for g in groups):
-        raise InputError(f"every operand must have exactly {DIGITS} digits")
+    width = _digits(digits)
+    if any(len(g) != width for g in groups):
+        raise InputError(f"every operand must have exactly {width} digits")
     if not right or any(not 0 <= t <= 9 for t in right):
         raise InputError("the answer must be one or more digits")
     digits = right[::-1] if reverse else right
@@ -129,6 +140,7 @@ def column_word(operands: np.ndarray, claimed: int, columns: int) -> np.ndarray:
 
 __all__ = [
     "DIGITS",
+    "DIGITS_MOST",
     "END",
     "EQUALS",
     "PLUS",

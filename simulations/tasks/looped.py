@@ -16,7 +16,8 @@ disagrees with is a bug and raises. ``N`` is each task's length parameter.
   padded on the left with e, whose product is the same (the theorem's task has no training
   distribution; this one gives short, easy words first place in every batch). Evaluation draws
   all N elements uniformly.
-* ``addition`` (Sec. 2.1): ``a_1+...+a_n=`` then the sum and ``$``, operands of 3 digits; each
+* ``addition`` (Sec. 2.1): ``a_1+...+a_n=`` then the sum and ``$``, operands of 3 digits
+  (``digits``: fewer make the CPU-scale task); each
   answer token is predicted from the one before (teacher forcing), so a sequence is right iff
   greedy decoding writes the whole sum. Training draws n uniformly from the paper's mixture
   {2, 4, 8, 16, 32} (those <= N); evaluation uses exactly n = N operands, and at the end of
@@ -157,6 +158,7 @@ class AdditionTask(Task):
     """Tokens 0-9, ``+`` (10), ``=`` (11), ``$`` (12), [pad] (13); classes the digits and $."""
 
     reverse: bool = False
+    digits: int = arithmetic.DIGITS
 
     def check_length(self, length: int) -> int:
         n = super().check_length(length)
@@ -175,9 +177,9 @@ class AdditionTask(Task):
             counts = mixture[torch.randint(0, len(mixture), (batch,), generator=g)]
         else:
             counts = torch.full((batch,), length)
-        values = torch.randint(0, 10**arithmetic.DIGITS, (batch, length), generator=g)
+        values = torch.randint(0, 10**self.digits, (batch, length), generator=g)
         rows = [
-            arithmetic.encode(values[b, : counts[b]].numpy()[None], self.reverse)[0]
+            arithmetic.encode(values[b, : counts[b]].numpy()[None], self.reverse, self.digits)[0]
             for b in range(batch)
         ]
         tokens = torch.full((batch, self.max_tokens), self.pad)
@@ -280,11 +282,12 @@ def _group(name: str, n: int, given: dict[str, Any]) -> Task:
 
 
 def _addition(name: str, n: int, given: dict[str, Any]) -> Task:
-    o = options(name, given, {"reverse": False})
+    o = options(name, given, {"reverse": False, "digits": arithmetic.DIGITS})
     if not isinstance(o["reverse"], bool):
         raise InputError(f"addition reverse must be true or false, got {o['reverse']!r}")
-    longest = 4 * n + arithmetic.answer_width(n) + 1  # n operands, n - 1 '+', '=', sum, '$'
-    return AdditionTask(name, 14, 13, n, longest, 13, o["reverse"])
+    d = check_int(o["digits"], "addition digits", 1, arithmetic.DIGITS_MOST)
+    longest = (d + 1) * n + arithmetic.answer_width(n, d) + 1  # operands, '+'s, '=', sum, '$'
+    return AdditionTask(name, 14, 13, n, longest, 13, o["reverse"], d)
 
 
 def _var_assign(name: str, n: int, given: dict[str, Any]) -> Task:
@@ -302,4 +305,5 @@ BUILDERS = {
 }
 """Task name -> builder(name, max_length, options); options: p-hop ``alphabet`` (4), ``hops``
 (1), ``strict`` (false), ``generator`` ("planted" or "uniform"); group-composition ``group``
-("S5"); addition ``reverse`` (false); var-assign ``depth`` (1), ``variables`` (26)."""
+("S5"); addition ``reverse`` (false) and ``digits`` (3); var-assign ``depth`` (1),
+``variables`` (26)."""

@@ -254,6 +254,7 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     (("task", "p-hop", "--length", "16", "--hops", "-1"), "hops"),
     (("task", "p-hop", "--length", "16", "--batch", BIG), "--batch"),
     (("task", "p-hop", "--length", "16", "--seed", "-1"), "--seed"),
+    (("task", "addition", "--length", "4", "--digits", "12"), "digits"),
     (("task", "group-composition", "--length", "16", "--group", "Z0"), "k must be"),
     (("task", "p-hop", "--hops", "2"), "needs --length"),
     (("task", "i-gsm", "--depth", "65"), "depth"),
@@ -444,6 +445,10 @@ CASES: list[tuple[tuple[str, ...], str]] = [
       "--threads", "0"), "threads"),
     (("train", "--task", "index-lookup", "--arch", "transformer", "--width", "16", "--heads",
       "3", "--length", "10"), "multiple of heads"),
+    (("train", "--task", "addition", "--arch", "looped", "--width", "16", "--length", "4",
+      "--digits", "10"), "digits"),
+    (("train", "--task", "addition", "--arch", "looped", "--width", "16", "--length", "4",
+      "--digits", "0"), "digits"),
     # sweep
     (("sweep", "--profile", "smoke", "--store", "other.db"), "another application"),
     (("sweep", "--profile", "smoke", "--store", "adir"), "is a folder"),

@@ -66,6 +66,28 @@ def looped_results() -> list[dict]:
         result["accuracy_by_length"] = {2: 0.9, 4: 0.5 * layers * loops / 4, 6: 0.2, 8: 0.1}
         result["config_hash"] = f"addition{arch}{layers}"
         out.append(result)
+    return out + regularised_results()
+
+
+def similarity(layers: int, near: float) -> dict[str, list[list[float]]]:
+    """A layer-similarity diagnostic whose off-diagonal cosines are all ``near``."""
+    matrix = [[1.0 if i == j else near for j in range(layers)] for i in range(layers)]
+    groups = ("attn_q", "attn_k", "attn_v", "attn_o", "ff_w1", "ff_w2")
+    return {g: matrix for g in groups}
+
+
+def regularised_results() -> list[dict]:
+    """Fake p-hop runs at p = 4 of the deep (4⊗1) transformer, plain and with the block-cosine
+    regulariser (k = 1, λ in {1, 10}), each with its layer similarity."""
+    out = []
+    for lam, near, acc in ((None, 0.05, 0.6), (1.0, 0.9, 0.7), (10.0, 0.99, 0.8)):
+        result = fake_result("p-hop", "transformer", 32, 4, 16, 1e-3, 0)
+        result["config"]["hops"] = 4
+        if lam is not None:
+            result["config"].update(reg_lambda=lam, reg_block=1)
+        result.update(accuracy=acc, best_accuracy=acc, config_hash=f"reg{lam}",
+                      layer_similarity=similarity(4, near))  # fmt: skip
+        out.append(result)
     return out
 
 
@@ -153,10 +175,26 @@ def test_looped_figures_read_the_claims_and_the_store(fake_store: Path, tmp_path
     assert fewest[("p-hop", "4")] == ("4", "4")  # floor(lg 4) + 2 from Cor. 2.3's claim
     make_figure("looped-table1", tmp_path, store=fake_store)
     table = _csv_rows(tmp_path / "looped-table1.csv")
-    assert [r["row"] for r in table if r["operands"] == "4"] == [
-        "(1⊗1) iso-param", "(1⊗4) looped", "(4⊗1) iso-FLOP"
-    ]  # fmt: skip
-    assert {r["operands"] for r in table} == {"2", "4", "6", "8"}
+    rows = ["(1⊗1) iso-param", "(1⊗4) looped", "(4⊗1) iso-FLOP"]
+    assert [r["row"] for r in table if r["task"] == "addition" and r["x"] == "4"] == rows
+    assert {r["x"] for r in table if r["task"] == "addition"} == {"2", "4", "6", "8"}
+    phop = {(r["row"], r["x"]): float(r["accuracy"]) for r in table if r["task"] == "p-hop"}
+    assert [row for row, x in phop if x == "4"] == rows  # the plain (4⊗1), not the regularised
+    assert phop[("(1⊗1) iso-param", "4")] == 0.3 and phop[("(4⊗1) iso-FLOP", "4")] == 0.6
+
+
+def test_regularizer_figure_reads_the_stored_similarity(fake_store: Path, tmp_path: Path) -> None:
+    result = make_figure("looped-regularizer", tmp_path, store=fake_store)
+    assert result["missing"] == []
+    rows = _csv_rows(tmp_path / "looped-regularizer.csv")
+    accuracy = {r["model"]: float(r["accuracy"]) for r in rows if r["accuracy"]}
+    assert accuracy == {"(4⊗1) plain": 0.6, "(4⊗1) reg k=1 λ=1": 0.7, "(4⊗1) reg k=1 λ=10": 0.8,
+                        "(1⊗4) looped": 1.0}  # fmt: skip
+    cosines = {(r["model"], r["group"], r["pair"]): float(r["cosine"]) for r in rows
+               if r["cosine"]}  # fmt: skip
+    assert cosines[("(4⊗1) plain", "ff_w2", "2-3")] == 0.05
+    assert cosines[("(4⊗1) reg k=1 λ=10", "attn_q", "0-1")] == 0.99
+    assert len(cosines) == 3 * 6 * 3  # three deep models, six groups, three successive pairs
 
 
 def test_kg_capacity_reads_the_search_and_the_claims(fake_store: Path, tmp_path: Path) -> None:

@@ -48,6 +48,25 @@ def test_plan_groups_by_shape_capped_in_order():
             plan_groups(a, cap=bad)
 
 
+def test_runs_with_a_further_loss_term_train_alone():
+    plain = members()
+    regularised = members(reg_lambda=1.0, reg_block=1)
+    groups = plan_groups([*plain, *regularised], cap=16)
+    assert groups == [plain, *([c] for c in regularised)]
+    with pytest.raises(InputError, match="trains alone"):
+        train_ensemble(regularised[:2], device="cpu")
+
+
+def test_members_report_what_single_runs_report_beyond_the_curve():
+    """Addition's accuracy at its further operand counts, as the single run measures it."""
+    configs = members(task="addition", length=4, digits=1, reverse=True, steps=8)[:2]
+    together = train_ensemble(configs, device="cpu")
+    for config, result in zip(configs, together, strict=True):
+        alone = train(config, progress=False, device="cpu")
+        assert set(result["accuracy_by_length"]) == {2, 3, 4}
+        assert result["accuracy_by_length"] == alone["accuracy_by_length"]
+
+
 def test_stacked_adam_is_torch_adam_bit_for_bit():
     gen = torch.Generator().manual_seed(0)
     lrs = [1e-2, 3e-3, 1e-4]

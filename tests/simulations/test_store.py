@@ -231,6 +231,27 @@ def test_a_schema_1_store_is_read_as_is_and_upgraded_when_written(tmp_path):
     assert [r["config_hash"] for r in runs(path)] == ["h1", "lstm-20-0"]
 
 
+def test_a_schema_2_store_gains_the_diagnostics_column_when_written(tmp_path):
+    path = tmp_path / "v2.db"
+    conn = sqlite3.connect(path)
+    conn.executescript(V1_SCHEMA + "ALTER TABLE runs ADD COLUMN threads INTEGER;"
+                       "CREATE TABLE leases (config_hash TEXT PRIMARY KEY, owner TEXT NOT NULL,"
+                       " expires REAL NOT NULL);")  # fmt: skip
+    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    conn.execute("PRAGMA user_version = 2")
+    conn.close()
+    (old,) = runs(path)
+    assert old["diagnostics"] == {}
+    similarity = {"attn_q": [[1.0, 0.5], [0.5, 1.0]]}
+    with Store(path) as store:
+        assert store.add_run({**result(), "layer_similarity": similarity, "block_cosine": None})
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+    conn.close()
+    new = runs(path)[1]
+    assert new["diagnostics"] == {"layer_similarity": similarity}  # None values are left out
+
+
 def test_readers_write_nothing(tmp_path):
     path = tmp_path / "ccx.db"
     with Store(path) as store:

@@ -56,3 +56,10 @@ def test_regulariser_pulls_the_blocks_together():
     free = train(TrainConfig(**common, reg_lambda=1e-9, reg_block=2), progress=False)
     tied = train(TrainConfig(**common, reg_lambda=10.0, reg_block=2), progress=False)
     assert min(tied["block_cosine"].values()) > max(free["block_cosine"].values()) + 0.2
+    # the Figs. 2-3 diagnostic: every pair of layers per group, its k-apart pairs averaging R(k)
+    sims = tied["layer_similarity"]
+    assert set(sims) == set(tied["block_cosine"]) and len(sims["ff_w1"]) == 4
+    for group, matrix in sims.items():
+        pairs = [matrix[j][j + 2] for j in range(2)]
+        assert sum(pairs) / 2 == pytest.approx(tied["block_cosine"][group], abs=1e-5)
+    assert "layer_similarity" not in train(TrainConfig(**{**common, "layers": 1}), progress=False)

@@ -39,6 +39,20 @@ def test_round_trip_and_widths():
     assert answer_width(32) == 5 and answer_width(2) == 4
 
 
+@pytest.mark.parametrize("digits", [1, 2, 5])
+def test_fewer_or_more_digits_per_operand(digits):
+    rng = np.random.default_rng(digits)
+    ops = rng.integers(0, 10**digits, (20, 4))
+    for row, tokens in zip(ops, encode(ops, reverse=True, digits=digits), strict=True):
+        assert tokens[digits] == TOKEN_NAMES.index("+")  # each operand exactly `digits` wide
+        assert decode(tokens, reverse=True, digits=digits) == (row.tolist(), int(row.sum()))
+        assert len(tokens) <= (digits + 1) * 4 + answer_width(4, digits) + 1
+    with pytest.raises(InputError, match="operands must lie in 0..99"):
+        encode(np.array([[100, 1]]), digits=2)
+    with pytest.raises(InputError, match="digits per operand"):
+        encode(np.array([[1, 1]]), digits=10)
+
+
 def test_decode_refuses_malformed_sequences():
     with pytest.raises(InputError):
         decode([1, 2, EQUALS, 3, END])  # a 2-digit operand

@@ -83,6 +83,14 @@ def test_addition_task():
     for r in tokens.tolist():
         operands, total = arithmetic.decode([t for t in r if t != reverse.pad], reverse=True)
         assert total == sum(operands)
+    two = get_task("addition", 4, reverse=True, digits=2)
+    tokens, _, _ = two.sample(50, 4, gen(8), train=False)
+    assert tokens.shape[1] == two.max_tokens == 4 * 3 + 3 + 1  # 4 operands, 3-digit sums, $
+    for r in tokens.tolist():
+        operands, total = arithmetic.decode([t for t in r if t != two.pad], True, digits=2)
+        assert len(operands) == 4 and max(operands) < 100 and total == sum(operands)
+    with pytest.raises(InputError, match="digits"):
+        get_task("addition", 4, digits=0)
 
 
 @pytest.mark.parametrize("depth", [0, 1, 3])

@@ -1,0 +1,177 @@
+"""Figure ``looped-regularizer``: the paper's Table 4 and Figures 2-3 at this store's scale.
+
+A deep transformer ``(D ⊗ 1)`` trained with the block-cosine regulariser of Sec. 4 (Eq. 4-5,
+λ (1 - R(k)) added to the loss, :func:`models.looped.block_cosine_penalty`) for the block sizes k
+and strengths λ in the store, next to the plain deep model (λ = 0) and the looped models
+``(k ⊗ D/k)`` it is pulled towards. Panel (a): final accuracy, best over learning rates and
+seeds (each run a dot). Panels (b): the cosine between corresponding layers of successive
+k-layer blocks, cos(θ_G^(j), θ_G^(j+k)) for j = 0..D-k-1, per parameter group G (attention Q,
+K, V, O; MLP in and out), read from the ``layer_similarity`` each deep run stores with its row
+(mean over its runs): with the regulariser near 1 (the paper's Figure 2), without it low (its
+Figure 3). Of the tasks and settings with regularised runs, the one with the most is shown.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from paper_figures import style
+
+NAME = "looped-regularizer"
+PAPER = "looped"
+GROUPS = ("attn_q", "attn_k", "attn_v", "attn_o", "ff_w1", "ff_w2")
+GROUP_LABELS = {"attn_q": "Attn-Q", "attn_k": "Attn-K", "attn_v": "Attn-V", "attn_o": "Attn-O",
+                "ff_w1": "FFN-W1 (in)", "ff_w2": "FFN-W2 (out)"}  # fmt: skip
+COLUMNS = ("setting", "model", "k", "reg_lambda", "layers", "loops", "parameters", "accuracy",
+           "runs", "seeds", "lrs", "group", "pair", "cosine")  # fmt: skip
+
+
+def setting(run: dict[str, Any]) -> tuple[Any, ...]:
+    """What the compared models share: task, length, task options, width, heads."""
+    cfg = run["config"]
+    options = tuple((k, cfg[k]) for k in ("hops", "alphabet", "group", "digits", "reverse")
+                    if k in cfg)  # fmt: skip
+    return (run["task"], run["length"], options, run["width"], run["heads"])
+
+
+def _setting_label(key: tuple[Any, ...]) -> str:
+    task, length, options, width, heads = key
+    shown = ", ".join(f"{k}={v}" for k, v in options)
+    return f"{task}, N={length}, {shown}, d={width}, heads={heads}"
+
+
+def compared(runs: list[dict[str, Any]]) -> tuple[tuple[Any, ...] | None, dict[tuple, list[dict]]]:
+    """(setting, {model key: runs}) of the setting with the most regularised runs. Model keys:
+    ("deep", D, 0, 0.0) plain, ("reg", D, k, λ) regularised, ("looped", k, L, 0.0)."""
+    regularised = [r for r in runs if r["config"].get("reg_lambda") is not None]
+    if not regularised:
+        return None, {}
+    counts: dict[tuple, int] = defaultdict(int)
+    for run in regularised:
+        counts[(setting(run), run["layers"])] += 1
+    chosen, depth = max(counts, key=lambda key: counts[key])
+    out: dict[tuple, list[dict]] = defaultdict(list)
+    blocks = {r["config"]["reg_block"] for r in regularised if setting(r) == chosen}
+    emulated = {(k, depth // k) for k in blocks}  # the looped (k ⊗ D/k) each block size pulls to
+    for run in runs:
+        if setting(run) != chosen:
+            continue
+        cfg = run["config"]
+        if run["arch"] == "transformer" and run["layers"] == depth:
+            lam = cfg.get("reg_lambda")
+            key = ("deep", depth, 0, 0.0) if lam is None else ("reg", depth, cfg["reg_block"], lam)
+            out[key].append(run)
+        elif run["arch"] == "looped" and (run["layers"], cfg.get("loops", 1)) in emulated:
+            out[("looped", run["layers"], cfg["loops"], 0.0)].append(run)
+    return chosen, dict(out)
+
+
+def label(key: tuple) -> str:
+    kind, a, b, lam = key
+    if kind == "deep":
+        return f"({a}⊗1) plain"
+    if kind == "looped":
+        return f"({a}⊗{b}) looped"
+    return f"({a}⊗1) reg k={b} λ={lam:g}"
+
+
+def _order(key: tuple) -> tuple:
+    kind, a, b, lam = key
+    return ({"deep": 0, "reg": 1, "looped": 2}[kind], b if kind == "reg" else a, lam)
+
+
+def successive(run: dict[str, Any], k: int) -> dict[str, list[float]]:
+    """{G: [cos(θ_G^(j), θ_G^(j+k)) for j = 0..D-k-1]} from the run's stored layer similarity."""
+    sims = run.get("diagnostics", {}).get("layer_similarity") or {}
+    return {g: [m[j][j + k] for j in range(len(m) - k)] for g, m in sims.items()}
+
+
+def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str, Any]:
+    """Draw the accuracy panel and the block-similarity panels into ``out_dir``."""
+    runs, missing = style.load_runs(store_path)
+    chosen, found = compared(runs)
+    blocks = sorted({key[2] for key in found if key[0] == "reg"})
+    fig = plt.figure(figsize=(14, 3.6 + 2.6 * max(1, len(blocks))))
+    grid = fig.add_gridspec(1 + max(1, len(blocks)), len(GROUPS), height_ratios=[1.3] +
+                            [1] * max(1, len(blocks)))  # fmt: skip
+    ax = fig.add_subplot(grid[0, :])
+    csv_rows: list[dict[str, Any]] = []
+    if not found:
+        missing.append(f"{NAME}: no runs with the block-cosine regulariser in the store")
+        style.note(ax, "no regularised runs (reg_lambda) in the store")
+        ax.set_xticks([])
+        ax.set_yticks([])
+    keys = sorted(found, key=_order)
+    colours = plt.get_cmap("viridis")(np.linspace(0.15, 0.85, max(1, len(keys))))
+    for i, key in enumerate(keys):
+        accs = [r["accuracy"] for r in found[key]]
+        colour = {"deep": "#7f7f7f", "looped": "#d62728"}.get(key[0], colours[i])
+        ax.bar(i, max(accs), color=colour, alpha=0.8)
+        ax.plot([i] * len(accs), accs, "o", color="black", markersize=4)
+        ax.text(i, max(accs) + 0.02, f"{100 * max(accs):.1f}", ha="center", fontsize=8)
+        first = found[key][0]
+        csv_rows.append(
+            {"setting": _setting_label(chosen), "model": label(key), "k": key[2],
+             "reg_lambda": key[3], "layers": first["layers"],
+             "loops": first["config"].get("loops", 1), "parameters": first["parameters"],
+             "accuracy": max(accs), "runs": len(accs),
+             "seeds": " ".join(str(s) for s in sorted({r["seed"] for r in found[key]})),
+             "lrs": " ".join(f"{lr:g}" for lr in sorted({r["lr"] for r in found[key]}))}
+        )  # fmt: skip
+    if found:
+        ax.set_xticks(range(len(keys)), [label(k) for k in keys], fontsize=8)
+        ax.set_ylim(0, 1.12)
+        ax.set_ylabel("final accuracy")
+        ax.set_title(f"(a) accuracy, best over learning rates and seeds (dots: runs)\n"
+                     f"{_setting_label(chosen)}", fontsize=10)  # fmt: skip
+    depth_keys = [k for k in keys if k[0] in ("deep", "reg")]
+    for row, k in enumerate(blocks or [1], start=1):
+        for col, group in enumerate(GROUPS):
+            sub = fig.add_subplot(grid[row, col])
+            sub.set_ylim(-0.2, 1.05)
+            sub.axhline(0, color="#cccccc", linewidth=0.8)
+            sub.set_title(f"{GROUP_LABELS[group]}, k = {k}", fontsize=9)
+            if col == 0:
+                sub.set_ylabel("cos(layer j, layer j+k)")
+            if row == len(blocks or [1]):
+                sub.set_xlabel("j")
+            for key in depth_keys:
+                if key[0] == "reg" and key[2] != k:
+                    continue
+                pairs = [successive(r, k).get(group) for r in found[key]]
+                pairs = [p for p in pairs if p]
+                if not pairs:
+                    continue
+                mean = np.mean(np.array(pairs), axis=0)
+                colour = "#7f7f7f" if key[0] == "deep" else colours[keys.index(key)]
+                sub.plot(range(len(mean)), mean, "o-", color=colour, label=label(key),
+                         markersize=4)  # fmt: skip
+                sub.set_xticks(range(len(mean)))
+                for j, value in enumerate(mean):
+                    csv_rows.append({"setting": _setting_label(chosen), "model": label(key),
+                                     "k": k, "reg_lambda": key[3], "group": group,
+                                     "pair": f"{j}-{j + k}", "cosine": float(value)})  # fmt: skip
+            if row == 1 and col == len(GROUPS) - 1 and depth_keys:
+                sub.legend(fontsize=7, loc="lower right")
+    if found and not any(r.get("diagnostics", {}).get("layer_similarity")
+                         for key in depth_keys for r in found[key]):  # fmt: skip
+        missing.append(f"{NAME}: the deep runs stored no layer similarity (older store)")
+    fig.suptitle("Block-cosine regulariser (Sec. 4): accuracy and similarity of successive blocks")
+    fig.tight_layout()
+    files = style.save(fig, out_dir, NAME, csv_rows, COLUMNS)
+    caption = (
+        "(a) The paper's Table 4 at this store's scale: a deep transformer (D⊗1) trained plain, "
+        "with the regulariser λ (1 - R(k)) of Eq. 5 (sign fixed so that it pulls blocks "
+        "together) for block size k, and the looped (k⊗D/k) it emulates; final accuracy on "
+        "fresh examples, best over learning rates and seeds, each run a dot. (b) The paper's "
+        "Figures 2-3: cosine between layer j and layer j+k of the final deep models per "
+        "parameter group, mean over runs; regularised near 1, plain low. "
+        f"Training: {style.training_summary(runs)} "
+        f"Data: {style.store_label(store_path, profile)}."
+    )
+    return {"name": NAME, "files": files, "caption": caption, "missing": missing}
