@@ -77,8 +77,9 @@ def kg_products(
 ) -> None:
     """Distinct relation products P_{r_1}..P_{r_k} over all R^k words, k = 1..q (Thm B.19 counts
     one monomial per word, which needs them distinct)."""
-    from ccomplexity.languages.kg import distinct_products
+    from ccomplexity.languages.kg import check_product_work, distinct_products
 
+    check_product_work(entities, relations, hops)
     start = time.perf_counter()
     counts = distinct_products(_graph(entities, relations, seed), hops)
     result: dict[str, Any] = {"entities": entities, "relations": relations, "hops": hops}

@@ -17,6 +17,7 @@ Everything here is exact integer arithmetic on numpy arrays, vectorised over a l
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -143,25 +144,35 @@ def covered(kg: MatchingKG, starts: np.ndarray, relations: np.ndarray) -> np.nda
     return used
 
 
+def check_product_work(entities: int, relations: int, hops: int) -> None:
+    """Refuse, before any graph is drawn, a query length whose products could form more than
+    :data:`PRODUCT_WORK_LIMIT` entries: length k forms (distinct products of length k - 1) x R x E
+    entries, and there are at most min(R^(k-1), E!) distinct products of length k - 1."""
+    q = limits.HOPS.check(hops, "hops")
+    most_products = math.factorial(min(entities, 20))  # E! >= 20! exceeds every bound below
+    for k in range(1, q + 1):
+        bound = min(relations ** (k - 1), most_products)
+        if bound * relations * entities > PRODUCT_WORK_LIMIT:
+            raise InputError(
+                f"products of length {k} could form {bound} x {relations} x {entities} "
+                f"entries; the limit is {PRODUCT_WORK_LIMIT}: use fewer hops, relations or entities"
+            )
+
+
 def distinct_products(kg: MatchingKG, hops: int) -> list[int]:
     """Number of distinct permutations P_{r_1} ... P_{r_k} over all R^k words, for k = 1..q.
 
     Thm B.19 counts one monomial per path query, which needs these R^q products pairwise distinct
     (its hidden assumption). Exact: the products of length k + 1 are {P_u P_r}, so each length is
     deduplicated before the next (equal rows compared byte for byte by ``np.unique``), and the
-    work is the number of distinct products, not R^q. Refuses a length that would form more
-    than :data:`PRODUCT_WORK_LIMIT` entries, before forming them.
+    work is the number of distinct products, not R^q. Refuses (:func:`check_product_work`) a
+    length that could form more than :data:`PRODUCT_WORK_LIMIT` entries, before forming any.
     """
-    q = limits.HOPS.check(hops, "hops")
-    e, r = kg.entities, kg.relations
+    check_product_work(kg.entities, kg.relations, hops)
+    e = kg.entities
     level = np.arange(e, dtype=np.uint16)[None, :]  # the empty product
     counts = []
-    for k in range(1, q + 1):
-        if level.shape[0] * r * e > PRODUCT_WORK_LIMIT:
-            raise InputError(
-                f"products of length {k} would form {level.shape[0]} x {r} x {e} entries; "
-                f"the limit is {PRODUCT_WORK_LIMIT}"
-            )
+    for _ in range(hops):
         # following u then r: e -> pi_r(pi_u(e)), one row per (product u, relation r)
         grown = kg.permutations.astype(np.uint16)[:, level].transpose(1, 0, 2).reshape(-1, e)
         rows = np.ascontiguousarray(grown).view(np.dtype((np.void, 2 * e)))[:, 0]

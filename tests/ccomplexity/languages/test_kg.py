@@ -127,7 +127,7 @@ def test_token_codes_are_distinct_pm1_msb_first():
         ),
         (
             lambda: distinct_products(MatchingKG.generate(64, 16), 6),
-            "products of length 5 would form",
+            "products of length 5 could form",
         ),
     ],
 )
