@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -49,3 +50,20 @@ def ccx_json(ccx):
         return json.loads(lines[0])
 
     return run
+
+
+@pytest.fixture(scope="session")
+def smoke_sweep(tmp_path_factory) -> tuple[Path, dict]:
+    """The smoke profile swept once with the real trainer, from a relative store path
+    (``results/smoke.db`` under the folder returned, with the sweep's summary). Tests that use it
+    carry ``pytest.mark.xdist_group("smoke")`` so that one worker sweeps it once."""
+    from simulations.sweeps import run_sweep
+
+    folder = tmp_path_factory.mktemp("smoke")
+    here = os.getcwd()
+    os.chdir(folder)
+    try:
+        summary = run_sweep("smoke", Path("results") / "smoke.db", workers=1, progress=False)
+    finally:
+        os.chdir(here)
+    return folder, summary

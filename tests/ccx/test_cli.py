@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import time
@@ -416,7 +417,11 @@ def test_protocols_run_on_trained_checkpoints(ccx, ccx_json, tmp_path: Path):
     assert ccx("verify", str(path))[0] == 1
 
 
-def test_figure_and_report_acceptance(ccx, ccx_json, tmp_path: Path, monkeypatch):
+@pytest.mark.xdist_group("smoke")
+def test_figure_and_report_acceptance(ccx, ccx_json, smoke_sweep, tmp_path: Path, monkeypatch):
+    """``--profile smoke`` resumes the profile's store under ``results/`` (here one already swept,
+    so every run is skipped) and draws from it."""
+    shutil.copytree(smoke_sweep[0] / "results", tmp_path / "results")
     monkeypatch.chdir(tmp_path)
     out = ccx_json("figure", "thresholds", "--profile", "smoke", "--out", "d1")
     for ext in ("png", "pdf", "csv"):

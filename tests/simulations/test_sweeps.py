@@ -301,14 +301,15 @@ def test_an_unusable_checkpoint_folder_is_refused_before_any_run(tmp_path):
     assert not db.exists()
 
 
-def test_a_real_sweep_saves_loadable_checkpoints(tmp_path, monkeypatch):
+@pytest.mark.xdist_group("smoke")
+def test_a_real_sweep_saves_loadable_checkpoints(smoke_sweep, monkeypatch):
     """The smoke profile with the real trainer, from a relative store path: the stored paths
     are relative too and load from the same directory."""
     from simulations.checkpoints import load_checkpoint
 
-    monkeypatch.chdir(tmp_path)
+    folder, summary = smoke_sweep
+    monkeypatch.chdir(folder)
     db = Path("results") / "smoke.db"
-    summary = run_sweep("smoke", db, workers=1, progress=False)
     assert (summary["ran"], summary["failed"]) == (8, [])
     assert summary["checkpoints"] == str(Path("results") / "smoke_checkpoints")
     with Store(db) as store:
