@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import copy
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -47,6 +48,7 @@ from ccomplexity.errors import InputError, check_int
 from ccomplexity.groups import FiniteGroup, get_group
 from ccomplexity.integers import ceil_log2
 from ccomplexity.rounds import group_doubling
+from models.constructions.scoring import strictly_correct
 from models.looped import LoopedConfig, LoopedTransformer
 
 ATTN_SCALE = 64.0
@@ -55,8 +57,10 @@ LENGTH_LIMIT = 4096
 """Longest n built."""
 EXHAUSTIVE_INPUTS = 1 << 16
 """Inputs (|G|^n) up to which every input is checked."""
-CELLS_PER_BATCH = 1 << 26
-"""MLP activations (batch x (n + 1) x d_FF) held at once (128 MiB in bfloat16)."""
+CELLS_PER_BATCH = 1 << 23
+"""MLP activations (batch x (n + 1) x d_FF) a batch holds at once: 16 MiB in bfloat16, under the
+32 MiB above which the C library maps every allocation afresh (S5 at n = 300: one word per batch;
+4 words cost a third more CPU time, in page faults)."""
 
 
 def signs(values: np.ndarray, bits: int) -> np.ndarray:
@@ -177,12 +181,12 @@ def decode(stream: torch.Tensor, m: int) -> np.ndarray:
     return (bits << np.arange(m)).sum(axis=-1)
 
 
-@torch.inference_mode()
 def run_group_composition(
     model: LoopedTransformer,
     group: FiniteGroup,
     words: np.ndarray,
     dtype: torch.dtype = torch.bfloat16,
+    workers: int | None = None,
 ) -> dict[str, Any]:
     """Run the model on ``#, g_1..g_n`` for every row of ``words``: the fraction of rows whose
     answer (the argmax, ties counted wrong) is the product, and whether slot g after every loop
@@ -190,39 +194,46 @@ def run_group_composition(
 
     The model runs as built, its weights cast to ``dtype`` (default bfloat16: every value of the
     forward is exact there too, see the module docstring, and the CPU's bfloat16 dot products
-    and halved memory traffic make it about twice as fast). The first two rows also run in
-    float32; unless the two streams agree exactly, every batch runs in float32 (``dtype`` of the
-    result says which ran)."""
-    from models.constructions.scoring import strictly_correct
-
+    and halved memory traffic make it about twice as fast). The first two rows run in float32
+    as well; unless the two streams agree exactly, every row runs in float32 (``dtype`` of the
+    result says which ran). The batches are spread over ``workers`` threads (default torch's
+    thread count, the cores) that run one batch each with one torch thread: a batch's many small
+    attention operations then cost no thread synchronisation."""
     n = words.shape[1]
-    m = ceil_log2(group.order)
-    truth = group.compose(words)
     rounds = group_doubling(group, words, rounds=model.config.loops, history=True).history
+    truth = group.compose(words)
+    tokens = torch.from_numpy(np.concatenate([np.full((len(words), 1), group.order), words], 1))
     per_batch = max(1, CELLS_PER_BATCH // ((n + 1) * model.config.hidden))
+    threads = torch.get_num_threads()
+    workers = threads if workers is None else check_int(workers, "workers")
     cast = model if dtype == torch.float32 else copy.deepcopy(model).to(dtype)
-    correct, matches = 0, True
-    for start in range(0, len(words), per_batch):
-        rows = slice(start, start + per_batch)
-        tokens = np.concatenate([np.full((len(words[rows]), 1), group.order), words[rows]], 1)
-        tokens = torch.from_numpy(tokens)
-        stream = cast.stream(tokens)
-        if start == 0 and cast is not model:
-            reference = model.stream(tokens[:2])
-            if not all(
-                torch.equal(x[:2].float(), r) for x, r in zip(stream, reference, strict=True)
-            ):
-                cast, dtype = model, torch.float32
-                stream = model.stream(tokens)
-        logits = cast.readout(stream[-1])[:, -1].float()
-        correct += int(strictly_correct(logits, torch.from_numpy(truth[rows])).sum())
-        matches &= all(
-            np.array_equal(decode(x, m), state[rows])
+
+    @torch.inference_mode()
+    def check(rows: slice, net: LoopedTransformer) -> tuple[int, bool, list[torch.Tensor]]:
+        stream = net.stream(tokens[rows])
+        logits = net.readout(stream[-1])[:, -1].float()
+        correct = int(strictly_correct(logits, torch.from_numpy(truth[rows])).sum())
+        matches = all(
+            np.array_equal(decode(x, ceil_log2(group.order)), state[rows])
             for x, state in zip(stream, rounds, strict=True)
         )
+        return correct, matches, stream
+
+    if cast is not model:
+        first = slice(0, 2)
+        narrow, wide = check(first, cast)[2], check(first, model)[2]
+        if not all(torch.equal(x.float(), r) for x, r in zip(narrow, wide, strict=True)):
+            cast, dtype = model, torch.float32
+    batches = [slice(s, s + per_batch) for s in range(0, len(words), per_batch)]
+    torch.set_num_threads(1)
+    try:
+        with ThreadPoolExecutor(workers) as pool:
+            done = list(pool.map(lambda rows: check(rows, cast)[:2], batches))
+    finally:
+        torch.set_num_threads(threads)
     return {
-        "accuracy": correct / len(words),
-        "rounds_match_algorithm2": bool(matches),
+        "accuracy": sum(c for c, _ in done) / len(words),
+        "rounds_match_algorithm2": all(m for _, m in done),
         "dtype": str(dtype).removeprefix("torch."),
     }
 

@@ -105,3 +105,26 @@ def test_bfloat16_stream_is_the_float32_stream_exactly(group, n):
     result = run_group_composition(model, g, words)
     assert result["dtype"] == "bfloat16" and result["accuracy"] == 1.0
     assert run_group_composition(model, g, words, torch.float32)["dtype"] == "float32"
+
+
+def test_batches_spread_over_threads_count_every_row_once(monkeypatch):
+    """One word per batch, over 1 or 3 threads: the same accuracy as one forward of all rows (a
+    model one loop short, so that some rows fail, its loops still Algorithm 2's rounds), and
+    torch's thread count restored."""
+    import models.constructions.group_composition as construction
+    from models.constructions.scoring import strictly_correct
+
+    g = get_group("S3")
+    model, _ = build_group_composition(g, 9, loops=3)
+    words = np.random.default_rng(5).integers(0, g.order, (40, 9))
+    tokens = torch.from_numpy(np.concatenate([np.full((40, 1), g.order), words], axis=1))
+    with torch.inference_mode():
+        right = strictly_correct(model(tokens)[:, -1], torch.from_numpy(g.compose(words)))
+    expected = int(right.sum()) / len(words)
+    assert 0 < expected < 1
+    monkeypatch.setattr(construction, "CELLS_PER_BATCH", 1)
+    threads = torch.get_num_threads()
+    for workers in (1, 3):
+        result = run_group_composition(model, g, words, workers=workers)
+        assert result["accuracy"] == expected and result["rounds_match_algorithm2"]
+        assert torch.get_num_threads() == threads
