@@ -11,6 +11,7 @@ naming where the value came from.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import types
 import typing
@@ -24,8 +25,14 @@ T = TypeVar("T")
 
 def field_types(cls: type) -> dict[str, Any]:
     """{field name: resolved type hint} of dataclass ``cls``, in field order."""
+    return dict(_field_types(cls))
+
+
+@functools.cache
+def _field_types(cls: type) -> tuple[tuple[str, Any], ...]:
+    """Resolved once per class: resolving the hints costs more than checking a value."""
     hints = typing.get_type_hints(cls)
-    return {f.name: hints[f.name] for f in dataclasses.fields(cls)}
+    return tuple((f.name, hints[f.name]) for f in dataclasses.fields(cls))
 
 
 def matches(value: object, hint: Any) -> bool:

@@ -70,6 +70,7 @@ def model_class(name: str) -> type[SequenceModel]:
     return getattr(importlib.import_module(module), cls)
 
 
+@functools.cache
 def config_class(cls: type[SequenceModel]) -> type[ModelConfig]:
     return typing.get_type_hints(cls.__init__)["config"]
 
