@@ -89,7 +89,10 @@ def one_way_certificate(
 def rank_certificate(
     problem: problems.TwoPartyProblem, rows: np.ndarray, cols: np.ndarray, prime: int
 ) -> dict[str, Any]:
-    """A nonsingular r x r submatrix over GF(prime)."""
+    """A nonsingular r x r submatrix over GF(prime), r >= 1 (a zero matrix has nothing to
+    certify: InputError)."""
+    if len(rows) == 0:
+        raise InputError(f"the matrix has rank 0 over GF({prime}): no rank certificate to write")
     claim = {"rank_at_least": len(rows), "prime": int(prime), "bits": ceil_log2(len(rows))}
     witness = {
         "alice_inputs": problem.alice_inputs(rows).tolist(),

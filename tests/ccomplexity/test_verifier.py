@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ccomplexity import certificates, problems, verifier
+from ccomplexity import certificates, lower_bounds, problems, verifier
 from ccomplexity.errors import InputError
 from ccomplexity.integers import ceil_log2
 from ccomplexity.languages.dyck import count_dyck, sample_dyck
@@ -315,17 +315,24 @@ def test_word_indices_are_exact_beyond_2_63():
 
 def _certificates_of(problem: problems.TwoPartyProblem) -> list[dict]:
     """Genuine fooling-set, one-way and rank certificates of a problem, as JSON round-trips."""
-    from ccomplexity import lower_bounds
-
     best = lower_bounds.max_fooling_set(problem)
     one_way = lower_bounds.one_way_bits(problem)
     rank = lower_bounds.rank_mod_p(problem)
     made = [
         certificates.fooling_set_certificate(problem, best.rows, best.cols, best.value),
         certificates.one_way_certificate(problem, one_way.rows, one_way.cols),
-        certificates.rank_certificate(problem, rank.rows, rank.cols, rank.prime),
     ]
+    if len(rank.rows):  # a zero matrix has no rank certificate (refused when made)
+        made.append(certificates.rank_certificate(problem, rank.rows, rank.cols, rank.prime))
     return [json.loads(json.dumps(c)) for c in made]
+
+
+def test_a_zero_matrix_has_no_rank_certificate():
+    problem = problems.random_matrix(2, 2, 42, 0.3)  # all zero
+    assert not problem.matrix().any()
+    rank = lower_bounds.rank_mod_p(problem)
+    with pytest.raises(InputError, match="rank 0"):
+        certificates.rank_certificate(problem, rank.rows, rank.cols, rank.prime)
 
 
 TAMPERINGS = [  # (mutation, fragment of the reason)
