@@ -85,8 +85,10 @@ PROFILE_OF_PAPER: dict[str, str] = {
 
 
 def fill_command(name: str) -> str:
-    """The command that fills figure ``name``'s panels: run its paper's profile, then draw."""
-    return f"ccx figure {name} --profile {PROFILE_OF_PAPER[paper_of(name)]}"
+    """The command that fills figure ``name``'s panels: run its paper's profile (or the
+    figure's own ``FILL_PROFILE``, where its paper's CPU profile lacks some panels), then draw."""
+    profile = getattr(FIGURES[name], "FILL_PROFILE", PROFILE_OF_PAPER[paper_of(name)])
+    return f"ccx figure {name} --profile {profile}"
 
 
 def paper_of(name: str) -> str:

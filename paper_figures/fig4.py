@@ -15,6 +15,8 @@ from paper_figures import style
 from paper_figures.fig2 import COLUMNS, accuracy_panel
 
 NAME = "fig4"
+FILL_PROFILE = "paper"
+"""Eq-one and Eq-ncp run only in the ``paper`` (and ``gpu``) profiles, not in ``quick``."""
 TASKS = {"eq-random": "Eq-random", "eq-one": "Eq-one", "eq-ncp": "Eq-ncp (copying)"}
 
 

@@ -41,6 +41,7 @@ def test_caption_and_report_name_the_command_that_fills_the_panels(tmp_path: Pat
         "no looped runs on group-composition", "no looped runs on p-hop"
     ]  # fmt: skip
     assert result["fill_command"] == "ccx figure looped-loops --profile looped"
+    assert fill_command("fig4") == "ccx figure fig4 --profile paper"  # not in quick
     assert "`ccx figure looped-loops --profile looped` fills them" in result["caption"]
     assert (tmp_path / "fig" / "looped-loops.png").stat().st_size > 0
     bounds = make_figure("bounds", tmp_path / "fig")  # every panel has data
