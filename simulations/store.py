@@ -27,6 +27,9 @@ Leases: a sweep :meth:`~Store.claim` s a run before training it and renews its l
 works (:meth:`~Store.renew`); another sweep on the same store skips runs leased by a live sweep,
 so concurrent sweeps share the work instead of training it twice.  A lease that is not renewed
 (its sweep was killed) expires after its time to live and the run is claimed again.
+
+The module stays whole (just over 500 lines): one file format (schema, upgrades, leases,
+row validation) and its one reader and writer.
 """
 
 from __future__ import annotations

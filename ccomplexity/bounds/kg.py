@@ -24,6 +24,10 @@ primitives are statements here too: Prop B.6, Cor B.7, Props B.8 and B.9, with t
 
 Longer than most modules by design, like every paper's bounds module: the paper's statements
 are data entries (statement, citation, formula, errata) beside the exact counts they evaluate.
+
+The module is the paper's one registry of statements and stays whole (over 500 lines): the
+primitives' compositions live in :mod:`ccomplexity.bounds.kg_blocks`; what remains is one
+``Bound`` entry per statement with its formula, errata and inversions.
 """
 
 from __future__ import annotations

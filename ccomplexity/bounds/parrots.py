@@ -21,6 +21,10 @@ and A.12 (the MoE one, with the bits per parameter made explicit by :func:`a12_b
 
 Longer than most modules by design, like every paper's bounds module: the paper's statements
 are data entries (statement, citation, formula, errata) beside the counts they evaluate.
+
+The module is the paper's one registry of statements and stays whole (over 500 lines): one
+``Bound`` entry per statement with its formula, errata and inversions, and the few counts
+they share.
 """
 
 from __future__ import annotations
