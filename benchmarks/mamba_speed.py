@@ -113,44 +113,65 @@ def machine() -> dict:
 
 def write_markdown(report: dict, path: Path) -> None:
     m = report["machine"]
+    where = (
+        f"{report['device']} (CUDA {report['cuda']}), torch {m['torch']}, Python {m['python']}."
+        if report.get("cuda")
+        else f"{m['cpu_cores']} CPU cores ({m['processor']}, {m['cpu_capability']}), torch "
+        f"{m['torch']} (default {m['torch_threads']} intra-op threads), Python {m['python']}."
+    )
     lines = [
         f"# Mamba training-step speed ({report['device']})",
         "",
         f"Command: `{report['command']}`",
         "",
-        f"Machine: {m['cpu_cores']} CPU cores ({m['processor']}, {m['cpu_capability']}), "
-        f"torch {m['torch']} (default {m['torch_threads']} intra-op threads), "
-        f"Python {m['python']}.",
+        f"Machine: {where}",
         f"Load average (1, 5, 15 min) at start {report['loadavg_start']}, at end "
-        f"{report['loadavg_end']}: the machine is shared with other developers running tests, "
-        "and these timings were taken under that load (the 1-min load average before each "
-        "measurement is in the table). Compare rows with equal threads. With fewer free cores "
-        "than threads, every parallel op can wait a scheduler time slice for a descheduled "
-        "thread, which hits models issuing many small ops per step (a sequential scan) hardest; "
-        "1 thread per process (or OMP_WAIT_POLICY=PASSIVE) avoids it.",
+        f"{report['loadavg_end']} (the 1-min load before each measurement is in the JSON). "
+        "On a CPU, compare rows with equal threads: with fewer free cores than threads, every "
+        "parallel op can wait a scheduler time slice for a descheduled thread, which hits models "
+        "issuing many small ops per step (a sequential scan) hardest.",
         "",
-        f"One step: forward + cross-entropy + backward + Adam, batch {report['batch']}, width "
-        f"{', '.join(map(str, report['widths']))}, {report['layers']} layers, vocabulary "
-        f"{report['vocab']}; median of "
-        f"{report['steps']} timed steps after {report['warmup']} warm-up step(s).",
+        f"One step: forward + cross-entropy + backward + Adam, batch {report['batch']}, "
+        f"{report['layers']} layers, vocabulary {report['vocab']}; median of "
+        f"{report['steps']} timed steps after {report['warmup']} warm-up step(s). "
+        "max abs(fwd - steps): our forward against our step-by-step recurrence on the timed batch.",
         "",
-        "| threads | width | N | model | load | median s/step | timed steps (s) "
+        "| threads | width | N | mambapy s/step | ours s/step | ours / mambapy (speed-up) "
         "| max abs(fwd - steps) |",
-        "|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in report["rows"]:
-        head = f"| {r['threads']} | {r['width']} | {r['length']} | {r['model']} | {r['load']:.2f} |"
-        if "skipped" in r:
-            lines.append(f"{head} skipped: {r['skipped']} | | |")
-            continue
-        diff = r.get("forward_vs_steps")
+        speed = "skipped" if r["speed-up"] is None else f"{r['speed-up']:.2f}x"
+        diff = r["max_abs_diff"]
         lines.append(
-            f"{head} {r['median_s']:.3f} | {', '.join(f'{t:.3f}' for t in r['times_s'])} | "
-            f"{'' if diff is None else f'{diff:.1e}'} |"
+            f"| {r['threads']} | {r['width']} | {r['length']} | {_seconds(r['mambapy_s'])} | "
+            f"{_seconds(r['ours_s'])} | {speed} | {'' if diff is None else f'{diff:.1e}'} |"
         )
-    lines += ["", f"Speed-up over {BASELINE} (ratio of medians):", ""]
-    lines += [f"- {key}: {ratio:.1f}x" for key, ratio in report["speedups"].items()]
+    skipped = sorted({r["skipped"] for r in report["runs"] if "skipped" in r})
+    lines += [f"\nSkipped: {why}" for why in skipped]
     path.write_text("\n".join(lines) + "\n")
+
+
+def _seconds(value: float | None) -> str:
+    return "" if value is None else f"{value:.4f}"
+
+
+def summary_rows(runs: list[dict]) -> list[dict]:
+    """One row per (threads, width, length): both models' medians, ours over the baseline
+    (``speed-up``: baseline seconds / ours) and our forward-vs-steps difference."""
+    points: dict[tuple, dict] = {}
+    for r in runs:
+        key = (r["threads"], r["width"], r["length"])
+        row = points.setdefault(key, dict(zip(("threads", "width", "length"), key, strict=True)))
+        which = "mambapy_s" if r["model"] == BASELINE else "ours_s"
+        row[which] = r.get("median_s")
+        if r["model"] != BASELINE:
+            row["max_abs_diff"] = r.get("forward_vs_steps")
+    for row in points.values():
+        ours_s, base_s = row.setdefault("ours_s", None), row.setdefault("mambapy_s", None)
+        row.setdefault("max_abs_diff", None)
+        row["speed-up"] = round(base_s / ours_s, 3) if ours_s and base_s else None
+    return list(points.values())
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -173,27 +194,21 @@ def main(argv: list[str] | None = None) -> None:
         "command": " ".join([os.path.relpath(sys.executable), *sys.argv]),
         "machine": machine(),
         "device": args.device if args.device == "cpu" else torch.cuda.get_device_name(),
+        "cuda": torch.version.cuda if args.device == "cuda" else None,
         "loadavg_start": [round(x, 2) for x in os.getloadavg()],
         **{k: getattr(args, k) for k in ("batch", "widths", "layers", "vocab", "steps", "warmup")},
-        "rows": [],
+        "runs": [],
     }
     print(json.dumps(report["machine"]), "load average", report["loadavg_start"], flush=True)
     for threads in args.threads or [torch.get_num_threads()]:
         torch.set_num_threads(threads)
         for width in args.widths:
             for length in args.lengths:
-                report["rows"] += measure_length(args, threads, width, length, device)
+                report["runs"] += measure_length(args, threads, width, length, device)
     report["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
-    key = ("threads", "width", "length")
-    medians = {(*(r[k] for k in key), r["model"]): r.get("median_s") for r in report["rows"]}
-    report["speedups"] = {
-        f"{model}, threads {threads}, width {width}, N = {length}": (
-            medians[threads, width, length, BASELINE] / median
-        )
-        for (threads, width, length, model), median in medians.items()
-        if model != BASELINE and median and medians[threads, width, length, BASELINE]
-    }
-    print("speed-ups", report["speedups"], "load average", report["loadavg_end"])
+    report["rows"] = summary_rows(report["runs"])
+    for r in report["rows"]:
+        print(json.dumps(r), flush=True)
     RESULTS.mkdir(exist_ok=True)
     name = "mamba_speed" if args.device == "cpu" else "mamba_speed_cuda"
     (RESULTS / f"{name}.json").write_text(json.dumps(report, indent=2) + "\n")

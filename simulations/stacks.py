@@ -4,8 +4,8 @@ parameters (M, ...), one optimiser step for all, and each member's weights back 
 Used by :mod:`simulations.ensemble`. Per architecture (:data:`BATCHED`, chosen by measurement):
 
 * :class:`VmapStack`: ``torch.func.functional_call`` under ``torch.func.vmap`` over the stacked
-  parameters (transformer, DSS, linear transformer, RetNet): every matmul becomes one batched
-  matmul;
+  parameters (transformer, DSS, linear transformer, RetNet, concat-transformer, looped): every
+  matmul becomes one batched matmul;
 * :class:`RecurrenceStack`: LSTM and GRU. ``vmap`` cannot enter torch's fused RNN kernels (cuDNN
   on a GPU), so the cells run with batched matmuls in the order of torch's own CPU
   implementation: the input projection of the whole sequence at once, then one step at a time;
@@ -347,6 +347,8 @@ BATCHED: dict[str, type[Stack]] = {
     "dss": VmapStack,
     "linear-transformer": VmapStack,
     "retnet": VmapStack,
+    "concat-transformer": VmapStack,
+    "looped": VmapStack,
     "lstm": RecurrenceStack,
     "gru": RecurrenceStack,
     "mamba": MambaStack,

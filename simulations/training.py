@@ -137,19 +137,25 @@ def train(
 
 @contextlib.contextmanager
 def deterministic_on(dev: torch.device, threads: int | None = None) -> Iterator[None]:
-    """``torch.use_deterministic_algorithms`` on the CPU and ``threads`` torch CPU threads
-    (None: as set) for the duration; both as they were after."""
+    """``torch.use_deterministic_algorithms`` on the CPU, full float32 in cuDNN on a GPU (no
+    TF32, which torch allows there by default: an LSTM's or a convolution's logits would differ
+    from the CPU's by ~1e-4), and ``threads`` torch CPU threads (None: as set) for the duration;
+    all as they were after."""
     deterministic = torch.are_deterministic_algorithms_enabled()
     warn_only = torch.is_deterministic_algorithms_warn_only_enabled()
     before = torch.get_num_threads()
+    cudnn_tf32 = torch.backends.cudnn.allow_tf32
     if dev.type == "cpu":
         torch.use_deterministic_algorithms(True, warn_only=True)
+    else:
+        torch.backends.cudnn.allow_tf32 = False
     if threads is not None:
         torch.set_num_threads(threads)
     try:
         yield
     finally:
         torch.use_deterministic_algorithms(deterministic, warn_only=warn_only)
+        torch.backends.cudnn.allow_tf32 = cudnn_tf32
         torch.set_num_threads(before)
 
 

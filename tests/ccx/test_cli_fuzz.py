@@ -751,12 +751,20 @@ def _commands():
 
 
 def _kind(param) -> type | None:
-    """int or float for a numeric option (possibly Optional), else None."""
+    """int or float for a numeric option (possibly Optional), else None: from the annotation
+    where Typer keeps one (``type_descriptor``), else from the parameter's click type."""
     import typing
 
-    annotation = param.type_descriptor.annotation
+    descriptor = getattr(param, "type_descriptor", None)
+    if descriptor is None:
+        kinds = [c for c in type(param.type).__mro__ if c.__name__ in NUMERIC_PARAM_TYPES]
+        return NUMERIC_PARAM_TYPES[kinds[0].__name__] if kinds else None
+    annotation = descriptor.annotation
     kinds = [t for t in (typing.get_args(annotation) or (annotation,)) if t is not type(None)]
     return kinds[0] if kinds and kinds[0] in (int, float) else None
+
+
+NUMERIC_PARAM_TYPES = {"FloatParamType": float, "IntParamType": int}
 
 
 def _generated() -> list[tuple[tuple[str, ...], str]]:
