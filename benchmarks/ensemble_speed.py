@@ -180,7 +180,7 @@ def markdown(report: dict) -> str:
         lines += [
             "",
             "Rows kept from earlier runs (`--update`; each row's pool and ensembles were "
-            "measured together, its time is in the JSON): "
+            "measured together; the JSON has the time of each row measured since): "
             + "; ".join(f"`{c}`" for c in report["earlier"]),
         ]
     if steady:

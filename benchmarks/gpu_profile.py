@@ -39,7 +39,7 @@ from ensemble_speed import SHAPES, spec  # noqa: E402
 import models  # noqa: E402
 from simulations.ensemble import StaticStep, _batches  # noqa: E402
 from simulations.stacks import batched_form, make_stack  # noqa: E402
-from simulations.training import build_model, masked_loss  # noqa: E402
+from simulations.training import build_model, deterministic_on, masked_loss  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 PROFILED = 10
@@ -71,7 +71,13 @@ def profiled(fn: Callable[[], object], device: torch.device) -> dict:
         sync(device)
         wall = time.perf_counter() - start
     events = prof.key_averages()
-    on_gpu = [e for e in events if e.device_type == torch.autograd.DeviceType.CUDA]
+    on_gpu = [  # kernels and copies; not the GPU-side spans of annotations (Optimizer.step#...)
+        e
+        for e in events
+        if e.device_type == torch.autograd.DeviceType.CUDA
+        and not getattr(e, "is_user_annotation", False)
+        and "#" not in e.key
+    ]
     busy_us = sum(e.self_device_time_total for e in on_gpu)
     launches = {
         name: sum(e.count for e in events if e.key == name)
@@ -198,7 +204,8 @@ def main() -> None:
     for arch in args.archs:
         for key, fn in (("ensemble", ensemble_row), ("single", single_row)):
             try:
-                row = fn(arch, args.steps, device)
+                with deterministic_on(device):  # as train_ensemble and train run
+                    row = fn(arch, args.steps, device)
             except Exception as exc:  # noqa: BLE001 - record it and go on to the next one
                 row = {"arch": arch, "error": f"{type(exc).__name__}: {exc}"[:500]}
             report[key].append(row)

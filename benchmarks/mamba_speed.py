@@ -191,7 +191,7 @@ def main(argv: list[str] | None = None) -> None:
 
     device = torch.device(args.device)
     report = {
-        "command": " ".join([os.path.relpath(sys.executable), *sys.argv]),
+        "command": " ".join(["python", *sys.argv]),
         "machine": machine(),
         "device": args.device if args.device == "cpu" else torch.cuda.get_device_name(),
         "cuda": torch.version.cuda if args.device == "cuda" else None,
