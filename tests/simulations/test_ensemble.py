@@ -223,12 +223,15 @@ def test_bad_ensembles_are_refused():
 @pytest.mark.parametrize("arch", list(models.REGISTRY))
 def test_on_the_gpu_the_ensemble_learns_as_on_the_cpu(arch):
     """The GPU path (pinned copies, CUDA graph after the warm-up steps, the fused Mamba scan):
-    the same steps as on the CPU and curves within a few evaluation examples."""
+    each architecture's batched form, the same steps as on the CPU and curves within a few
+    evaluation examples."""
     layers = 1 if arch == "concat-transformer" else 2  # the concat-transformer has one layer
     configs = members(arch=arch, layers=layers, steps=24, eval_every=8)
     on_gpu = train_ensemble(configs, device="cuda")
     on_cpu = train_ensemble(configs, device="cpu")
     for g, c in zip(on_gpu, on_cpu, strict=True):
         assert g["steps"] == c["steps"] and g["device"].startswith("cuda")
+        # on a GPU every architecture trains in its batched form (no fallback after the check)
+        assert g["ensemble"]["strategy"] == BATCHED[arch].strategy
         for (step_g, acc_g), (step_c, acc_c) in zip(g["curve"], c["curve"], strict=True):
             assert step_g == step_c and abs(acc_g - acc_c) <= 0.1
