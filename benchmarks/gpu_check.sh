@@ -7,7 +7,8 @@
 #   PHASES="suite ensemble" ENSEMBLE="--archs lstm --update" bash benchmarks/gpu_check.sh OUT_DIR
 #
 # PHASES (default: suite mamba profile ensemble) picks the phases; MAMBA, PROFILE and ENSEMBLE add
-# arguments to those benchmarks (later ones win).
+# arguments to those benchmarks (later ones win); ENSEMBLE_LIMIT sets the ensemble phase's time
+# limit in seconds (default 270; 1,000 steps take about 7 minutes).
 #
 # The GPU machine has torch (CUDA) and Triton but no package registry: the folder .whl/ carries
 # the wheels of what it lacks (python-sat, automata-lib with frozendict and cached-method,
@@ -124,5 +125,5 @@ phase mamba 120 "$py" benchmarks/mamba_speed.py "${mamba_args[@]}" ${MAMBA:-}
 # shellcheck disable=SC2086
 phase profile 90 "$py" benchmarks/gpu_profile.py "${profile_args[@]}" ${PROFILE:-}
 # shellcheck disable=SC2086
-phase ensemble 270 "$py" benchmarks/ensemble_speed.py "${ensemble_args[@]}" ${ENSEMBLE:-}
+phase ensemble "${ENSEMBLE_LIMIT:-270}" "$py" benchmarks/ensemble_speed.py "${ensemble_args[@]}" ${ENSEMBLE:-}
 log "done"

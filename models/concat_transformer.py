@@ -38,6 +38,7 @@ import math
 
 import torch
 from torch import nn
+from torch.nn import functional as F
 
 from ccomplexity.errors import InputError
 from models.base import ModelConfig, SequenceModel
@@ -107,7 +108,7 @@ class ConcatTransformer(SequenceModel):
             return self.q(inputs.to(self.qkv.weight.dtype))
         if inputs.dim() != 2 or inputs.is_floating_point():
             raise InputError("this model reads token ids (B, N)")
-        return self.q(self.q(self.tok.weight)[inputs])
+        return self.q(F.embedding(inputs, self.q(self.tok.weight)))
 
     def _heads(self, x: torch.Tensor, which: int) -> torch.Tensor:
         """q (0), k (1) or v (2) of x (B, n, m): (B, H, n, m)."""

@@ -47,7 +47,7 @@ class TorchRNN(RecurrentModel):
         return [self.q(getattr(self.rnn, f"{name}_l{layer}")) for name in names]
 
     def embed(self, tokens: torch.Tensor) -> torch.Tensor:
-        return self.q(self.embedding.weight)[tokens]
+        return F.embedding(tokens, self.q(self.embedding.weight))
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         """tokens (B, N) -> logits (B, N, n_out)."""

@@ -137,7 +137,10 @@ class Transformer(SequenceModel):
             last = int(positions.max()) if positions.numel() else -1
         if last >= self.config.max_length:
             raise InputError(f"position {last} is beyond max_length {self.config.max_length}")
-        return self.q(self.q(self.tok.weight)[tokens] + self.q(self.pos.weight)[positions])
+        # F.embedding, not weight[tokens]: on a GPU its gradient is a segmented sum, where an
+        # advanced-indexing gather's serialises the many repeats of a small vocabulary
+        tok, pos = F.embedding(tokens, self.q(self.tok.weight)), self.q(self.pos.weight)
+        return self.q(tok + F.embedding(positions, pos))
 
     def qkv(self, x: torch.Tensor, layer: int = 0) -> tuple[torch.Tensor, ...]:
         """Per-head queries, keys, values of the residual stream x (B, n, d): each (B, H, n, dh)."""

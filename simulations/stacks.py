@@ -60,19 +60,21 @@ class StackedAdam:
         self.steps = 0
 
     def advance(self) -> tuple[Tensor, float]:
-        """Count one more step; its per-member -lr / (1 - b1^t) (M,) and sqrt(1 - b2^t)."""
+        """Count one more step; its per-member -lr / (1 - b1^t) (M,), on the CPU (a caller on a
+        GPU copies it from pinned memory, without waiting for the steps queued before), and
+        sqrt(1 - b2^t)."""
         self.steps += 1
         beta1, beta2 = ADAM_BETAS
         correction1 = 1 - beta1**self.steps
-        first = self.params[0]
         neg_step = torch.tensor(
-            [-(lr / correction1) for lr in self.lrs], dtype=first.dtype, device=first.device
+            [-(lr / correction1) for lr in self.lrs], dtype=self.params[0].dtype
         )
         return neg_step, (1 - beta2**self.steps) ** 0.5
 
     @torch.no_grad()
     def step(self) -> None:
-        self.update(*self.advance())
+        neg_step, correction2_sqrt = self.advance()
+        self.update(neg_step.to(self.params[0].device), correction2_sqrt)
 
     @torch.no_grad()
     def update(self, neg_step: Tensor, correction2_sqrt: float | Tensor) -> None:
