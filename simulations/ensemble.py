@@ -18,8 +18,7 @@ On a GPU a step has no host synchronisation: the batch is copied from pinned mem
 buffers and forward, backward and the Adam update replay as one CUDA graph (:class:`StaticStep`;
 re-captured when members leave, eager if capture fails). Only evaluations synchronise. The data
 stay generated on the CPU from each member's own generator, as in a single run, so a run's data
-are the same on every device; a long ensemble on a GPU draws them a few steps ahead in worker
-processes (:mod:`simulations.feed`), as the host would otherwise keep the GPU waiting.
+are the same on every device.
 """
 
 from __future__ import annotations
@@ -38,7 +37,6 @@ from ccomplexity import limits
 from ccomplexity.errors import InputError
 from ccomplexity.files import check_output_folder
 from models.base import SequenceModel
-from simulations.feed import BatchFeed, feed_workers
 from simulations.stacks import LoopStack, Stack, batched_form, make_stack
 from simulations.training import (
     EVAL_BATCH,
@@ -282,53 +280,13 @@ def _train_ensemble(
     form = batched_form(first, dev)
     stack = make_stack(form, members, [c.lr for c in configs], dev, batch[0])
     stack.set_training(True)
-    results: list[dict | None] = [None] * len(configs)
-    feed = _feed(task, first, data, dev)
-    try:
-        _steps(configs, members, task, stack, batch, feed, data, held_out, checkpoint_dir, dev,
-               on_result, results, start)  # fmt: skip
-    finally:
-        if feed is not None:
-            feed.close()
-    return [r for r in results if r is not None]
-
-
-def _feed(
-    task: Any, config: TrainConfig, data: list[torch.Generator], dev: torch.device
-) -> BatchFeed | None:
-    """A :class:`simulations.feed.BatchFeed` for these members' batches after the first, or None
-    (their own process draws them) where :func:`simulations.feed.feed_workers` says so or the
-    worker processes cannot start (in a daemonic process, for one)."""
-    workers = feed_workers(dev, len(data), config.steps)
-    if not workers:
-        return None
-    try:
-        return BatchFeed(task, config.batch, config.length, data, workers, dev)
-    except (OSError, AssertionError, RuntimeError) as exc:
-        warnings.warn(
-            f"drawing the batches in this process ({type(exc).__name__}: {exc})",
-            RuntimeWarning,
-            stacklevel=2,
-        )
-        return None
-
-
-def _steps(
-    configs: list[TrainConfig], members: list[SequenceModel], task: Any, stack: Stack,
-    batch: tuple[Tensor, Tensor, Tensor], feed: BatchFeed | None, data: list[torch.Generator],
-    held_out: list[torch.Generator], checkpoint_dir: str | Path | None, dev: torch.device,
-    on_result: OnResult | None, results: list[dict | None], start: float,
-) -> None:  # fmt: skip
-    """The training loop of :func:`train_ensemble`: fills ``results`` as members stop."""
-    first = configs[0]
     active = list(range(len(configs)))  # members still training, in stack order
     curves: list[list[list[float]]] = [[] for _ in configs]
     best = [0.0] * len(configs)
+    results: list[dict | None] = [None] * len(configs)
     static: StaticStep | None = None
     for step in range(1, first.steps + 1):
-        if step > 1 and feed is not None:
-            batch = feed.next()
-        elif step > 1:
+        if step > 1:
             batch = _batches(task, first, first.batch, [data[i] for i in active], dev, True)
         if static is None:
             static = StaticStep(stack, batch[0].shape, dev)
@@ -353,11 +311,9 @@ def _steps(
             active = [active[j] for j in staying]
             if not active:
                 break
-            kept = torch.tensor(staying, dtype=torch.long)
-            stack.keep(kept)
-            if feed is not None:
-                feed.keep(kept)
+            stack.keep(torch.tensor(staying, dtype=torch.long))
             static = None  # new shapes: new buffers, a new graph
+    return [r for r in results if r is not None]
 
 
 def _member_result(
