@@ -33,15 +33,24 @@ from ccomplexity.errors import InputError
 PathLike = str | os.PathLike[str]
 
 
+def umask() -> int:
+    """The process's umask (read by setting it and putting it back at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 @contextmanager
 def atomic_open(path: PathLike, mode: str = "w") -> Iterator[IO[Any]]:
     """Open a temporary file beside ``path`` for writing (``"w"`` text UTF-8, ``"wb"`` binary);
-    on a clean exit it replaces ``path`` in one rename, on an exception it is removed."""
+    on a clean exit it replaces ``path`` in one rename, on an exception it is removed. The file
+    gets the mode a plain ``open`` would give it (0666 less the umask: 0644 under umask 022)."""
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_open writes only, mode 'w' or 'wb', got {mode!r}")
     target = Path(path)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, 0o666 & ~umask())  # mkstemp makes 0600; a written file follows the umask
         with os.fdopen(fd, mode, **({"encoding": "utf-8"} if mode == "w" else {})) as handle:
             yield handle
         os.replace(tmp, target)

@@ -117,14 +117,23 @@ def emit(result: dict[str, Any], as_json: bool, title: str) -> None:
     if as_json:
         print_json(result)
         return
-    from rich.console import Console
     from rich.table import Table
 
     table = Table(title=title, show_header=False)
     for key, value in result.items():
-        text = str(value)
-        table.add_row(key, text if len(text) <= 80 else text[:60] + f"... ({len(text)} chars)")
-    Console().print(table)
+        table.add_row(key, str(value))
+    print_table(table)
+
+
+def print_table(table: Any) -> None:
+    """Print a rich table whole: wrapped to the terminal's width in a terminal, never cut or
+    wrapped when the output goes to a pipe or a file (rich would assume 80 columns there)."""
+    from rich.console import Console
+
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=100_000)
+    console.print(table)
 
 
 def check_certificate_path(path: str | None, *inputs: str | None) -> None:

@@ -25,6 +25,7 @@ from ccx.app import (
     emit,
     need_model,
     print_json,
+    print_table,
     ranged,
     write_certificate_to,
 )
@@ -70,7 +71,6 @@ def models_cmd(
     if as_json:
         print_json({"precision": precision, "experts": experts, "models": rows})
         return
-    from rich.console import Console
     from rich.table import Table
 
     table = Table(
@@ -84,7 +84,7 @@ def models_cmd(
             r["name"], str(r["recurrent"]), str(r["active_parameters"]),
             str(r["total_parameters"]), str(r["state_numel"]), str(r["state_bits"]),
         )  # fmt: skip
-    Console().print(table)
+    print_table(table)
 
 
 OptInt = int | None

@@ -18,6 +18,7 @@ from ccx.app import (
     app,
     emit,
     print_json,
+    print_table,
     ranged,
     written,
 )
@@ -236,7 +237,6 @@ def threshold_cmd(
     if as_json:
         print_json({"thresholds": rows})
         return
-    from rich.console import Console
     from rich.table import Table
 
     table = Table(title=f"Thresholds (target {target}, bounds at p = {precision})")
@@ -251,7 +251,7 @@ def threshold_cmd(
             r["task"], r["arch"], str(r["width"]), str(r["layers"]), *shown,
             str(r["threshold_length"]), str(r["bound_length"]), str(r["bound_id"]),
         )  # fmt: skip
-    Console().print(table)
+    print_table(table)
 
 
 # --------------------------------------------------------------------------------- figures

@@ -185,14 +185,52 @@ def protocol_runs(store: str | Path, out_dir: str | Path = RESULTS / "protocols"
     return written
 
 
-def _ccx(*args: str) -> None:
-    """Run one ``ccx`` command in this process; InputError if it fails."""
+def _ccx(*args: str, keys: tuple[str, ...] = ()) -> dict[str, Any] | None:
+    """Run one ``ccx`` command in this process; InputError if it fails. A ``--json`` command's
+    output is read, not echoed: one line of its headline numbers (``keys``, else every number) is
+    printed (:func:`summary`), and the parsed result returned."""
+    import io
+    from contextlib import redirect_stdout
+
     from ccx import main as ccx
 
     print(f"$ ccx {' '.join(args)}", flush=True)
-    code = ccx(list(args))
+    if "--json" not in args:
+        code, result = ccx(list(args)), None
+    else:
+        buffer = io.StringIO()
+        with redirect_stdout(buffer):
+            code = ccx(list(args))
+        result = json.loads(buffer.getvalue()) if code == 0 else None
     if code != 0:
         raise InputError(f"`ccx {' '.join(args)}` exited with status {code}")
+    if result is not None:
+        print(f"    {summary(result, keys)}", flush=True)
+    return result
+
+
+SUMMARY_WIDTH = 160
+"""The longest one-line summary of a command's JSON result."""
+
+
+def summary(result: dict[str, Any], keys: tuple[str, ...] = ()) -> str:
+    """One line of a JSON result: ``keys`` where given, else its numbers and flags, then its
+    short words (``rounds 7, accuracy 1, ..., bound looped.cor2_3``), cut at
+    :data:`SUMMARY_WIDTH` characters."""
+    numbers, words = [], []
+    for key, value in result.items():
+        if keys and key not in keys:
+            continue
+        if isinstance(value, float):
+            numbers.append(f"{key} {value:.4g}")
+        elif isinstance(value, bool | int):
+            numbers.append(f"{key} {value}")
+        elif isinstance(value, str) and len(value) <= 24:
+            words.append(f"{key} {value}")
+        elif keys and isinstance(value, list):
+            numbers.append(f"{key}: {len(value)}")
+    line = ", ".join([*numbers, *words])
+    return line if len(line) <= SUMMARY_WIDTH else line[: SUMMARY_WIDTH - 3] + "..."
 
 
 def separations_share() -> dict[str, str]:
@@ -257,25 +295,15 @@ def parrots_share() -> dict[str, str]:
     (the same runs as the full profile, so ``ccx sweep --profile parrots`` later adds the rest).
     About 2 minutes on 2 cores."""
     import dataclasses
-    import io
-    from contextlib import redirect_stdout
 
-    from ccx import main as ccx
     from paper_figures import profile_store
     from simulations.sweeps import load_spec, run_sweep
 
     folder = RESULTS / "parrots"
     for name, args in PARROTS_COMMANDS.items():
-        print(f"  $ ccx {' '.join(args)} --json > {folder / name}.json", flush=True)
-        buffer = io.StringIO()
-        with redirect_stdout(buffer):
-            code = ccx([*args, "--json"])
-        if code != 0:
-            raise InputError(f"`ccx {' '.join(args)}` exited with status {code}")
-        result = json.loads(buffer.getvalue())
+        result = _ccx(*args, "--json", keys=PARROTS_SHOWN)
+        assert result is not None
         _write_json(folder / f"{name}.json", result)
-        shown = {k: result[k] for k in PARROTS_SHOWN if k in result}
-        print(f"    {json.dumps(shown)}", flush=True)
     spec = load_spec(PARROTS_PROFILE)
     part = dataclasses.replace(spec, configs=tuple(c for c in spec.configs if parrots_slice(c)))
     store = profile_store(PARROTS_PROFILE)
@@ -386,23 +414,35 @@ SHARES: dict[str, Callable[[], dict[str, str]]] = {
 returning {paper: results store} for the report's figures. A paper adds one entry."""
 
 
+EXPECTED_SECONDS: dict[str, float] = {
+    "separations": 330.0,
+    "parrots": 110.0,
+    "looped": 75.0,
+    "kg": 70.0,
+    "figures and report": 45.0,
+}
+"""Seconds each part of the demo took on an idle 2-core machine (``docs/cli.md``, "The demo"):
+the progress lines' expectations and ETA start from these and follow the machine's pace."""
+
+
 def main() -> int:
     """Run the demo; return the exit status (0 on success, 2 on a one-line error)."""
+    from ccx.progress import Progress, clock
     from paper_figures.report import write_report
 
-    start = time.perf_counter()
+    progress = Progress(EXPECTED_SECONDS)
     stores: dict[str, str] = {}
     try:
-        for i, (paper, share) in enumerate(SHARES.items(), 1):
-            print(f"[{i}/{len(SHARES) + 1}] {paper}", flush=True)
-            stores.update(share())
-        print(f"[{len(SHARES) + 1}/{len(SHARES) + 1}] figures and report", flush=True)
-        index = write_report(RESULTS / "report", stores=stores)
+        with progress.watching():
+            for paper, share in SHARES.items():
+                with progress.step(paper):
+                    stores.update(share())
+            with progress.step("figures and report"):
+                index = write_report(RESULTS / "report", stores=stores)
     except InputError as err:
         print(f"demo: error: {err}", file=sys.stderr)
         return 2
-    minutes = (time.perf_counter() - start) / 60
-    print(f"\nReport: {index.resolve()}  ({minutes:.1f} min)")
+    print(f"\nReport: {index.resolve()}  ({clock(time.monotonic() - progress.start)})")
     print(f"Certificates: {(RESULTS / 'certificates').resolve()}")
     print(f"Protocol runs: {(RESULTS / 'protocols').resolve()}")
     return 0

@@ -35,7 +35,7 @@ def _theorems() -> dict[str, tuple[str, str]]:
         bound = claim.bound
         if claim.role != "lower" or not bound.bounds_length or bound.id in out:
             continue
-        short = bound.id.split(".")[-1].replace("thm", "Thm ").replace("prop", "Prop ")
+        short = cb.label(bound.id)
         depth = f"{claim.layers}-layer " if claim.layers else ""
         rests_on = "single-output Thm 4 protocol" if bound.width_note else bound.formula
         label = f"{short}: {depth}{claim.family}, {claim.task} ({rests_on.split('  ')[0]})"

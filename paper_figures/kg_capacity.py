@@ -111,6 +111,12 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
                 ax.plot(r["parameters"], r["triples"], "o", color=colour,
                         markerfacecolor="white" if r["passed_all"] else colour)  # fmt: skip
             ax.plot([], [], "o-", color=colour, label=f"{fam} (trained)")
+        if any(r["passed_all"] and r["triples"] for r in here):
+            ax.plot([], [], "o", color=style.OTHER_COLOUR, markerfacecolor="white",
+                    label="hollow: passed every graph tried (capacity at least T)")  # fmt: skip
+        if any(not r["triples"] for r in here):
+            ax.plot([], [], "x", color=style.OTHER_COLOUR, mew=2,
+                    label="x on the bottom edge: missed the first graph")  # fmt: skip
         entities = here[0]["entities"]
         ax.set_title(f"q = {q} hop{'s' if q > 1 else ''}, E = {entities} entities")
         most = 2 * max(r["parameters"] for r in here)

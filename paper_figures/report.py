@@ -4,7 +4,8 @@
 ``out_dir`` and writes ``out_dir/index.html``, which shows each PNG by relative path (so the
 folder can be moved or served as is), its caption, links to its PDF and CSV, and what the store
 lacks for it: a panel without data is left out of the figure, and the page names the command
-that fills it.  A header names the profile, the store and the date.
+that fills it.  A header names the stores, the profiles (or sweep specs) that wrote each, as
+the store records them, and the date.
 """
 
 from __future__ import annotations
@@ -49,6 +50,17 @@ def _figure_html(result: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
+def _profiles(store: str, profile: str | None) -> str:
+    """The profiles (or sweep specs) that wrote ``store``, as the store records them."""
+    from simulations.store import Store
+
+    with Store(store, readonly=True) as opened:
+        names = opened.sweeps()
+    if profile is not None and profile not in names:
+        names.append(profile)
+    return ", ".join(names) or "not recorded (runs of `ccx train`, or an older store)"
+
+
 def write_report(
     out_dir: str | Path,
     store: str | Path | None = None,
@@ -77,7 +89,9 @@ def write_report(
         for name in FIGURES
     ]
     now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    stores_label = ", ".join(f"{p}: {s}" for p, s in own.items()) or str(store_path or "none")
+    used = {**({"every paper": store_path} if store_path else {}), **own}
+    stores_label = "; ".join(f"{p}: {s}" for p, s in used.items()) or "none (bounds only)"
+    profiles_label = "; ".join(f"{p}: {_profiles(s, profile)}" for p, s in used.items())
     contents = "".join(
         f'<li><a href="#{html.escape(r["name"])}">{html.escape(r["name"])}</a></li>'
         for r in results
@@ -90,7 +104,7 @@ def write_report(
             f"<style>{_STYLE}</style></head><body>",
             "<h1>ccomplexity: paper figures</h1>",
             '<table class="meta">',
-            f"<tr><td>Profile</td><td>{html.escape(profile or 'none')}</td></tr>",
+            f"<tr><td>Profile</td><td>{html.escape(profiles_label or 'none')}</td></tr>",
             f"<tr><td>Results store</td><td>{html.escape(stores_label)}</td></tr>",
             f"<tr><td>Written</td><td>{now}</td></tr>",
             "</table>",

@@ -90,7 +90,7 @@ def _constructions(tasks: tuple[str, ...]) -> list[tuple[str, list[tuple[int, in
         extra = {k: v for k, v in extra.items() if k in bound.params}
         points = [(int(bound.value(length=n, **extra)), n) for n in lengths]
         layers = f"{claim.layers}-layer " if claim.layers else ""
-        short = bound.id.split(".")[-1].replace("thm", "Thm ")
+        short = bounds.short_name(bound.id)
         out.append((f"{short} construction ({layers}{claim.family}): width that suffices", points))
     return out
 
@@ -126,7 +126,7 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
                     }
                 )
             c = style.colour(arch)
-            short = bound_id.split(".")[-1].replace("thm", "Thm ")
+            short = bounds.short_name(bound_id)
             depth = f" L={layers}" if layers else ""
             ax.plot(WIDTHS, curve, color=c, lw=1.8, label=f"{short} bound, {arch}{depth}")
             ax.fill_between(WIDTHS, curve, top, color=c, alpha=0.08)

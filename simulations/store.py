@@ -53,7 +53,7 @@ from urllib.parse import quote
 
 import ccomplexity
 from ccomplexity.errors import InputError
-from ccomplexity.files import check_output_file
+from ccomplexity.files import check_output_file, umask
 
 DEFAULT_STORE = Path("results") / "ccx.db"
 APPLICATION_ID = 0x43435852
@@ -294,6 +294,24 @@ class Store:
         return row
 
     # -- reading --------------------------------------------------------------------------------
+    def note_sweep(self, name: str) -> None:
+        """Record that sweep ``name`` (a profile or a spec's name) wrote into this store."""
+        with self._transaction():
+            names = self.sweeps()
+            if name not in names:
+                self._conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                                   ("sweeps", json.dumps([*names, name])))  # fmt: skip
+
+    def sweeps(self) -> list[str]:
+        """The sweeps (profiles, specs) recorded as having written into this store, oldest
+        first; empty for runs of ``ccx train`` alone or a store written before the record."""
+        row = self._conn.execute("SELECT value FROM meta WHERE key = 'sweeps'").fetchone()
+        try:
+            names = json.loads(row[0]) if row else []
+        except (TypeError, ValueError):
+            return []
+        return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
+
     def done_hashes(self) -> set[str]:
         """Config hashes of every stored run: what a resumed sweep skips."""
         return {h for (h,) in self._conn.execute("SELECT config_hash FROM runs")}
@@ -489,6 +507,7 @@ def _create(path: Path) -> None:
     check_output_file(path, "results store", create_folder=True)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.fchmod(fd, 0o666 & ~umask())  # the mode a plain open would give (mkstemp makes 0600)
     os.close(fd)
     try:
         conn = sqlite3.connect(tmp, isolation_level=None)

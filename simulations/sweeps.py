@@ -413,30 +413,40 @@ def varying_fields(configs: Sequence[Any]) -> tuple[str, ...]:
     return tuple(n for n in names if len({repr(getattr(c, n, None)) for c in configs}) > 1)
 
 
+TASK_LABELS: dict[str, tuple[str, tuple[str, ...]]] = {"kg-path": ("q", ("entities", "relations"))}
+"""Task -> (the letter its ``length`` is written with, the fields every line names): a kg-path
+run's length is its number of hops q (``simulations.tasks.kg``), and its graph, E entities and R
+relations, tells the rounds of a capacity search apart."""
+
+
 def run_label(config: Any, fields: Sequence[str] = ()) -> str:
     """``task arch w= L= N=``, then each of ``fields`` that the run sets, then ``lr= seed=``:
-    ``p-hop looped w=32 L=1 N=8 loops=2 hops=3 lr=0.003 seed=0``."""
+    ``p-hop looped w=32 L=1 N=8 loops=2 hops=3 lr=0.003 seed=0`` (a task of
+    :data:`TASK_LABELS` writes its length with its own letter and names its own fields)."""
 
     def shown(value: Any) -> str:
         return f"{value:g}" if isinstance(value, float) else str(value)
 
+    letter, always = TASK_LABELS.get(config.task, ("N", ()))
+    names = [*always, *(f for f in fields if f not in always)]
     extra = "".join(
         f" {name}={shown(getattr(config, name))}"
-        for name in fields
+        for name in names
         if getattr(config, name, None) is not None
     )
     return (
-        f"{config.task} {config.arch} w={config.width} L={config.layers} N={config.length}"
-        f"{extra} lr={config.lr:g} seed={config.seed}"
+        f"{config.task} {config.arch} w={config.width} L={config.layers} "
+        f"{letter}={config.length}{extra} lr={config.lr:g} seed={config.seed}"
     )
 
 
 class _Reporter:
     """One line per finished run on stderr when ``progress`` is on, naming every field in which
-    the sweep's runs differ."""
+    the sweep's runs differ, with the time since the sweep started and the time left at the pace
+    of the runs finished so far."""
 
     def __init__(self, configs: Sequence[Any], skipped: int, enabled: bool) -> None:
-        self.total, self.done, self.enabled = len(configs), skipped, enabled
+        self.total, self.done, self.skipped, self.enabled = len(configs), skipped, skipped, enabled
         self.fields = varying_fields(configs)
         self.start = time.perf_counter()
 
@@ -446,9 +456,11 @@ class _Reporter:
             return
         outcome = error or f"best acc {result['best_accuracy']:.3f}"  # type: ignore[index]
         elapsed = time.perf_counter() - self.start
+        ran = self.done - self.skipped  # finished in this sweep, the pace of the rest
+        left = elapsed / ran * (self.total - self.done)
         print(
             f"[{self.done}/{self.total}] {run_label(config, self.fields)}: "
-            f"{outcome} ({elapsed:.0f}s)",
+            f"{outcome} ({elapsed:.0f}s; about {left:.0f}s left)",
             file=sys.stderr,
             flush=True,
         )
@@ -513,6 +525,7 @@ def run_sweep(
     owner = lease_owner()
     with Store(store_path) as store, workers_mod.KeepLeases(store_path, owner):
         Path(folder).mkdir(parents=True, exist_ok=True)
+        store.note_sweep(sweep.name)
         done = store.done_hashes()
         pending = [
             (h, c) for h, c in zip(sweep.hashes(), sweep.configs, strict=True) if h not in done

@@ -21,6 +21,17 @@ from ccomplexity.errors import InputError
 PAPERS = {"separations": separations, "parrots": parrots, "looped": looped, "kg": kg}
 """Paper id -> module; each module's ``BOUNDS`` lists its statements."""
 
+PAPER_NAMES = {
+    "separations": "transformers vs RNNs",
+    "parrots": "mixture of parrots",
+    "looped": "looped reasoning",
+    "kg": "KG looping",
+}
+"""Paper id -> the few words that name it in labels and captions."""
+
+_KINDS = {"Theorem": "Thm", "Corollary": "Cor", "Lemma": "Lemma", "Proposition": "Prop",
+          "Fact": "Fact", "Algorithm": "Alg"}  # fmt: skip
+
 
 def _registry() -> tuple[dict[str, Bound], dict[str, str]]:
     by_id: dict[str, Bound] = {}
@@ -58,6 +69,25 @@ def all_bounds() -> list[Bound]:
     return list(_BY_ID.values())
 
 
+def short_name(theorem: str) -> str:
+    """The statement as its paper numbers it (``Thm 3.1``), read from the citation's first
+    numbered statement; the bound's name where the paper numbers none (or where the statement
+    is the toolkit's own)."""
+    import re
+
+    bound = get(theorem)
+    found = re.search(r"\b(" + "|".join(_KINDS) + r")\s+([A-Z]?[\d.]*\d)", bound.citation)
+    if found is None or bound.citation.startswith("not in the paper"):
+        return bound.name
+    return f"{_KINDS[found.group(1)]} {found.group(2)}"
+
+
+def label(theorem: str) -> str:
+    """A label for figures and tables: the statement and the paper in words,
+    ``Thm 3.1, mixture of parrots`` (never the internal id)."""
+    return f"{short_name(theorem)}, {PAPER_NAMES[get(theorem).paper]}"
+
+
 def describe(theorem: str, **params: object) -> dict[str, object]:
     """JSON-ready description of bound ``theorem`` evaluated at ``params`` (see Bound.describe)."""
     return get(theorem).describe(**params)
@@ -70,7 +100,10 @@ __all__ = [
     "Bound",
     "Param",
     "Thm4Bits",
+    "PAPER_NAMES",
     "all_bounds",
+    "label",
+    "short_name",
     "define_param",
     "describe",
     "get",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -435,6 +436,30 @@ def test_figure_and_report_acceptance(ccx, ccx_json, smoke_sweep, tmp_path: Path
     from paper_figures import FIGURES
 
     assert all(f'src="{name}.png"' in html for name in FIGURES)
+    assert "<td>every paper: smoke</td>" in html  # the profile, as the store records it
+    assert str(Path("results") / "smoke.db") in html
+    index = Path(ccx_json("report", "--store", "results/smoke.db", "--out", "d5")["report"])
+    assert "<td>every paper: smoke</td>" in index.read_text()  # from the store alone
+
+
+@pytest.mark.xdist_group("smoke")
+def test_figure_caption_whole_and_files_follow_the_umask(ccx, smoke_sweep, tmp_path: Path):
+    """The table prints the caption whole, however long, when piped; every file written gets
+    the mode the umask gives a plain ``open`` (0644 under 022, 0600 under 077)."""
+    store = str(smoke_sweep[0] / "results" / "smoke.db")
+    old = os.umask(0o022)
+    try:
+        code, out, _ = ccx("figure", "thresholds", "--store", store, "--out", str(tmp_path / "a"))
+        os.umask(0o077)
+        ccx("figure", "bounds", "--out", str(tmp_path / "b"))
+    finally:
+        os.umask(old)
+    assert code == 0 and "chars)" not in out
+    caption = " ".join(out.split())
+    assert "Data: store" in caption and "..." not in caption
+    for ext in ("png", "pdf", "csv"):
+        assert (tmp_path / "a" / f"thresholds.{ext}").stat().st_mode & 0o777 == 0o644
+        assert (tmp_path / "b" / f"bounds.{ext}").stat().st_mode & 0o777 == 0o600
     code, _, err = ccx("figure", "nosuch", "--out", "d4")
     assert code == 2 and len(err.strip().splitlines()) == 1
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ccomplexity.errors import InputError
-from paper_figures import FIGURES, make_figure, paper_of
+from paper_figures import FIGURES, layout, make_figure, paper_of
 from paper_figures.report import write_report
 from simulations.store import Store
 
@@ -125,6 +125,13 @@ def fake_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+def png_size(path: Path) -> tuple[int, int]:
+    """Width and height of a PNG, read from its header."""
+    header = path.read_bytes()[:24]
+    assert header[:8] == b"\x89PNG\r\n\x1a\n"
+    return int.from_bytes(header[16:20], "big"), int.from_bytes(header[20:24], "big")
+
+
 def _check_files(result: dict, out: Path) -> None:
     name = result["name"]
     for ext in ("png", "pdf", "csv"):
@@ -132,6 +139,8 @@ def _check_files(result: dict, out: Path) -> None:
         assert str(path) in result["files"]
         assert path.stat().st_size > 0
     assert result["caption"]
+    assert png_size(out / f"{name}.png")[0] <= layout.MAX_WIDTH_PX
+    assert layout.PROBLEMS[name] == [], f"{name} breaks the drawing rules"
 
 
 @pytest.mark.parametrize("name", sorted(FIGURES))

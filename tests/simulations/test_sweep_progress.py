@@ -53,3 +53,18 @@ def test_a_field_a_run_does_not_set_is_left_out_of_its_line():
     assert fields == ("loops",)  # arch is always named
     assert "loops" not in run_label(plain, fields)
     assert " loops=3 " in run_label(looped, fields)
+
+
+def test_kg_lines_name_the_graph_and_the_hops():
+    base = TrainConfig(task="kg-path", arch="looped", width=8, layers=1, length=2, loops=2,
+                       entities=16, relations=4)  # fmt: skip
+    assert run_label(base, ("loops",)) == (
+        "kg-path looped w=8 L=1 q=2 entities=16 relations=4 loops=2 lr=0.001 seed=0"
+    )
+
+
+def test_lines_tell_the_time_left(tmp_path, capsys):
+    run_sweep(load_spec("smoke"), tmp_path / "s.db", workers=1, train_fn=instant_train, ensemble=1)
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("[")]
+    assert len(lines) == 8 and all("s left)" in line for line in lines)
+    assert lines[-1].endswith("about 0s left)")

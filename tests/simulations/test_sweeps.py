@@ -229,8 +229,10 @@ def test_profiles_load():
     assert {"paper", "quick", "smoke"} <= set(profiles())  # and the other papers' profiles
     smoke = load_spec("smoke")
     assert len(smoke.configs) == 8 and {c.seed for c in smoke.configs} == {0, 1}
-    assert all(c.width == 16 and c.steps <= 100 and c.eval_samples <= 200 for c in smoke.configs)
-    assert {c.length for c in smoke.configs} == {8, 12}
+    assert all(c.width == 16 and c.steps <= 200 and c.eval_samples <= 200 for c in smoke.configs)
+    assert {c.length for c in smoke.configs} == {4, 8} and {c.task for c in smoke.configs} == {
+        "dyck"
+    }
     quick = load_spec("quick")
     assert len(quick.configs) == 27
     index = {(c.arch, c.layers) for c in quick.configs if c.task == "index-lookup"}
@@ -315,7 +317,12 @@ def test_a_real_sweep_saves_loadable_checkpoints(smoke_sweep, monkeypatch):
     assert summary["checkpoints"] == str(Path("results") / "smoke_checkpoints")
     with Store(db) as store:
         rows = store.runs()
+        assert store.sweeps() == ["smoke"]
     assert len(rows) == 8
+    from simulations.thresholds import thresholds
+
+    learned = {r["arch"]: r["threshold_length"] for r in thresholds(db)}
+    assert learned["lstm"] == 8, "the tour's training step learns: the LSTM passes N = 4 and 8"
     for row in rows:
         path = Path(row["checkpoint"])
         assert path == Path("results") / "smoke_checkpoints" / f"{row['config_hash']}.pt"

@@ -1,0 +1,256 @@
+"""Drawing rules every figure follows, applied and checked by :func:`paper_figures.style.save`.
+
+The rules (``docs/development.md``, "Figures"): no legend box over a plotted point; a figure at
+most :data:`MAX_WIDTH_PX` pixels wide as a PNG; labels in words, never an internal id (a bound
+id such as ``parrots.thm3_1``, a field name such as ``best_accuracy``); tick labels that do not
+run into each other.
+
+:func:`place_legends` moves each legend that covers data: to the free corner or side of its
+panel, else outside the panel (right, then below) where no other panel is, else it leaves it
+and :func:`problems` reports it. :func:`problems` lists what still breaks a rule; the tests hold
+every figure to an empty list.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+from matplotlib import rcParams
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.legend import Legend
+from matplotlib.text import Text
+from matplotlib.ticker import NullFormatter
+from matplotlib.transforms import Bbox
+
+MAX_WIDTH_PX = 1600
+"""The widest PNG a figure is saved as (readable at 100% on a laptop screen)."""
+BEST_DPI = 150
+"""The PNG resolution of a figure narrow enough to have it."""
+
+PROBLEMS: dict[str, list[str]] = {}
+"""Figure name -> what its last save still found wrong (empty when every rule holds)."""
+
+INSIDE = ("upper left", "upper right", "lower left", "lower right", "center left",
+          "center right", "upper center", "lower center")  # fmt: skip
+"""Places inside a panel a legend may take, in the order they are tried."""
+
+INTERNAL = (
+    re.compile(r"\b(separations|parrots|looped|kg)\.[a-z]\w*"),  # bound ids
+    re.compile(r"\b(thm|lemma|cor|prop|fact|ex|eq)\d+(_\w+)?\b"),  # bare statement ids
+    re.compile(r"\b(Thm|Lemma|Cor|Prop|Fact)\s*\d+_\d+"),  # an id with its prefix capitalised
+    re.compile(r"\b[a-z]+_[a-z]+\w*\b"),  # snake_case field names
+)
+"""Patterns of internal names that a label must not show (outside ``$...$`` mathematics)."""
+
+STEP_PX = 4.0
+"""Segments of a curve are sampled every this many pixels when testing a legend against it."""
+
+
+def _renderer(fig: Figure) -> Any:
+    fig.canvas.draw()
+    return fig.canvas.get_renderer()
+
+
+def _points(ax: Axes) -> np.ndarray:
+    """Display coordinates of what ``ax`` plots in data coordinates: the vertices of its curves
+    (and points along their segments, every :data:`STEP_PX` pixels) and its markers. Reference
+    lines spanning the panel (``axhline``) and notes are not data."""
+    chunks = [np.empty((0, 2))]
+    for line in ax.lines:
+        if not line.get_visible() or not line.get_transform().contains_branch(ax.transData):
+            continue
+        xy = np.asarray(line.get_xydata(), dtype=float)
+        xy = xy[np.isfinite(xy).all(axis=1)]
+        if not len(xy):
+            continue
+        pts = line.get_transform().transform(xy)
+        if line.get_linestyle() not in ("None", "", " ", "none") and len(pts) > 1:
+            pieces = [pts[:1]]
+            for a, b in zip(pts[:-1], pts[1:], strict=True):
+                steps = int(min(500, np.hypot(*(b - a)) // STEP_PX)) + 1
+                pieces.append(a + (b - a) * np.linspace(0, 1, steps + 1)[1:, None])
+            pts = np.concatenate(pieces)
+        chunks.append(pts)
+    for coll in ax.collections:
+        offsets = getattr(coll, "get_offsets", None)
+        if not coll.get_visible() or offsets is None or not len(offsets()):
+            continue
+        transform = coll.get_offset_transform()
+        if transform.contains_branch(ax.transData):
+            xy = np.asarray(offsets(), dtype=float)
+            chunks.append(transform.transform(xy[np.isfinite(xy).all(axis=1)]))
+    for patch in ax.patches:
+        if patch.get_visible() and patch.get_transform().contains_branch(ax.transData):
+            box = patch.get_window_extent()
+            corners = [[box.x0, box.y1], [box.x1, box.y1], [box.x0, box.y0], [box.x1, box.y0]]
+            chunks.append(np.array([*corners, [(box.x0 + box.x1) / 2, box.y1]]))
+    pts = np.concatenate(chunks)
+    inside = ax.get_window_extent()
+    keep = ((pts[:, 0] >= inside.x0 - 1) & (pts[:, 0] <= inside.x1 + 1)
+            & (pts[:, 1] >= inside.y0 - 1) & (pts[:, 1] <= inside.y1 + 1))  # fmt: skip
+    return pts[keep]
+
+
+def _covered(box: Bbox, pts: np.ndarray) -> int:
+    """How many of ``pts`` lie inside ``box``."""
+    if not len(pts):
+        return 0
+    x, y = pts[:, 0], pts[:, 1]
+    return int(((x > box.x0) & (x < box.x1) & (y > box.y0) & (y < box.y1)).sum())
+
+
+def _clashes(box: Bbox, fig: Figure, own: Axes, renderer: Any) -> bool:
+    """Whether ``box`` runs into another panel of ``fig`` or off the figure's left edge."""
+    for other in fig.axes:
+        if other is own or not other.get_visible():
+            continue
+        if box.overlaps(other.get_tightbbox(renderer)):
+            return True
+    return box.x0 < 0
+
+
+def _outside(legend: Legend, ax: Axes, renderer: Any) -> list[tuple[str, tuple[float, float]]]:
+    """Places just outside ``ax`` (loc, anchor in axes fraction): right of it, then below it
+    (centred, then from its left edge, for a legend wider than the panel)."""
+    tight = ax.get_tightbbox(renderer)
+    to_axes = ax.transAxes.inverted()
+    right = to_axes.transform((tight.x1, 0))[0] + 0.02
+    below = to_axes.transform((0, tight.y0))[1] - 0.02
+    return [
+        ("upper left", (right, 1.0)),
+        ("upper center", (0.5, below)),
+        ("upper left", (0.0, below)),
+    ]
+
+
+def place_legend(legend: Legend, ax: Axes, fig: Figure, renderer: Any) -> None:
+    """Move ``legend`` (of panel ``ax``) off the data: keep it where it is if it covers no
+    point, else the first free place of :data:`INSIDE`, else outside the panel where no other
+    panel is; if none is free it stays where it was."""
+    pts = _points(ax)
+    if _covered(legend.get_window_extent(renderer), pts) == 0:
+        return
+    start_loc, start_anchor = legend._loc, legend._bbox_to_anchor  # restored as they were
+    for loc in INSIDE:
+        legend.set_bbox_to_anchor(None)
+        legend.set_loc(loc)
+        if _covered(legend.get_window_extent(renderer), pts) == 0:
+            return
+    for loc, anchor in _outside(legend, ax, renderer):
+        legend.set_loc(loc)
+        legend.set_bbox_to_anchor(anchor, transform=ax.transAxes)
+        if not _clashes(legend.get_window_extent(renderer), fig, ax, renderer):
+            return
+    legend._loc, legend._bbox_to_anchor = start_loc, start_anchor
+
+
+def unclutter_ticks(fig: Figure) -> None:
+    """Where tick labels of a panel run into each other: drop the minor tick labels (a log axis
+    spanning less than a decade labels its minor ticks), then slant what is left."""
+    for ax in fig.axes:
+        if not _tick_overlaps(ax, _renderer(fig)):
+            continue
+        for axis in (ax.xaxis, ax.yaxis):
+            axis.set_minor_formatter(NullFormatter())
+        if _tick_overlaps(ax, _renderer(fig)):
+            for label in ax.get_xticklabels():
+                label.set_rotation(30)
+                label.set_horizontalalignment("right")
+
+
+def place_legends(fig: Figure) -> None:
+    """:func:`unclutter_ticks`, then :func:`place_legend` for the legend of every panel."""
+    unclutter_ticks(fig)
+    renderer = _renderer(fig)
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        if legend is not None and legend.get_visible():
+            place_legend(legend, ax, fig, renderer)
+
+
+def png_dpi(fig: Figure) -> float:
+    """The resolution at which ``fig``, saved with a tight bounding box, is at most
+    :data:`MAX_WIDTH_PX` wide (:data:`BEST_DPI` where that fits)."""
+    aim = 0.97 * MAX_WIDTH_PX  # wrapped notes re-wrap at the final resolution: keep a margin
+    return min(float(BEST_DPI), aim / max(_saved_width(fig), 1e-9))
+
+
+def _saved_width(fig: Figure) -> float:
+    """Inches across ``fig`` saved with ``bbox_inches="tight"`` (its padding included)."""
+    return fig.get_tightbbox(_renderer(fig)).width + 2 * float(rcParams["savefig.pad_inches"])
+
+
+def texts(fig: Figure) -> list[Text]:
+    """Every visible, non-empty text of ``fig``: titles, axis and tick labels, legend entries,
+    annotations, notes."""
+    found = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    return list(dict.fromkeys(found))
+
+
+def internal_names(text: str) -> list[str]:
+    """The internal names (:data:`INTERNAL`) that ``text`` shows outside ``$...$`` mathematics,
+    file paths and quoted commands."""
+    plain = re.sub(r"\$[^$]*\$|\S*/\S*|`[^`]*`", " ", text)  # maths, paths, commands
+    return [m.group(0) for pattern in INTERNAL for m in pattern.finditer(plain)]
+
+
+def _tick_overlaps(ax: Axes, renderer: Any) -> list[str]:
+    found = []
+    for axis_name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
+        labels = [t for t in (*axis.get_majorticklabels(), *axis.get_minorticklabels())
+                  if t.get_visible() and t.get_text().strip()]  # fmt: skip
+        inside = ax.get_window_extent()
+        boxes = []
+        for t in labels:
+            box = t.get_window_extent(renderer)
+            middle = (box.x0 + box.x1) / 2 if axis_name == "x" else (box.y0 + box.y1) / 2
+            low, high = (inside.x0, inside.x1) if axis_name == "x" else (inside.y0, inside.y1)
+            if low - 1 <= middle <= high + 1:
+                boxes.append((box, t.get_text()))
+        key = (lambda b: b[0].x0) if axis_name == "x" else (lambda b: b[0].y0)
+        boxes.sort(key=key)
+        for (a, ta), (b, tb) in zip(boxes, boxes[1:], strict=False):
+            if a.overlaps(b) and a.intersection(a, b).width > 0.5 < a.intersection(a, b).height:
+                found.append(f"{axis_name} tick labels {ta!r} and {tb!r} overlap")
+    return found
+
+
+def problems(fig: Figure, dpi: float) -> list[str]:
+    """What in ``fig`` still breaks a drawing rule: a legend over data, a legend running into
+    another panel, an internal name in a label, tick labels that overlap, a PNG wider than
+    :data:`MAX_WIDTH_PX` at ``dpi``."""
+    renderer = _renderer(fig)
+    found = []
+    for ax in fig.axes:
+        title = ax.get_title() or ax.get_label()
+        legend = ax.get_legend()
+        if legend is not None and legend.get_visible():
+            box = legend.get_window_extent(renderer)
+            covered = _covered(box, _points(ax))
+            if covered:
+                found.append(f"panel {title!r}: its legend covers {covered} plotted points")
+            if _clashes(box, fig, ax, renderer):
+                found.append(f"panel {title!r}: its legend runs into another panel")
+        found.extend(f"panel {title!r}: {m}" for m in _tick_overlaps(ax, renderer))
+    for text in texts(fig):
+        for name in internal_names(text.get_text()):
+            found.append(f"internal name {name!r} in the label {text.get_text()[:60]!r}")
+    width = _saved_width(fig) * dpi
+    if width > MAX_WIDTH_PX:
+        found.append(f"{width:.0f} px wide, more than {MAX_WIDTH_PX}")
+    return found
+
+
+__all__ = [
+    "MAX_WIDTH_PX",
+    "PROBLEMS",
+    "internal_names",
+    "place_legend",
+    "place_legends",
+    "png_dpi",
+    "problems",
+    "texts",
+]
