@@ -18,6 +18,7 @@ from ccx.app import (
     check_certificate_path,
     emit,
     print_json,
+    print_table,
     ranged,
     write_certificate_to,
 )
@@ -385,4 +386,6 @@ def tour() -> None:
     """A short tour of what the exact core computes (the demo)."""
     from simulations.tour import run_tour
 
-    run_tour()
+    table, recheck = run_tour()
+    print_table(table)
+    print(recheck)

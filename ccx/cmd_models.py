@@ -69,7 +69,10 @@ def models_cmd(
         )
         rows.append(entry)
     if as_json:
-        print_json({"precision": precision, "experts": experts, "models": rows})
+        print_json({"precision": precision, "experts": experts, "models": rows,
+                    "note": "config: each architecture's defaults; built_config: the model "
+                    "built with this command's options (width, layers, vocab size, experts), "
+                    "whose parameters and state are counted"})  # fmt: skip
         return
     from rich.table import Table
 

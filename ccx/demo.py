@@ -47,8 +47,10 @@ softmax sum needs N * 2^(p // 2) < 2^(p - 1), so N < 1024 tokens at p = 22: ever
 model fits, and the protocols reproduce the models' logits bit for bit."""
 PROTOCOL_SAMPLES = 100
 """Uniformly random token sequences per protocol run."""
-BITS_USED_SAMPLES = 500
-"""Test inputs of the training task for ``bits_used``."""
+BITS_USED_SAMPLES = 128
+"""Test inputs of the training task for ``bits_used``: as many as the ``protocols`` figure's
+panel (b) takes (``paper_figures.protocols.BITS_SAMPLES``), so that the numbers this log prints
+are the ones the figure draws."""
 REDUCTION_SAMPLES = 200
 """Fooling-set members (and as many crossed pairs), or words, per Dyck reduction run."""
 
@@ -263,8 +265,8 @@ PARROTS_COMMANDS: dict[str, tuple[str, ...]] = {
                                "--samples", "2000"),
     "construct_memorize_dense": ("construct", "--task", "memorize", "--examples", "1000",
                                  "--dim", "128", "--trials", "5"),
-    "construct_memorize_moe": ("construct", "--task", "memorize", "--examples", "10000",
-                               "--dim", "64", "--experts", "100", "--trials", "5"),
+    "construct_memorize_moe": ("construct", "--task", "memorize", "--examples", "1000",
+                               "--dim", "128", "--experts", "32", "--trials", "5"),
     "protocol_length2_path_moe": ("protocol", "attention", "--one-way", "--task",
                                   "length2-path", "--vertices", "32", "--arch", "moe",
                                   "--experts", "4", "--width", "8", "--heads", "2",

@@ -113,7 +113,7 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         colour = {"deep": "#7f7f7f", "looped": "#d62728"}.get(key[0], colours[i])
         ax.bar(i, max(accs), color=colour, alpha=0.8)
         ax.plot([i] * len(accs), accs, "o", color="black", markersize=4)
-        ax.text(i, max(accs) + 0.02, f"{100 * max(accs):.1f}", ha="center", fontsize=8)
+        ax.text(i, max(accs) + 0.02, f"{max(accs):.3f}", ha="center", fontsize=8)
         first = found[key][0]
         csv_rows.append(
             {"setting": _setting_label(chosen), "model": label(key), "k": key[2],

@@ -108,7 +108,7 @@ def _panel(ax: Any, task: str, chosen: str | None, rows: list[Row], csv_rows: li
             if x not in cells:
                 continue
             acc[i, j] = cells[x]
-            ax.text(j, i, f"{100 * cells[x]:.1f}", ha="center", va="center", fontsize=10,
+            ax.text(j, i, f"{cells[x]:.3f}", ha="center", va="center", fontsize=10,
                     color="white" if cells[x] < 0.5 else "black")  # fmt: skip
             csv_rows.append(
                 {"task": task, "setting": chosen, "row": label, "k": row["k"],
@@ -149,11 +149,12 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
             missing.append(f"{NAME}: no looped (k ⊗ L > 1) runs on {task} in the store")
         image = _panel(ax, task, chosen, rows, csv_rows) or image
     if image is not None:
-        fig.colorbar(image, ax=list(axes), label="accuracy (cells in %)")
+        fig.colorbar(image, ax=list(axes), label="accuracy (fraction correct)")
     fig.suptitle("Looped (k⊗L) against iso-param (k⊗1) and iso-FLOP (kL⊗1) models", y=1.08)
     files = style.save(fig, out_dir, NAME, csv_rows, COLUMNS)
     caption = (
-        "The paper's Table 1 at this store's scale: accuracy in % on fresh inputs, best over "
+        "The paper's Table 1 at this store's scale: accuracy (fraction correct; the paper "
+        "writes %) on fresh inputs, best over "
         "learning rates and seeds of the final models. Addition (left): whole sums of n operands "
         "(trained on a uniform mixture of n in {2, 4, 8, 16, 32} up to the run's largest N); "
         "guessing a whole sum scores about 0. p-hop (right): the symbol p hops back; guessing "

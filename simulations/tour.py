@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import time
 
-from rich.console import Console
 from rich.table import Table
 
 
-def run_tour() -> None:
-    """Compute the headline facts of the separations paper and print them with timings."""
+def run_tour() -> tuple[Table, str]:
+    """Compute the headline facts of the separations paper, with timings: the table, and a
+    line on how to re-check them (``ccx tour`` prints both)."""
     from ccomplexity import bounds, lower_bounds, problems
     from ccomplexity.automata import dyck_dfa, equality_dfa, minimize, state_counts
     from ccomplexity.languages.dyck import count_dyck
 
-    console = Console()
     table = Table(title="ccomplexity: exact lower bounds, recomputed now")
     for column in ("fact", "value", "source", "seconds"):
         table.add_column(column)
@@ -74,8 +73,7 @@ def run_tour() -> None:
         lambda: bounds.get("separations.thm5").min_width(400, 16),
         "Thm 5",
     )
-    console.print(table)
-    console.print(
+    return table, (
         "Re-check any of these with a certificate: "
         "ccx fooling --problem dyck --types 2 --depth 2 --length 12 --certificate c.json; "
         "ccx verify c.json"
