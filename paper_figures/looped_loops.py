@@ -120,16 +120,28 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
                     markeredgecolor="white", label=reached)  # fmt: skip
         miss = [j for j, f in enumerate(fewest) if f is None]
         if miss:
-            ax.plot(miss, [top + 0.35] * len(miss), "x", color="#d62728", markersize=10,
-                    mew=2.5, label=f"no stored loop count reaches {target:g}")  # fmt: skip
+            ax.plot(
+                [j - 0.33 for j in miss],
+                [top] * len(miss),
+                "x",
+                color="#d62728",
+                markersize=10,
+                mew=2.5,
+                label=f"no stored loop count reaches {target:g}",
+            )
         ax.set_xticks(range(len(xs)), [str(x) for x in xs])
         ax.set_yticks(range(1, top + 1))
-        ax.set_ylim(0.5, top + 0.6)
+        ax.set_ylim(0.5, top + 0.5)
         bound = (
             "ceil(lg n), Thm 2.1" if task == "group-composition" else "floor(lg p) + 2, Cor. 2.3"
         )
         ax.set_title(f"{task}: proved {bound}\n{variant}", fontsize=10)
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), fontsize=8, frameon=False)
+    entries = {}  # one legend for both panels: the same marks mean the same things
+    for ax in axes:
+        entries.update(zip(*reversed(ax.get_legend_handles_labels()), strict=True))
+    if entries:
+        fig.legend(entries.values(), entries.keys(), loc="upper center", ncol=len(entries),
+                   bbox_to_anchor=(0.45, 0.0), fontsize=8, frameon=False)  # fmt: skip
     if image is not None:
         fig.colorbar(image, ax=list(axes), label="best accuracy at that size and loop count")
     fig.suptitle("Loops a trained 1-layer-block looped transformer needs, against the proved count")

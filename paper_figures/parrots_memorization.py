@@ -98,12 +98,27 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         ax.text(0.99, floor, "none of the n tried ", transform=ax.get_yaxis_transform(),
                 ha="right", va="bottom", fontsize=7, color="#666666")  # fmt: skip
         free = w - 3 * m * m  # the attention's 3 m^2 carry no examples in A.11 / A.12
-        ax.plot(w, free / (m + 2), "k--", lw=0.9, label="A.11 construction: n = (W - 3m^2)/(m+2)")
-        ax.plot(w, BITS * w, "k:", lw=0.9, label=f"Thm 3.5: n <= {BITS} W (counting)")
+        ax.plot(
+            w,
+            free / (m + 2),
+            "k--",
+            lw=0.9,
+            label="A.11 construction: n = (W - 3m^2)/(m+2)",
+            gid=style.REFERENCE,
+        )
+        ax.plot(
+            w,
+            BITS * w,
+            "k:",
+            lw=0.9,
+            label=f"Thm 3.5: n <= {BITS} W (counting)",
+            gid=style.REFERENCE,
+        )
         if index == 0:
             k = 16
             ax.plot(w, np.maximum(k * (free - m * k) / (m + 2), 1), "k-.", lw=0.9,
-                    label=f"A.12 construction, K = {k}: n = K(W - 3m^2 - mK)/(m+2)")  # fmt: skip
+                    label=f"A.12 construction, K = {k}: n = K(W - 3m^2 - mK)/(m+2)",
+                    gid=style.REFERENCE)  # fmt: skip
         for x, y, curve in zip(w, free / (m + 2), ["a11"] * len(w), strict=True):
             rows.append({"curve": f"{curve}_{label}", "parameters": float(x), "n": float(y)})
         ax.set_xscale("log")

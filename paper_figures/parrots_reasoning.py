@@ -66,11 +66,11 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         missing.append(f"{NAME}: no concat-transformer runs on {TASK} in the store")
     reached = min_mh(best, target)
     rows: list[dict[str, Any]] = []
-    fig, (ax_a, ax_b, ax_c, ax_d) = plt.subplots(1, 4, figsize=(21, 4.8))
+    fig, ((ax_a, ax_b), (ax_c, ax_d)) = plt.subplots(2, 2, figsize=(13, 10))
 
     thm31, thm32 = bounds.get("parrots.thm3_1"), bounds.get("parrots.thm3_2")
     exact = bounds.get("parrots.thm3_1_exact")
-    vs = sorted({v for v, *_ in best} | {4, 8, 16, 32, 64, 128, 256})
+    vs = _vertex_axis(sorted({v for v, *_ in best}))
     lower = [thm31.min_width(v, PRECISION, 1) for v in vs]
     proved = [exact.value(vertices=v, precision=PRECISION) for v in vs]
     asym = [thm31.value(vertices=v) for v in vs]
@@ -115,7 +115,7 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     ax_a.set_xlabel("vertices |V| (items besides s and d)")
     ax_a.set_ylabel("width x heads, m H")
     ax_a.set_title(f"(a) smallest m H reaching {target:g} on length-2 path")
-    ax_a.legend(loc="upper left", bbox_to_anchor=(0, -0.13), fontsize=7)  # below: no data hidden
+    ax_a.legend(loc="upper center", bbox_to_anchor=(0.45, -0.2), fontsize=7, ncol=2)
 
     curves: dict[tuple[int, int], list[tuple[int, float]]] = defaultdict(list)
     for (v, k, w, h), acc in sorted(best.items()):
@@ -132,7 +132,9 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     ax_b.set_xscale("log", base=2)
     ax_b.set_xlabel("width x heads, m H")
     ax_b.set_ylabel("best accuracy (fresh instances)")
-    ax_b.set_title("(b) accuracy against width (colour: K, line: |V|)")
+    sizes = sorted({v for v, _ in curves})
+    ax_b.set_title(f"(b) accuracy against width at |V| = {sizes[0]} (colour: K)" if len(sizes) == 1
+                   else "(b) accuracy against width (colour: K, line: |V|)")  # fmt: skip
     if curves:
         ax_b.legend(fontsize=7)
     else:
@@ -150,6 +152,7 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
             ax_c.annotate(f"m={w}" + (" (ruled out)" if w < need else ""), (k, acc),
                           textcoords="offset points", xytext=(4, 4), fontsize=7)  # fmt: skip
     ax_c.axhline(target, color="k", lw=0.8)
+    ax_c.margins(x=0.25)  # room for the width labels beside the last point
     ax_c.set_xscale("log", base=2)
     ax_c.set_xlabel("experts K (total parameters matched to the dense width-|V| model)")
     ax_c.set_ylabel("best accuracy")
@@ -179,6 +182,7 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         style.note(ax_d, f"no {TASK} runs in the store")
     fig.suptitle("Mixture of parrots: experts do not lower the width length-2 path needs "
                  f"({style.store_label(store_path, profile)})", fontsize=10)  # fmt: skip
+    fig.subplots_adjust(hspace=0.75, wspace=0.3)  # panel (a)'s legend sits between the rows
     files = style.save(fig, out_dir, NAME, rows, COLUMNS)
     caption = (
         "Length-2 path (equivalently DISJ_|V|) on one-layer concat-transformers of the paper's "
@@ -199,6 +203,14 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         "the model was still climbing or on a plateau. " + style.training_summary(mine)
     )
     return {"name": NAME, "files": files, "caption": caption, "missing": missing}
+
+
+def _vertex_axis(trained: list[int]) -> list[int]:
+    """The |V| at which panel (a) draws its bounds: the trained ones and the powers of two from
+    half the smallest to four times the largest (4 to 256 without runs)."""
+    low, high = (trained[0] / 2, trained[-1] * 4) if trained else (4, 256)
+    powers = {2**k for k in range(1, 20) if low <= 2**k <= high}
+    return sorted(set(trained) | powers)
 
 
 def _widest_runs(runs: list[dict[str, Any]]) -> dict[tuple[int, int], dict[str, Any]]:

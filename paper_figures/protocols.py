@@ -87,6 +87,8 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         missing, used = _panel_used(ax_b, rows, store_path)
     finally:
         torch.set_num_threads(threads)
+    fig.suptitle("The proofs' protocols run on real models: bits sent against the bounds (a), "
+                 "and the bits trained models use (b)")  # fmt: skip
     fig.tight_layout()
     files = style.save(fig, out_dir, NAME, rows, COLUMNS)
     exact = (
@@ -334,7 +336,7 @@ def _panel_used(
         ) + ")."
     bound: dict[str, dict[int, int]] = {}
     ps = list(BITS_PRECISIONS)
-    archs, unresolved, capped, unsolved = set(), False, False, []
+    archs, drawn, unresolved, capped, unsolved = set(), set(), False, False, []
     cap = math.log2(BITS_SAMPLES)
     # Equal values (e.g. log2 of the distinct states, capped by the sample count) would hide
     # each other: each (task, architecture) is drawn slightly apart along the log N axis.
@@ -346,7 +348,6 @@ def _panel_used(
         r = bits_used(
             cut=_cut(task, n), samples=BITS_SAMPLES, checkpoint=run["checkpoint"], precisions=ps
         )
-        archs.add(run["arch"])
         colour, mark = style.colour(run["arch"]), TASK_MARKERS[task]
         common = {
             "panel": "b",
@@ -363,6 +364,9 @@ def _panel_used(
         }
         used = r["bits_used"]
         solved = r["task_accuracy"] >= SOLVED
+        if solved:
+            archs.add(run["arch"])
+            drawn.add(task)
         if not solved:  # a bound on bits binds only a model that does the task: not drawn
             unsolved.append(f"{run['arch']} on {task} at N = {n} (acc {r['task_accuracy']:.2f})")
         elif used is None:
@@ -408,6 +412,7 @@ def _panel_used(
                 "bits": r["one_way_lower_bound_bits"],
             }
         )
+    bound = {task: by_n for task, by_n in bound.items() if task in drawn}
     for task, by_n in bound.items():
         xs = sorted(by_n)
         ax.plot(
@@ -480,7 +485,7 @@ def _panel_used(
             ms=7,
             label=f"task {t} (marker shape)",
         )
-        for t in sorted({r["task"] for r in runs})
+        for t in sorted(drawn)
     ]
     handles += [Line2D([], [], ls="-", lw=4, color=style.colour(a), label=a) for a in sorted(archs)]
     ax.set_xscale("log", base=2)

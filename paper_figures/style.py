@@ -96,13 +96,22 @@ def note(ax: Axes, text: str) -> None:
     )
 
 
+REFERENCE = "reference"
+"""The ``gid`` of a curve that is drawn beside the data but is not data (a bound, a
+construction's line): ``ax.plot(..., gid=style.REFERENCE)``. A panel holding only such curves
+and a :func:`note` is left out like an empty one."""
+
+
 def holds_data(ax: Axes) -> bool:
     """Whether ``ax`` shows data: an image, a table, or a curve, marker set, bar or region placed
-    in data coordinates (reference lines and spans such as ``axhline``, and notes, do not)."""
+    in data coordinates (reference lines and spans such as ``axhline``, curves marked
+    :data:`REFERENCE`, and notes, do not)."""
     if ax.images or ax.tables:
         return True
 
     def in_data(artist: Any) -> bool:
+        if artist.get_gid() == REFERENCE:
+            return False
         if artist.get_transform().contains_branch(ax.transData):
             return True
         offsets = getattr(artist, "get_offset_transform", None)

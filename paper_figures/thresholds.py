@@ -128,10 +128,11 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
             c = style.colour(arch)
             short = bounds.short_name(bound_id)
             depth = f" L={layers}" if layers else ""
-            ax.plot(WIDTHS, curve, color=c, lw=1.8, label=f"{short} bound, {arch}{depth}")
-            ax.fill_between(WIDTHS, curve, top, color=c, alpha=0.08)
+            ax.plot(WIDTHS, curve, color=c, lw=1.8, label=f"{short} bound, {arch}{depth}",
+                    gid=style.REFERENCE)  # fmt: skip
+            ax.fill_between(WIDTHS, curve, top, color=c, alpha=0.08, gid=style.REFERENCE)
         for label, points in _constructions(tasks):
-            ax.plot(*zip(*points, strict=True), "k--", lw=1.2, label=label)
+            ax.plot(*zip(*points, strict=True), "k--", lw=1.2, label=label, gid=style.REFERENCE)
             for w, n in points:
                 csv_rows.append(
                     {"series": "construction", "task": "/".join(tasks), "width": w, "length": n}
@@ -169,7 +170,7 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         if not panel_rows:
             what = f"no runs of {', '.join(tasks)} in the store"
             missing.append(f"{NAME}: {what}")
-            style.note(ax, f"{what}:\nbounds only")
+            style.note(ax, what)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log", base=10)
         ax.set_ylim(1, top)

@@ -47,7 +47,8 @@ def test_caption_and_report_name_the_command_that_fills_the_panels(tmp_path: Pat
     bounds = make_figure("bounds", tmp_path / "fig")  # every panel has data
     assert "left_out" not in bounds and "Left out" not in bounds["caption"]
     html = write_report(tmp_path / "report", store=empty).read_text()
-    for name in ("fig2", "fig3", "fig4", "looped-loops", "looped-table1"):  # no panel has data
-        assert f"<code>{fill_command(name)}</code>" in html, name
-    assert "<code>ccx figure thresholds" not in html  # its panels keep the bounds
+    for name in ("fig2", "fig3", "fig4", "looped-loops", "looped-table1", "thresholds"):
+        assert f"<code>{fill_command(name)}</code>" in html, name  # no panel has data
+    # a panel of bounds alone is left out too: bounds are drawn beside trained points, not as them
+    assert "<code>ccx figure parrots-memorization" in html
     assert set(FIGURES) >= {"fig2", "looped-table1", "thresholds"}
