@@ -48,6 +48,14 @@ def largest_memorised(by_n: dict[int, float], target: float) -> int:
     return max((n for n, acc in by_n.items() if acc >= target), default=0)
 
 
+def _series(experts: int, hidden: int) -> str:
+    """The legend entry of a model's series: dense models grow their feed-forward width, MoE
+    models of expert width ``hidden`` grow their number of experts."""
+    if experts == 1:
+        return "dense (K = 1), growing its feed-forward width"
+    return f"MoE, experts of width {hidden}, growing K"
+
+
 def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str, Any]:
     """Draw n* against active and total parameters from the store at ``store_path``."""
     runs, missing = style.load_runs(store_path)
@@ -61,7 +69,7 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     for (m, hidden, k), by_n in sorted(found.items()):
         counts = one_layer_parameters(m, 1, hidden, k)
         n_star = largest_memorised(by_n, target)
-        series = "dense (K = 1), growing m'" if k == 1 else f"MoE, m' = {hidden}, growing K"
+        series = _series(k, hidden)
         points[series].append((counts["active"], counts["total"], n_star, k, hidden))
         for n, acc in sorted(by_n.items()):
             rows.append({"series": series, "width": m, "mlp_width": hidden, "experts": k,
@@ -72,7 +80,7 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     for (m, hidden, k), by_n in found.items():  # the K = 1 member of each MoE series
         if k == 1 and hidden in moe_base:
             counts = one_layer_parameters(m, 1, hidden, 1)
-            points[f"MoE, m' = {hidden}, growing K"].append(
+            points[_series(2, hidden)].append(
                 (counts["active"], counts["total"], largest_memorised(by_n, target), 1, hidden)
             )
     fig, axes = plt.subplots(1, 2, figsize=(13, 4.8), sharey=True)
@@ -82,21 +90,28 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     w = np.geomspace(max(3 * m * m, 100), w_max, 50)
     tried = sorted({n for by_n in found.values() for n in by_n}) or [128]
     floor = tried[0] / 2  # where "none of the n tried" is drawn
+    ceiling = tried[-1]  # a model passing it might hold more: drawn as a one-sided bound
     for ax, index, label in ((axes[0], 0, "active"), (axes[1], 1, "total")):
         for series, ps in sorted(points.items()):
             ps = sorted(ps)
             dense = series.startswith("dense")
             colour = "#1f77b4" if dense else "#ff7f0e"
             ys = [p[2] if p[2] else floor for p in ps]
-            ax.plot([p[index] for p in ps], ys, "o-", color=colour, label=series)
+            ax.plot([p[index] for p in ps], ys, "-", color=colour, label=series)
+            for p, y in zip(ps, ys, strict=True):  # at the grid's ceiling: at least that many
+                ax.plot(p[index], y, "^" if y >= ceiling else "o", color=colour)
             for p, y in zip(ps, ys, strict=True):
-                text = f"m'={p[4]}" if dense else f"K={p[3]}"
+                text = f"width {p[4]}" if dense else f"K={p[3]}"
                 offset = (3, -10) if dense else (3, 5)
                 ax.annotate(text, (p[index], y), textcoords="offset points", xytext=offset,
                             fontsize=7, color=colour)  # fmt: skip
         ax.axhline(floor, color="#999999", lw=0.6)
         ax.text(0.99, floor, "none of the n tried ", transform=ax.get_yaxis_transform(),
                 ha="right", va="bottom", fontsize=7, color="#666666")  # fmt: skip
+        ax.axhline(ceiling, color="#999999", lw=0.6, ls="--")
+        ax.text(0.99, ceiling, f">= {ceiling}: the largest n tried ",
+                transform=ax.get_yaxis_transform(), ha="right", va="bottom", fontsize=7,
+                color="#666666")  # fmt: skip
         free = w - 3 * m * m  # the attention's 3 m^2 carry no examples in A.11 / A.12
         ax.plot(
             w,
@@ -124,7 +139,7 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         ax.set_xscale("log")
         ax.set_yscale("log", base=2)
         ax.set_ylim(floor / 1.5, None)
-        ax.set_xlabel(f"{label} parameters W (embedding-free: phi is the identity)")
+        ax.set_xlabel(f"{label} parameters W (no embedding layer: inputs are the vectors)")
         ax.set_title(f"({'ab'[index]}) largest n memorised against {label} parameters")
         if not every:
             style.note(ax, f"no {TASK} runs in the store")
@@ -134,14 +149,17 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
                  f"({style.store_label(store_path, profile)})", fontsize=10)  # fmt: skip
     files = style.save(fig, out_dir, NAME, rows, COLUMNS)
     caption = (
-        f"Memorisation of n Gaussian sequences (width m = {m} = input dimension, phi the "
-        "identity) with random labels by one-layer concat-transformers: n* is the largest n "
+        f"Memorisation of n Gaussian sequences (width m = {m} = input dimension; no embedding "
+        "layer) with random labels by one-layer concat-transformers: n* is the largest n "
         f"whose training-set accuracy reaches {target:g} (drawn on the grey line when no n "
-        f"tried ({', '.join(map(str, tried))}) is memorised). Dense "
-        "models grow psi's width m'; MoE models keep m' per expert (so active parameters stay "
+        f"tried ({', '.join(map(str, tried))}) is memorised; a triangle on the dashed line at "
+        f"{ceiling}: the largest n tried was memorised, so n* is at least that). Dense "
+        "models grow the feed-forward width m'; MoE models keep m' per expert (so active "
+        "parameters stay "
         "fixed) and grow the number of experts K. Dashed: the A.11 construction's n = W/(m+2) "
         "for the parameters beyond the attention; dash-dot: A.12 with 16 experts (even loads); "
         f"dotted: Thm 3.5's counting bound at {BITS} bits per parameter. "
         + style.training_summary(mine)
+        + f" Data: {style.store_label(store_path, profile)}."
     )
     return {"name": NAME, "files": files, "caption": caption, "missing": missing}
