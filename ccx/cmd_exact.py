@@ -29,7 +29,8 @@ app.add_typer(cc_app, name="cc")
 ProblemName = Annotated[
     str,
     typer.Option(
-        "--problem", help="dyck, equality, disjointness, index, matrix (--file) or random."
+        "--problem",
+        help="dyck, equality, disjointness, index, matrix (--file), random, or a plugin task.",
     ),
 ]
 OptTypes = Annotated[int | None, ranged(limits.TYPES, "--types", help="dyck: bracket types n.")]
@@ -62,10 +63,34 @@ PROBLEM_OPTIONS = (
 
 
 def _problem(name: str, options: dict[str, Any]):
-    """The problem named by ``--problem`` from a command's options (its ``locals()``)."""
+    """The problem named by ``--problem`` from a command's options (its ``locals()``): a
+    built-in one, or a plugin task's (its ``--length`` and ``--partition``)."""
     from ccomplexity import problems
 
-    return problems.make(name, **{k: options.get(k) for k in PROBLEM_OPTIONS})
+    given = {k: options.get(k) for k in PROBLEM_OPTIONS}
+    if name in problems.PROBLEMS:
+        return problems.make(name, **given)
+    from ccomplexity import plugin_problems
+
+    extra = sorted(k for k, v in given.items() if v is not None and k not in _PLUGIN_OPTIONS)
+    if extra:
+        listed = ", ".join(f"--{k}" for k in extra)
+        raise InputError(f"plugin task {name} takes --length and --partition, not {listed}")
+    if given["length"] is None:
+        from ccomplexity import plugins
+
+        plugins.require_task(name)
+        raise InputError(f"plugin task {name} needs --length")
+    return plugin_problems.problem(name, given["length"], given["partition"])
+
+
+_PLUGIN_OPTIONS = ("length", "partition")
+
+
+def _is_plugin(name: str) -> bool:
+    from ccomplexity import problems
+
+    return name not in problems.PROBLEMS
 
 
 # --------------------------------------------------------------------------------- fooling
@@ -153,6 +178,9 @@ def fooling(
         elif problem == "disjointness":
             found = lower_bounds.disjointness_fooling_set(prob)
             result["method"] = "complementary-pairs"
+        elif _is_plugin(problem):  # the clique search's greedy start, improved locally
+            found = lower_bounds.max_fooling_set(prob, nodes=1)
+            result.update(method="greedy", exact=found.exact, upper_bound=found.upper_bound)
         else:
             raise InputError(f"no constructive fooling set for {problem}; use --exact")
         check = lower_bounds.verify_fooling_set(prob, found.rows, found.cols, found.value)
@@ -201,6 +229,16 @@ def cc_oneway(
         if partition is not None:
             raise InputError("give either --cut or --partition, not both")
         partition = f"prefix:{cut}"
+    if _is_plugin(problem) and partition is None and certificate is None:
+        from ccomplexity import plugin_problems
+
+        _problem(problem, locals())  # the options are checked as for one cut
+        per_cut = plugin_problems.one_way_per_cut(problem, length)
+        result = {"problem": problem, "length": length, "method": "per-cut", "per_cut": per_cut}
+        result["bits"] = max(row["bits"] for row in per_cut)
+        result["seconds"] = round(time.perf_counter() - start, 3)
+        emit(result, as_json, "One-way complexity at every cut")
+        return
     prob = _problem(problem, locals())
     result: dict[str, Any] = prob.describe()
     symbolic = problem == "dyck" and prob.partition.spec.startswith("prefix:")
@@ -331,13 +369,20 @@ def codes(
 @app.command("verify")
 def verify(
     path: Annotated[str, typer.Argument(help="Certificate JSON file.")],
+    plugin: Annotated[
+        list[str] | None,
+        typer.Option("--plugin", help="A plugin file the certificate's task comes from."),
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Re-check a certificate by recomputing the function on its witness. Exit 0 valid, 1 not
-    (the reason on stderr), 2 when the file is missing or it is over a limit (not checked)."""
-    from ccomplexity import verifier
+    (the reason on stderr), 2 when the file is missing or it is over a limit (not checked), or
+    when it is about a plugin task whose plugin is not loaded or has other source bytes."""
+    from ccomplexity import plugins, verifier
     from ccomplexity.certificates import PROTOCOL_KINDS
 
+    for file in plugin or ():
+        plugins.load_file(file)
     try:
         cert = verifier.read_certificate(path)
     except verifier.InvalidCertificate as err:
