@@ -173,18 +173,20 @@ def _check_value(where: str, key: str, value: object, expected: Any) -> object:
     """``value`` checked as field ``key`` of type ``expected``, and known task and arch names."""
     name = where if where.endswith(f".{key}") else f"{where} {key}"
     value = typed.check_value(name, value, expected)
-    if key == "task":
-        from simulations.tasks import TASKS
+    if key == "task":  # a built-in task, or a loaded plugin's (a spec never loads one)
+        from simulations.tasks import check_task
 
-        if value not in TASKS:
-            raise InputError(f"{where}: unknown task {value!r}; known: {', '.join(TASKS)}")
+        try:
+            check_task(value)
+        except InputError as err:
+            raise InputError(f"{where}: {err}") from None
     if key == "arch":
-        from models import REGISTRY
+        from models import model_class
 
-        if value not in REGISTRY:
-            raise InputError(
-                f"{where}: unknown architecture {value!r}; known: {', '.join(REGISTRY)}"
-            )
+        try:
+            model_class(value)
+        except InputError as err:
+            raise InputError(f"{where}: {err}") from None
     return value
 
 
