@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import models
-from ccomplexity import claims
+from ccomplexity import claims, plugins
 from ccomplexity.errors import InputError
 from simulations.store import runs
 
@@ -90,6 +90,9 @@ def thresholds(
         best: dict[int, float] = {}
         for run in members:
             best[run["length"]] = max(best.get(run["length"], 0.0), run[metric])
+        if task not in claims.tasks() and plugins.task_definition(task) is not None:
+            rows.append(_plugin_row(task, arch, width, layers, members, best, target, precision))
+            continue
         claim = claim_for(task, arch, layers)
         bound_id = claim.bound_id if claim is not None else None
         bound_length, bound_params = None, None
@@ -121,3 +124,41 @@ def thresholds(
 
 
 __all__ = ["claim_for", "threshold_length", "thresholds"]
+
+
+def _plugin_row(
+    task: str,
+    arch: str,
+    width: int,
+    layers: int,
+    members: list[dict[str, Any]],
+    best: dict[int, float],
+    target: float,
+    precision: int,
+) -> dict[str, Any]:
+    """A plugin task's row: its bound is computed, length by length. For a recurrent model,
+    Thm 2 (``separations.thm2``): solving the task at N needs m p >= the one-way bits at every
+    cut (``computed_bits``: {N: the most over the cuts}, at the swept lengths that can be
+    computed); ``bound_length`` is the largest swept N before the first one it rules out, None
+    when none is ruled out. Other families: no computed bound (``ccx claims`` says which)."""
+    from ccomplexity.plugin_problems import one_way_profile
+
+    row: dict[str, Any] = {
+        "task": task, "arch": arch, "width": width, "layers": layers,
+        "threshold_length": threshold_length(best, target), "bound_length": None,
+        "bound_id": None, "bound_params": None, "runs": len(members),
+        "lengths": dict(sorted(best.items())),
+    }  # fmt: skip
+    if models.family(arch) != "recurrent":
+        return row
+    m = max((run["state_numel"] or run["width"]) for run in members)
+    bits = one_way_profile(task, sorted(best))
+    row.update(bound_id="separations.thm2", computed_bits=bits)
+    row["bound_params"] = {"m": m, "p": precision, "H": 1, "m_is": "state_numel"}
+    passed = None
+    for n in sorted(bits):
+        if bits[n] > m * precision:
+            row["bound_length"] = passed
+            break
+        passed = n
+    return row
