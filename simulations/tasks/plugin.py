@@ -21,8 +21,10 @@ from ccomplexity.errors import InputError
 from ccomplexity.plugins import TaskDefinition
 from simulations.tasks.base import Batch, Task, at_positions
 
-REJECTION_DRAWS = 1 << 18
-"""Most uniform words drawn per batch while looking for the rarer class."""
+RAREST = 1024
+"""A class drawn by rejection must hold at least about 1 in ``RAREST`` uniform words: a batch
+needing k words of a class draws at most ``2 * RAREST * k + 4096`` words (twice the expected
+number at that rate) before it gives up."""
 
 
 def balanced_words(
@@ -31,16 +33,16 @@ def balanced_words(
     """``batch`` words of length N: uniform words for label tasks; for accept/reject tasks
     ``batch // 2`` positives then the rest negatives (rows shuffled), each drawn uniformly from
     its class by rejection. InputError when a class is too rare to draw: fewer than needed
-    among :data:`REJECTION_DRAWS` uniform words."""
+    among the words :data:`RAREST` allows."""
     a = definition.alphabet
     if not definition.accept_reject:
         return rng.integers(0, a, (batch, length), dtype=np.int64)
     need = {1: batch // 2, 0: batch - batch // 2}
     found: dict[int, list[np.ndarray]] = {0: [], 1: []}
     have = {0: 0, 1: 0}
-    draws, chunk = 0, max(64, 4 * batch)
-    while any(have[c] < need[c] for c in need) and draws < REJECTION_DRAWS:
-        size = min(chunk, REJECTION_DRAWS - draws)
+    draws, chunk, most = 0, max(64, 4 * batch), 2 * RAREST * max(need.values()) + 4096
+    while any(have[c] < need[c] for c in need) and draws < most:
+        size = min(chunk, most - draws)
         words = rng.integers(0, a, (size, length), dtype=np.int64)
         labels = definition.evaluate(words)
         draws += size
