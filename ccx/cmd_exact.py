@@ -70,16 +70,18 @@ def _problem(name: str, options: dict[str, Any]):
     given = {k: options.get(k) for k in PROBLEM_OPTIONS}
     if name in problems.PROBLEMS:
         return problems.make(name, **given)
-    from ccomplexity import plugin_problems
+    from ccomplexity import plugin_problems, plugins
 
+    if plugins.task_definition(name) is None:
+        raise InputError(
+            f"unknown problem {name!r}; choose one of {', '.join(problems.PROBLEMS)}, or a task "
+            "of a loaded plugin (ccx --plugin FILE.py ...)"
+        )
     extra = sorted(k for k, v in given.items() if v is not None and k not in _PLUGIN_OPTIONS)
     if extra:
         listed = ", ".join(f"--{k}" for k in extra)
         raise InputError(f"plugin task {name} takes --length and --partition, not {listed}")
     if given["length"] is None:
-        from ccomplexity import plugins
-
-        plugins.require_task(name)
         raise InputError(f"plugin task {name} needs --length")
     return plugin_problems.problem(name, given["length"], given["partition"])
 
