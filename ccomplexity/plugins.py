@@ -373,13 +373,14 @@ def require_task(name: str) -> TaskDefinition:
     """The plugin task ``name``; InputError naming it when no loaded plugin defines it."""
     found = task_definition(name)
     if found is None:
-        raise InputError(not_loaded("task", name))
+        raise InputError(not_loaded("task", name, task_names()))
     return found
 
 
-def not_loaded(kind: str, name: str) -> str:
-    """The one line that refuses a ``kind`` (task or model) ``name`` that nothing defines."""
+def not_loaded(kind: str, name: str, known: Sequence[str]) -> str:
+    """The one line that refuses a ``kind`` (task, model, architecture) ``name`` that nothing
+    defines, listing the ``known`` names."""
     return (
-        f"unknown {kind} {name!r}: it is not built in and no loaded plugin defines it; load "
-        f"the plugin that does (ccx --plugin FILE.py ..., or install its package)"
+        f"unknown {kind} {name!r}; known: {', '.join(known) or 'none'} (no loaded plugin "
+        "defines it: load one with ccx --plugin FILE.py ..., or install its package)"
     )

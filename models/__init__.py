@@ -56,7 +56,7 @@ each class's ``recurrent`` flag."""
 
 
 def _unknown(name: str) -> InputError:
-    return InputError(f"{plugins.not_loaded('model', name)}; built in: {', '.join(REGISTRY)}")
+    return InputError(plugins.not_loaded("model", name, names()))
 
 
 def names() -> list[str]:

@@ -77,6 +77,7 @@ from typing import Any
 from ccomplexity import limits, typed
 from ccomplexity.errors import InputError
 from ccomplexity.files import check_output_file, check_output_folder
+from ccomplexity.plugins import not_loaded
 from simulations import workers as workers_mod
 from simulations.store import DEFAULT_STORE, Store, identify, lease_owner
 from simulations.workers import EnsembleFn, TrainFn, Unit, default_workers
@@ -181,12 +182,13 @@ def _check_value(where: str, key: str, value: object, expected: Any) -> object:
         except InputError as err:
             raise InputError(f"{where}: {err}") from None
     if key == "arch":
-        from models import model_class
+        import models
 
         try:
-            model_class(value)
-        except InputError as err:
-            raise InputError(f"{where}: {err}") from None
+            models.model_class(value)
+        except InputError:
+            known = models.names()
+            raise InputError(f"{where}: {not_loaded('architecture', value, known)}") from None
     return value
 
 

@@ -33,7 +33,7 @@ def check_task(name: str) -> str:
     if name in BUILDERS:
         return name
     if plugins.task_definition(name) is None:
-        raise InputError(f"{plugins.not_loaded('task', name)}; built in: {', '.join(TASKS)}")
+        raise InputError(plugins.not_loaded("task", name, [*TASKS, *plugins.task_names()]))
     return name
 
 
