@@ -65,34 +65,9 @@ PROBLEM_OPTIONS = (
 def _problem(name: str, options: dict[str, Any]):
     """The problem named by ``--problem`` from a command's options (its ``locals()``): a
     built-in one, or a plugin task's (its ``--length`` and ``--partition``)."""
-    from ccomplexity import problems
+    from ccomplexity.requests import ProblemRequest
 
-    given = {k: options.get(k) for k in PROBLEM_OPTIONS}
-    if name in problems.PROBLEMS:
-        return problems.make(name, **given)
-    from ccomplexity import plugin_problems, plugins
-
-    if plugins.task_definition(name) is None:
-        raise InputError(
-            f"unknown problem {name!r}; choose one of {', '.join(problems.PROBLEMS)}, or a task "
-            "of a loaded plugin (ccx --plugin FILE.py ...)"
-        )
-    extra = sorted(k for k, v in given.items() if v is not None and k not in _PLUGIN_OPTIONS)
-    if extra:
-        listed = ", ".join(f"--{k}" for k in extra)
-        raise InputError(f"plugin task {name} takes --length and --partition, not {listed}")
-    if given["length"] is None:
-        raise InputError(f"plugin task {name} needs --length")
-    return plugin_problems.problem(name, given["length"], given["partition"])
-
-
-_PLUGIN_OPTIONS = ("length", "partition")
-
-
-def _is_plugin(name: str) -> bool:
-    from ccomplexity import problems
-
-    return name not in problems.PROBLEMS
+    return ProblemRequest(problem=name, **{k: options.get(k) for k in PROBLEM_OPTIONS}).build()
 
 
 # --------------------------------------------------------------------------------- fooling
@@ -134,67 +109,11 @@ def fooling(
     as_json: JsonFlag = False,
 ) -> None:
     """A verified fooling set and its lower bound log2|S| (Def 1, Fact 4)."""
-    from ccomplexity import certificates, lower_bounds
-    from ccomplexity.integers import ceil_log2
+    from ccomplexity.requests import FoolingRequest, fooling_set, request_from
 
-    start = time.perf_counter()
     check_certificate_path(certificate, file)
-    if method not in ("auto", "exhaustive", "symbolic"):
-        raise InputError(f"--method must be auto, exhaustive or symbolic, got {method!r}")
-    if problem == "dyck" and partition is None:
-        partition = "odd-even"
-    if not exact and (seconds is not None or nodes is not None):
-        raise InputError("--seconds and --nodes budget the --exact search only")
-    prob = _problem(problem, locals())
-    result: dict[str, Any] = prob.describe()
-    cert = None
-    symbolic = (
-        problem == "dyck"
-        and not exact
-        and (method == "symbolic" or (method == "auto" and length > lower_bounds.EXHAUSTIVE_LIMIT))
-    )
-    if method != "auto" and (problem != "dyck" or exact):
-        raise InputError("--method applies to the constructive Dyck fooling set only")
-    if symbolic:
-        if prob.partition.spec != "odd-even":
-            raise InputError("the symbolic certificate covers the odd-even partition only")
-        sym = lower_bounds.dyck_fooling_symbolic(types, depth, length)
-        result.update(method="symbolic", **sym)
-        if certificate is not None and sym["verified"]:
-            cert = certificates.symbolic_dyck_certificate(types, depth, length, sym["count"])
-    else:
-        if exact:
-            found = lower_bounds.max_fooling_set(prob, seconds=seconds, nodes=nodes)
-            result.update(method="exact-clique", exact=found.exact)
-            result.update(upper_bound=found.upper_bound, nodes=found.nodes)
-        elif problem == "dyck":
-            if prob.partition.spec != "odd-even":
-                raise InputError(
-                    "the constructive Dyck fooling set is for odd-even; use --exact for others"
-                )
-            found = lower_bounds.dyck_fooling_set(prob)
-            result["method"] = "exhaustive"
-        elif problem == "equality":
-            found = lower_bounds.equality_fooling_set(prob)
-            result["method"] = "diagonal"
-        elif problem == "disjointness":
-            found = lower_bounds.disjointness_fooling_set(prob)
-            result["method"] = "complementary-pairs"
-        elif _is_plugin(problem):  # the clique search's greedy start, improved locally
-            found = lower_bounds.max_fooling_set(prob, nodes=1)
-            result.update(method="greedy", exact=found.exact, upper_bound=found.upper_bound)
-        else:
-            raise InputError(f"no constructive fooling set for {problem}; use --exact")
-        check = lower_bounds.verify_fooling_set(prob, found.rows, found.cols, found.value)
-        result.update(size=check.size, value=int(found.value), verified=check.valid)
-        result["bits"] = ceil_log2(check.size)
-        if not check.valid:
-            result["reason"] = check.reason
-        if certificate is not None and check.valid:
-            cert = certificates.fooling_set_certificate(prob, found.rows, found.cols, found.value)
-    if certificate is not None and cert is None:
-        raise InputError("no certificate written: the fooling set did not verify")
-    result["seconds"] = round(time.perf_counter() - start, 3)
+    request = request_from(FoolingRequest, {**locals(), "certificate": certificate is not None})
+    result, cert = fooling_set(request)
     write_certificate_to(cert, certificate, result)
     emit(result, as_json, "Fooling set")
 
@@ -222,44 +141,16 @@ def cc_oneway(
     certificate: Certificate = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Exact deterministic one-way complexity Alice -> Bob: ceil(log2 #distinct rows)."""
-    from ccomplexity import certificates, lower_bounds
+    """Exact deterministic one-way complexity Alice -> Bob: ceil(log2 #distinct rows). A plugin
+    task without --cut or --partition: at every cut ("per_cut")."""
+    from ccomplexity.requests import OneWayRequest, one_way, request_from
 
-    start = time.perf_counter()
     check_certificate_path(certificate, file)
-    if cut is not None:
-        if partition is not None:
-            raise InputError("give either --cut or --partition, not both")
-        partition = f"prefix:{cut}"
-    if _is_plugin(problem) and partition is None and certificate is None:
-        from ccomplexity import plugin_problems
-
-        _problem(problem, locals())  # the options are checked as for one cut
-        per_cut = plugin_problems.one_way_per_cut(problem, length)
-        result = {"problem": problem, "length": length, "method": "per-cut", "per_cut": per_cut}
-        result["bits"] = max(row["bits"] for row in per_cut)
-        result["seconds"] = round(time.perf_counter() - start, 3)
-        emit(result, as_json, "One-way complexity at every cut")
-        return
-    prob = _problem(problem, locals())
-    result: dict[str, Any] = prob.describe()
-    symbolic = problem == "dyck" and prob.partition.spec.startswith("prefix:")
-    if symbolic:
-        k = len(prob.partition.alice)
-        res = lower_bounds.one_way_bits_dyck(types, depth, length, k)
-        result["method"] = "symbolic-dfa"
-    else:
-        res = lower_bounds.one_way_bits(prob)
-        result["method"] = "dense"
-    result.update(distinct_rows=res.distinct_rows, bits=res.bits)
-    if certificate is not None:
-        if res.rows is None:
-            raise InputError("the symbolic method has no explicit witness; use a prefix length")
-        cert = certificates.one_way_certificate(prob, res.rows, res.cols)
-    result["seconds"] = round(time.perf_counter() - start, 3)
-    if certificate is not None:
-        write_certificate_to(cert, certificate, result)
-    emit(result, as_json, "One-way complexity")
+    request = request_from(OneWayRequest, {**locals(), "certificate": certificate is not None})
+    result, cert = one_way(request)
+    write_certificate_to(cert, certificate, result)
+    title = "One-way complexity at every cut" if "per_cut" in result else "One-way complexity"
+    emit(result, as_json, title)
 
 
 @cc_app.command("rank")

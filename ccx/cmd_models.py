@@ -197,13 +197,14 @@ def protocol_rnn(
     """Thm 2: Alice sends the model's whole state after K tokens; Bob finishes the run."""
     check_certificate_path(certificate, checkpoint)
     need_model(checkpoint, arch=arch, width=width)
-    from simulations.protocols.rnn import run_rnn_protocol
+    from simulations.protocols.rnn import RnnProtocolRequest, rnn_protocol
 
-    result = run_rnn_protocol(
-        arch, width, length, cut, precision, samples, seed, layers=layers,
-        vocab_size=vocab_size, frac=frac, certificate=certificate is not None,
-        checkpoint=checkpoint,
+    request = RnnProtocolRequest(
+        length=length, cut=cut, precision=precision, arch=arch, width=width, samples=samples,
+        seed=seed, layers=layers, vocab_size=vocab_size, frac=frac, checkpoint=checkpoint,
+        certificate=certificate is not None,
     )  # fmt: skip
+    result = rnn_protocol(request)
     _protocol_result(result, certificate, f"One-way protocol of {arch}", as_json)
 
 

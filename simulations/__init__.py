@@ -17,13 +17,15 @@ _EXPORTS: dict[str, str] = {
     "run_sweep": "simulations.sweeps",
     "runs": "simulations.store",
     "run_rnn_protocol": "simulations.protocols.rnn",
+    "RnnProtocolRequest": "simulations.protocols.rnn",
+    "rnn_protocol": "simulations.protocols.rnn",
     "verify_protocol_certificate": "simulations.protocols.certificate",
 }
 """Exported name -> the module that defines it."""
 
 if TYPE_CHECKING:
     from simulations.protocols.certificate import verify_protocol_certificate
-    from simulations.protocols.rnn import run_rnn_protocol
+    from simulations.protocols.rnn import RnnProtocolRequest, rnn_protocol, run_rnn_protocol
     from simulations.run_config import TrainConfig
     from simulations.store import runs
     from simulations.sweeps import load_spec, run_sweep
@@ -37,8 +39,10 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "RnnProtocolRequest",
     "TrainConfig",
     "load_spec",
+    "rnn_protocol",
     "run_rnn_protocol",
     "run_sweep",
     "runs",
