@@ -229,3 +229,16 @@ def test_claims_and_the_refusals(here, ccx, ccx_json):
         "4",
     )
     assert "--plugin needs" in one_line_error(ccx, "--plugin")
+
+
+def test_attention_protocol_on_a_transformer_trained_on_a_plugin_task(here, ccx, ccx_json):
+    plugin = ("--plugin", "my_task.py")
+    trained = ccx_json(
+        *plugin, "train", "--task", "first-equals-last", "--arch", "transformer", "--width", "8",
+        "--heads", "2", "--length", "6", "--steps", "5", "--batch", "16",
+    )  # fmt: skip
+    args = ("protocol", "attention", "--checkpoint", trained["checkpoint"], "--length", "6",
+            "--partition", "odd-even", "--precision", "16", "--samples", "10")  # fmt: skip
+    run = ccx_json(*plugin, *args)
+    assert (run["vocab_size"], run["agreement"], run["logits_exact"]) == (3, 1.0, 1.0)
+    assert "first-equals-last" in one_line_error(ccx, *args)
