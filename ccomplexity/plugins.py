@@ -278,7 +278,8 @@ def model(name: str, family: str = "recurrent") -> Callable[[type], type]:
 
 def load_file(path: str | os.PathLike[str]) -> list[str]:
     """Execute the plugin file ``path`` (the user's own code, run on request) and return the
-    names it registered. Its bytes are read once, hashed and executed as they were read."""
+    names it newly registered (a model as ``model:NAME``). Its bytes are read once, hashed and
+    executed as they were read; an error in it is one line naming the file."""
     p = Path(path)
     if p.suffix != ".py":
         raise InputError(f"--plugin {p}: a plugin is a Python file ending in .py")

@@ -229,3 +229,35 @@ def test_a_certificate_records_the_source_and_is_rechecked_against_it(tmp_path):
         plugins._REGISTRY.tasks.clear()
         with pytest.raises(InputError, match="of plugin my_task.py"):
             verify(cert)
+
+
+def test_a_model_plugin_is_registered_without_torch(monkeypatch, tmp_path):
+    """A model class registers as given (this module never imports torch); an entry point of
+    the models group brings one from an installed package."""
+    import sys
+    from importlib import metadata
+
+    with pytest.raises(InputError, match="shadow"):
+        plugins.model(name="lstm")
+    with pytest.raises(InputError, match="family must be one of"):
+        plugins.model(name="mine", family="quantum")
+    write(
+        tmp_path,
+        "fake_model_pkg.py",
+        "from ccomplexity.plugins import model\n"
+        "@model(name='tiny-rnn', family='recurrent')\nclass Tiny:\n    recurrent = True\n",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    point = metadata.EntryPoint("tiny", "fake_model_pkg:Tiny", plugins.MODEL_GROUP)
+    monkeypatch.setattr(
+        metadata, "entry_points", lambda group: [point] if group == plugins.MODEL_GROUP else []
+    )
+    monkeypatch.setattr(plugins._REGISTRY, "entry_points_loaded", False)
+    monkeypatch.delitem(sys.modules, "fake_model_pkg", raising=False)
+    found = plugins.model_definition("tiny-rnn")
+    assert (found.family, found.cls.name, found.source) == (
+        "recurrent",
+        "tiny-rnn",
+        "fake_model_pkg.py",
+    )
+    assert plugins.model_names() == ["tiny-rnn"]
