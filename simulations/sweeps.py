@@ -77,7 +77,7 @@ from typing import Any
 from ccomplexity import limits, typed
 from ccomplexity.errors import InputError
 from ccomplexity.files import check_output_file, check_output_folder
-from ccomplexity.plugins import not_loaded
+from ccomplexity.plugins import loaded_files, not_loaded
 from simulations import workers as workers_mod
 from simulations.store import DEFAULT_STORE, Store, identify, lease_owner
 from simulations.workers import EnsembleFn, TrainFn, Unit, default_workers
@@ -488,6 +488,8 @@ def run_sweep(
     """
     if backend not in BACKENDS:
         raise InputError(f"unknown backend {backend!r}; known: {', '.join(BACKENDS)}")
+    if backend == "ray" and loaded_files():
+        raise InputError("plugin files are loaded by the local backend's workers only; use it")
     if workers is not None:
         limits.WORKERS.check(workers, "workers")
     if ensemble is not None:

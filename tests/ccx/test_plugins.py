@@ -229,6 +229,9 @@ def test_claims_and_the_refusals(here, ccx, ccx_json):
         "4",
     )
     assert "--plugin needs" in one_line_error(ccx, "--plugin")
+    Path("spec.toml").write_text(SPEC)
+    err = one_line_error(ccx, *plugin, "sweep", "spec.toml", "--store", "s.db", "--backend", "ray")
+    assert "local backend" in err and not Path("s.db").exists()
 
 
 def test_attention_protocol_on_a_transformer_trained_on_a_plugin_task(here, ccx, ccx_json):
