@@ -88,11 +88,11 @@ task = "first-equals-last"
 arch = "lstm"
 layers = 1
 width = 8
-steps = 30
+steps = 10
 lr = 0.01
 batch = 32
-eval_every = 30
-eval_samples = 64
+eval_every = 10
+eval_samples = 32
 [grid]
 length = [6]
 """
@@ -170,9 +170,9 @@ def test_train_sweep_threshold_figure(here, ccx, ccx_json):
     plugin = ("--plugin", "my_task.py")
     out = ccx_json(
         *plugin, "train", "--task", "first-equals-last", "--arch", "lstm", "--width", "8",
-        "--length", "10", "--steps", "10", "--batch", "16",
+        "--length", "10", "--steps", "5", "--batch", "8",
     )  # fmt: skip
-    assert out["config"]["task"] == "first-equals-last" and out["steps"] == 10
+    assert out["config"]["task"] == "first-equals-last" and out["steps"] == 5
     Path("spec.toml").write_text(SPEC)
     code, _, err = ccx(*plugin, "sweep", "spec.toml", "--store", "s.db")
     assert code == 0, err
