@@ -10,7 +10,6 @@ Mamba; ...), every number on the p-bit grid of the model's finite-precision mode
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -174,37 +173,6 @@ def run_rnn_protocol(
             "protocol_rnn", info, fmt, {"cut": cut}, inputs, transcripts, outputs, claim
         )
     return result
-
-
-@dataclass(frozen=True, kw_only=True)
-class RnnProtocolRequest:
-    """Theorem 2's protocol run, by keyword (what ``ccx protocol rnn`` parses): the model is
-    ``arch`` of ``width`` (``layers``, ``vocab_size``) seeded by ``seed``, or the trained model
-    of ``checkpoint``; Alice holds the first ``cut`` of ``length`` tokens; ``precision`` bits
-    (``frac`` fractional, default p // 2); ``samples`` random inputs; ``certificate``: the
-    result carries one."""
-
-    length: int
-    cut: int
-    precision: int
-    arch: str | None = None
-    width: int | None = None
-    samples: int = 100
-    seed: int = 0
-    layers: int = 1
-    vocab_size: int = 8
-    frac: int | None = None
-    checkpoint: str | None = None
-    certificate: bool = False
-
-
-def rnn_protocol(request: RnnProtocolRequest) -> dict[str, Any]:
-    """:func:`run_rnn_protocol` on the request's model and inputs."""
-    r = request
-    return run_rnn_protocol(
-        r.arch, r.width, r.length, r.cut, r.precision, r.samples, r.seed, layers=r.layers,
-        vocab_size=r.vocab_size, frac=r.frac, certificate=r.certificate, checkpoint=r.checkpoint,
-    )  # fmt: skip
 
 
 def replay_setup(
