@@ -33,6 +33,8 @@ _EXPORTS: dict[str, str] = {
     "verify_file": "ccomplexity.verifier",
     "FoolingRequest": "ccomplexity.requests",
     "OneWayRequest": "ccomplexity.requests",
+    "KgSplitRequest": "ccomplexity.requests",
+    "kg_split": "ccomplexity.requests",
     "fooling_set": "ccomplexity.requests",
     "one_way": "ccomplexity.requests",
     "load_plugin": "ccomplexity.plugins",
@@ -50,7 +52,14 @@ if TYPE_CHECKING:
     )
     from ccomplexity.plugins import load_file as load_plugin
     from ccomplexity.problems import Partition, TwoPartyProblem, from_matrix, string_problem
-    from ccomplexity.requests import FoolingRequest, OneWayRequest, fooling_set, one_way
+    from ccomplexity.requests import (
+        FoolingRequest,
+        KgSplitRequest,
+        OneWayRequest,
+        fooling_set,
+        kg_split,
+        one_way,
+    )
     from ccomplexity.verifier import Verdict, verify, verify_file
 
 
@@ -65,6 +74,7 @@ __all__ = [
     "__version__",
     "FoolingCheck",
     "FoolingRequest",
+    "KgSplitRequest",
     "MaxFoolingSet",
     "OneWayRequest",
     "Partition",
@@ -73,6 +83,7 @@ __all__ = [
     "fooling_set",
     "fooling_set_certificate",
     "from_matrix",
+    "kg_split",
     "load_plugin",
     "max_fooling_set",
     "one_way",

@@ -11,6 +11,8 @@ options into a request, makes this one call and prints the result).
   start), verified from the definition, with its certificate when asked.
 - :func:`one_way` (Thm 2, Fact 3): the exact one-way complexity at one cut, or for a plugin
   task without a cut at every cut.
+- :func:`kg_split` (Lemma B.18 of the KG-looping paper): a path query split after K relations,
+  its one-way complexity (dense, or from the graph at any size) and its verified fooling set.
 """
 
 from __future__ import annotations
@@ -214,6 +216,48 @@ def one_way(request: OneWayRequest) -> tuple[dict[str, Any], dict[str, Any] | No
         if res.rows is None:
             raise InputError("the symbolic method has no explicit witness; use a prefix length")
         cert = certificates.one_way_certificate(prob, res.rows, res.cols)
+    result["seconds"] = round(time.perf_counter() - start, 3)
+    return result, cert
+
+
+@dataclass(frozen=True, kw_only=True)
+class KgSplitRequest:
+    """A q-hop path query over the seeded matching graph of ``entities`` and ``relations``,
+    Alice holding the start and r_1..r_K (``cut`` K); ``certificate``: the fooling set's."""
+
+    entities: int
+    relations: int
+    hops: int
+    cut: int
+    seed: int = 0
+    certificate: bool = False
+
+
+def kg_split(request: KgSplitRequest) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """(result, certificate or None): ``distinct_rows`` and ``one_way_bits`` (dense within the
+    dense limit, else from the graph, its witness re-checked), and the fooling set of size E
+    (``fooling_size``, ``fooling_verified``, ``fooling_bits``)."""
+    from ccomplexity import certificates, lower_bounds
+
+    start = time.perf_counter()
+    r = request
+    problem = problems.kg_query(r.entities, r.relations, r.hops, r.cut, r.seed)
+    result: dict[str, Any] = problem.describe()
+    if problem.n_rows * problem.n_cols <= problems.DENSE_LIMIT:
+        one_way_, result["method"] = lower_bounds.one_way_bits(problem), "dense"
+    else:
+        one_way_, result["method"] = lower_bounds.one_way_bits_kg(problem), "symbolic"
+        if not lower_bounds.check_one_way_witness(problem, one_way_.rows, one_way_.cols):
+            raise RuntimeError("the one-way witness does not separate its rows")  # a bug
+    result.update(distinct_rows=one_way_.distinct_rows, one_way_bits=one_way_.bits)
+    found = lower_bounds.kg_fooling_set(problem)
+    check = lower_bounds.verify_fooling_set(problem, found.rows, found.cols, found.value)
+    result.update(fooling_size=check.size, fooling_verified=check.valid, fooling_bits=found.bits)
+    cert = None
+    if r.certificate:
+        if not check.valid:
+            raise InputError("no certificate written: the fooling set did not verify")
+        cert = certificates.fooling_set_certificate(problem, found.rows, found.cols, found.value)
     result["seconds"] = round(time.perf_counter() - start, 3)
     return result, cert
 

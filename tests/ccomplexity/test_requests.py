@@ -56,3 +56,16 @@ def test_one_way_of_index_and_of_a_plugin_task_at_every_cut():
         assert (single["partition"], single["bits"]) == ("prefix:2", 0)
         with pytest.raises(InputError, match="either --cut or --partition"):
             OneWayRequest(problem="last-symbol-one", length=5, cut=2, partition="odd-even")
+
+
+def test_kg_split_is_exact_for_a_small_graph():
+    from ccomplexity.requests import KgSplitRequest, kg_split
+
+    result, cert = kg_split(
+        KgSplitRequest(entities=4, relations=2, hops=2, cut=1, certificate=True)
+    )
+    # Lemma B.18: E distinct rows (the entity Alice's half reaches), a fooling set of size E
+    assert (result["method"], result["distinct_rows"], result["fooling_size"]) == ("dense", 4, 4)
+    from ccomplexity import verify
+
+    assert verify(cert).valid
