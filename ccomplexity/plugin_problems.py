@@ -12,13 +12,14 @@ the hashes agree, so a certificate is never checked against other code than the 
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 import numpy as np
 
 from ccomplexity import limits, plugins, problems
 from ccomplexity.automata import DFA, minimize, residual_counts, state_counts
-from ccomplexity.errors import InputError
+from ccomplexity.errors import InputError, shown
 from ccomplexity.integers import ceil_log2
 
 TRIE_STATE_LIMIT = 1 << 22
@@ -48,16 +49,19 @@ def problem_from_spec(spec: dict[str, Any]) -> problems.TwoPartyProblem:
     if set(plugin) != {"source", "sha256"} or not all(isinstance(v, str) for v in plugin.values()):
         raise ValueError("the plugin field has exactly the strings 'source' and 'sha256'")
     name, source, sha = spec["problem"], plugin["source"], plugin["sha256"]
+    if not re.fullmatch(r"[0-9a-f]{64}", sha):
+        raise ValueError("the plugin's sha256 must be 64 lowercase hex digits")
     task = plugins.task_definition(name)
+    # the certificate's own strings, shown cut and quoted: the message stays one line
     if task is None:
         raise InputError(
-            f"the certificate is about task {name!r} of plugin {source} (sha256 {sha[:12]}); "
-            f"load it: ccx verify --plugin {source} CERTIFICATE"
+            f"the certificate is about task {shown(name)} of plugin {shown(source)} (sha256 "
+            f"{sha[:12]}); load that plugin: ccx verify --plugin FILE.py CERTIFICATE"
         )
     if task.sha256 != sha:
         raise InputError(
             f"plugin {task.source} defining {name!r} has sha256 {task.sha256[:12]}, the "
-            f"certificate was made with {source} of sha256 {sha[:12]}: not the same code"
+            f"certificate was made with {shown(source)} of sha256 {sha[:12]}: not the same code"
         )
     try:
         made = problem(name, spec["length"], spec["partition"])

@@ -227,7 +227,7 @@ def test_a_certificate_records_the_source_and_is_rechecked_against_it(tmp_path):
             verify(cert)
     with plugins.scope():
         plugins._REGISTRY.tasks.clear()
-        with pytest.raises(InputError, match="of plugin my_task.py"):
+        with pytest.raises(InputError, match="of plugin 'my_task.py'"):
             verify(cert)
 
 
@@ -261,3 +261,21 @@ def test_a_model_plugin_is_registered_without_torch(monkeypatch, tmp_path):
         "fake_model_pkg.py",
     )
     assert plugins.model_names() == ["tiny-rnn"]
+
+
+def test_a_hostile_plugin_field_is_one_line_or_invalid(tmp_path):
+    from ccomplexity import certificates, lower_bounds, verify
+
+    plugins.load_file(write(tmp_path, "my_task.py", FIRST_EQUALS_LAST))
+    problem = plugin_problems.problem("first-equals-last", 4, "prefix:2")
+    best = lower_bounds.max_fooling_set(problem)
+    cert = certificates.fooling_set_certificate(problem, best.rows, best.cols, best.value)
+    cert["problem"]["plugin"]["sha256"] = "x" * 64
+    assert "64 lowercase hex" in verify(cert).reason
+    cert["problem"]["plugin"] = {"source": "a\nb" * 100, "sha256": "0" * 64}
+    cert["problem"]["problem"] = "other-task"
+    with pytest.raises(InputError) as err:
+        verify(cert)
+    assert "\n" not in str(err.value) and len(str(err.value)) < 300
+    cert["problem"]["extra"] = 1
+    assert "exactly the fields" in verify(cert).reason
