@@ -3,7 +3,8 @@
 Modules (and torch) are imported only when a model is built or described, so importing
 ``models`` is cheap and torch-free: :data:`REGISTRY` and :data:`FAMILIES` can be read by code that
 never trains (thresholds, claims). A model's config class is the type of its constructor's
-``config`` argument.
+``config`` argument. A model of a loaded plugin (:mod:`ccomplexity.plugins`) is found by the
+same functions (:func:`model_class`, :func:`family`, :func:`names`) under its own name.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@
 (``separations``, ``kg``, ...; the looped paper's i-GSM in ``igsm``) defines its tasks and a
 ``BUILDERS`` dict, name -> builder(name, max_length, options), merged here. Labels are computed
 in torch from the construction; the tests check them against the exact oracles of
-``ccomplexity.languages``.
+``ccomplexity.languages``. A task no paper module defines may come from a loaded plugin
+(:mod:`ccomplexity.plugins`): its torch side is :mod:`~simulations.tasks.plugin`.
 """
 
 from __future__ import annotations
