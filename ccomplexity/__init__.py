@@ -35,6 +35,10 @@ _EXPORTS: dict[str, str] = {
     "OneWayRequest": "ccomplexity.requests",
     "KgSplitRequest": "ccomplexity.requests",
     "kg_split": "ccomplexity.requests",
+    "RankRequest": "ccomplexity.requests",
+    "ExactRequest": "ccomplexity.requests",
+    "rank": "ccomplexity.requests",
+    "exact": "ccomplexity.requests",
     "fooling_set": "ccomplexity.requests",
     "one_way": "ccomplexity.requests",
     "load_plugin": "ccomplexity.plugins",
@@ -53,12 +57,16 @@ if TYPE_CHECKING:
     from ccomplexity.plugins import load_file as load_plugin
     from ccomplexity.problems import Partition, TwoPartyProblem, from_matrix, string_problem
     from ccomplexity.requests import (
+        ExactRequest,
         FoolingRequest,
         KgSplitRequest,
         OneWayRequest,
+        RankRequest,
+        exact,
         fooling_set,
         kg_split,
         one_way,
+        rank,
     )
     from ccomplexity.verifier import Verdict, verify, verify_file
 
@@ -72,14 +80,17 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "__version__",
+    "ExactRequest",
     "FoolingCheck",
     "FoolingRequest",
     "KgSplitRequest",
     "MaxFoolingSet",
     "OneWayRequest",
     "Partition",
+    "RankRequest",
     "TwoPartyProblem",
     "Verdict",
+    "exact",
     "fooling_set",
     "fooling_set_certificate",
     "from_matrix",
@@ -88,6 +99,7 @@ __all__ = [
     "max_fooling_set",
     "one_way",
     "one_way_bits",
+    "rank",
     "string_problem",
     "verify",
     "verify_file",

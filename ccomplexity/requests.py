@@ -11,6 +11,8 @@ options into a request, makes this one call and prints the result).
   start), verified from the definition, with its certificate when asked.
 - :func:`one_way` (Thm 2, Fact 3): the exact one-way complexity at one cut, or for a plugin
   task without a cut at every cut.
+- :func:`rank` (log-rank: D(f) >= ceil(log2 rank over GF(q))) and :func:`exact` (D(f) by
+  search over protocol trees, tiny matrices).
 - :func:`kg_split` (Lemma B.18 of the KG-looping paper): a path query split after K relations,
   its one-way complexity (dense, or from the graph at any size) and its verified fooling set.
 """
@@ -218,6 +220,58 @@ def one_way(request: OneWayRequest) -> tuple[dict[str, Any], dict[str, Any] | No
         cert = certificates.one_way_certificate(prob, res.rows, res.cols)
     result["seconds"] = round(time.perf_counter() - start, 3)
     return result, cert
+
+
+@dataclass(frozen=True, kw_only=True)
+class RankRequest(ProblemRequest):
+    """:func:`rank`'s request: the field GF(``prime``); ``certificate``: a nonsingular
+    submatrix as witness."""
+
+    prime: int = 2_147_483_647
+    certificate: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExactRequest(ProblemRequest):
+    """:func:`exact`'s request: ``tree`` includes the optimal protocol tree."""
+
+    tree: bool = False
+
+
+def rank(request: RankRequest) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """(result, certificate or None): the exact rank of the communication matrix over
+    GF(prime) and ``bits`` = ceil(log2 rank), a lower bound on D(f)."""
+    from ccomplexity import certificates, lower_bounds
+    from ccomplexity.integers import ceil_log2
+
+    start = time.perf_counter()
+    prob = request.build()
+    res = lower_bounds.rank_mod_p(prob, request.prime)
+    result: dict[str, Any] = prob.describe()
+    result.update(rank=res.rank, prime=request.prime, bits=ceil_log2(max(res.rank, 1)))
+    cert = None
+    if request.certificate:
+        if res.rank == 0:
+            raise InputError("rank 0: there is nothing to certify")
+        cert = certificates.rank_certificate(prob, res.rows, res.cols, request.prime)
+    result["seconds"] = round(time.perf_counter() - start, 3)
+    return result, cert
+
+
+def exact(request: ExactRequest) -> dict[str, Any]:
+    """The exact deterministic two-way complexity D(f) (``bits``) by search over protocol
+    trees, with the tree when asked."""
+    from ccomplexity import lower_bounds
+
+    start = time.perf_counter()
+    prob = request.build()
+    res = lower_bounds.exact_bits(prob)
+    result: dict[str, Any] = prob.describe()
+    result["bits"] = res.bits
+    if request.tree:
+        result["tree"] = res.tree
+    result["seconds"] = round(time.perf_counter() - start, 3)
+    return result
 
 
 @dataclass(frozen=True, kw_only=True)

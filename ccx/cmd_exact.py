@@ -10,7 +10,6 @@ from typing import Annotated, Any
 import typer
 
 from ccomplexity import limits
-from ccomplexity.errors import InputError
 from ccx.app import (
     Certificate,
     JsonFlag,
@@ -54,20 +53,6 @@ OptSeed = Annotated[int | None, ranged(limits.SEED, "--seed", help="random: PCG6
 OptDensity = Annotated[
     float | None, ranged(limits.PROBABILITY, "--density", help="random: P(entry = 1), default 0.5.")
 ]
-
-
-PROBLEM_OPTIONS = (
-    "types", "depth", "length", "half", "alphabet", "partition", "file", "rows", "cols", "seed",
-    "density",
-)  # fmt: skip
-
-
-def _problem(name: str, options: dict[str, Any]):
-    """The problem named by ``--problem`` from a command's options (its ``locals()``): a
-    built-in one, or a plugin task's (its ``--length`` and ``--partition``)."""
-    from ccomplexity.requests import ProblemRequest
-
-    return ProblemRequest(problem=name, **{k: options.get(k) for k in PROBLEM_OPTIONS}).build()
 
 
 # --------------------------------------------------------------------------------- fooling
@@ -172,22 +157,12 @@ def cc_rank(
     as_json: JsonFlag = False,
 ) -> None:
     """Exact rank of the communication matrix over GF(q); D(f) >= ceil(log2 rank)."""
-    from ccomplexity import certificates, lower_bounds
-    from ccomplexity.integers import ceil_log2
+    from ccomplexity.requests import RankRequest, rank, request_from
 
-    start = time.perf_counter()
     check_certificate_path(certificate, file)
-    prob = _problem(problem, locals())
-    res = lower_bounds.rank_mod_p(prob, prime)
-    result: dict[str, Any] = prob.describe()
-    result.update(rank=res.rank, prime=prime, bits=ceil_log2(max(res.rank, 1)))
-    result["seconds"] = round(time.perf_counter() - start, 3)
-    if certificate is not None:
-        if res.rank == 0:
-            raise InputError("rank 0: there is nothing to certify")
-        write_certificate_to(
-            certificates.rank_certificate(prob, res.rows, res.cols, prime), certificate, result
-        )
+    request = request_from(RankRequest, {**locals(), "certificate": certificate is not None})
+    result, cert = rank(request)
+    write_certificate_to(cert, certificate, result)
     emit(result, as_json, "Log-rank bound")
 
 
@@ -211,16 +186,9 @@ def cc_exact(
     as_json: JsonFlag = False,
 ) -> None:
     """Exact deterministic two-way complexity by search over protocol trees (tiny matrices)."""
-    from ccomplexity import lower_bounds
+    from ccomplexity.requests import ExactRequest, exact, request_from
 
-    start = time.perf_counter()
-    prob = _problem(problem, locals())
-    res = lower_bounds.exact_bits(prob)
-    result: dict[str, Any] = prob.describe()
-    result["bits"] = res.bits
-    if tree:
-        result["tree"] = res.tree
-    result["seconds"] = round(time.perf_counter() - start, 3)
+    result = exact(request_from(ExactRequest, locals()))
     emit(result, as_json, "Deterministic communication complexity")
 
 

@@ -69,3 +69,15 @@ def test_kg_split_is_exact_for_a_small_graph():
     from ccomplexity import verify
 
     assert verify(cert).valid
+
+
+def test_rank_and_exact_of_equality():
+    from ccomplexity.requests import ExactRequest, RankRequest, exact, rank
+
+    result, cert = rank(RankRequest(problem="equality", half=3, certificate=True))
+    assert (result["rank"], result["bits"]) == (8, 3)  # the identity matrix of EQ_3
+    from ccomplexity import verify
+
+    assert verify(cert).valid
+    # D(EQ_n) = n + 1 (Fact 2), here n = 2 bits per party
+    assert exact(ExactRequest(problem="equality", half=2))["bits"] == 3
