@@ -233,13 +233,14 @@ def _own_task_panel(
     from ccomplexity.plugin_problems import one_way_profile
 
     swept = sorted({n for r in rows for n in r["lengths"]})
-    if plugins.task_definition(task) is None:
-        style.note(
-            ax, f"{task}: load its plugin (ccx --plugin FILE.py figure ...) to draw its bound"
-        )
-        bits: dict[int, int] = {}
-    else:
+    bits: dict[int, int] = {}
+    if plugins.task_definition(task) is not None:
         bits = one_way_profile(task, list(range(swept[0], swept[-1] + 1)))
+    elif any(r.get("bound_params") for r in rows):  # the trained points alone
+        ax.text(0.02, 0.02, "bound not drawn: load its plugin (ccx --plugin FILE.py figure ...)",
+                transform=ax.transAxes, fontsize=7, va="bottom")  # fmt: skip
+    else:
+        style.note(ax, f"{task}: load its plugin (ccx --plugin FILE.py figure ...)")
     if bits:
         ax.plot(
             list(bits), list(bits.values()), "k-", lw=1.8, label="one-way bits any state carries"
@@ -281,4 +282,4 @@ def _own_task_panel(
     handles, labels = ax.get_legend_handles_labels()
     if handles:
         unique = dict(zip(labels, handles, strict=True))
-        ax.legend(unique.values(), unique.keys(), loc="center right", fontsize=7)
+        ax.legend(unique.values(), unique.keys(), loc="best", fontsize=7)

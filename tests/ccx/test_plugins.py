@@ -186,6 +186,8 @@ def test_train_sweep_threshold_figure(here, ccx, ccx_json):
     assert ("bound", "first-equals-last") in series
     assert ("empirical", "first-equals-last") in series
     assert Path("fig/thresholds.png").stat().st_size > 0
+    (row,) = ccx_json("threshold", "--store", "s.db")["thresholds"]  # the plugin not loaded
+    assert row["computed_bits"] is None and row["bound_params"]["m"] == 16
 
 
 def test_a_users_model_trains_and_runs_the_one_way_protocol(here, ccx_json):
