@@ -31,6 +31,17 @@ _EXPORTS: dict[str, str] = {
     "Verdict": "ccomplexity.verifier",
     "verify": "ccomplexity.verifier",
     "verify_file": "ccomplexity.verifier",
+    "FoolingRequest": "ccomplexity.requests",
+    "OneWayRequest": "ccomplexity.requests",
+    "KgSplitRequest": "ccomplexity.requests",
+    "kg_split": "ccomplexity.requests",
+    "RankRequest": "ccomplexity.requests",
+    "ExactRequest": "ccomplexity.requests",
+    "rank": "ccomplexity.requests",
+    "exact": "ccomplexity.requests",
+    "fooling_set": "ccomplexity.requests",
+    "one_way": "ccomplexity.requests",
+    "load_plugin": "ccomplexity.plugins",
 }
 """Exported name -> the module that defines it."""
 
@@ -43,27 +54,52 @@ if TYPE_CHECKING:
         one_way_bits,
         verify_fooling_set,
     )
+    from ccomplexity.plugins import load_file as load_plugin
     from ccomplexity.problems import Partition, TwoPartyProblem, from_matrix, string_problem
+    from ccomplexity.requests import (
+        ExactRequest,
+        FoolingRequest,
+        KgSplitRequest,
+        OneWayRequest,
+        RankRequest,
+        exact,
+        fooling_set,
+        kg_split,
+        one_way,
+        rank,
+    )
     from ccomplexity.verifier import Verdict, verify, verify_file
 
 
 def __getattr__(name: str) -> Any:
     if name in _EXPORTS:
-        return getattr(importlib.import_module(_EXPORTS[name]), name)
+        module = importlib.import_module(_EXPORTS[name])
+        return getattr(module, "load_file" if name == "load_plugin" else name)
     raise AttributeError(f"module 'ccomplexity' has no attribute {name!r}")
 
 
 __all__ = [
     "__version__",
+    "ExactRequest",
     "FoolingCheck",
+    "FoolingRequest",
+    "KgSplitRequest",
     "MaxFoolingSet",
+    "OneWayRequest",
     "Partition",
+    "RankRequest",
     "TwoPartyProblem",
     "Verdict",
+    "exact",
+    "fooling_set",
     "fooling_set_certificate",
     "from_matrix",
+    "kg_split",
+    "load_plugin",
     "max_fooling_set",
+    "one_way",
     "one_way_bits",
+    "rank",
     "string_problem",
     "verify",
     "verify_file",

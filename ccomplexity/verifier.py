@@ -275,7 +275,9 @@ _WITNESSES: dict[str, dict[str, type]] = {
 
 
 def verify(cert: Any) -> Verdict:
-    """Re-check a parsed certificate; never raises for bad content, returns the reason instead."""
+    """Re-check a parsed certificate; never raises for bad content, returns the reason instead.
+    A certificate about a plugin task whose plugin is not loaded, or is loaded from other
+    source bytes than the certified ones, is not checked: InputError."""
     kind = cert.get("kind") if isinstance(cert, dict) else None
     try:
         check_envelope(cert, KINDS)
@@ -298,6 +300,15 @@ def verify(cert: Any) -> Verdict:
 
 
 def _build_problem(spec: dict[str, Any]) -> problems.TwoPartyProblem:
+    if "plugin" in spec:  # a plugin's word function, from the loaded plugin of the same hash
+        from ccomplexity.plugin_problems import problem_from_spec
+
+        try:
+            return problem_from_spec(spec)
+        except InputError:  # not checked: the plugin is not loaded, or other code
+            raise
+        except ValueError as err:
+            raise InvalidCertificate(str(err)) from None
     if spec.get("problem") in MATRIX_FIELDS:
         return _matrix_problem(spec)
     allowed = {"problem", "types", "depth", "length", "half", "alphabet", "partition"}

@@ -41,13 +41,41 @@ def _command() -> Any:
     return typer.main.get_command(app)
 
 
+def plugin_files(argv: list[str]) -> tuple[list[str], list[str]]:
+    """The global ``--plugin FILE`` options (before the command, any number of them) and the
+    arguments left for the command."""
+    files, rest = [], list(argv)
+    while rest and (rest[0] == "--plugin" or rest[0].startswith("--plugin=")):
+        head = rest.pop(0)
+        if head == "--plugin":
+            if not rest:
+                raise InputError("--plugin needs a FILE.py")
+            files.append(rest.pop(0))
+        else:
+            files.append(head.split("=", 1)[1])
+    return files, rest
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: one-line errors and exit status 2 for bad input, no tracebacks."""
+    """Entry point: one-line errors and exit status 2 for bad input, no tracebacks. Plugins
+    given by ``--plugin FILE`` before the command are loaded for this call only."""
+    from ccomplexity import plugins
+
+    with plugins.scope():
+        return _main(sys.argv[1:] if argv is None else list(argv))
+
+
+def _main(argv: list[str]) -> int:
     from typer.exceptions import TyperException
 
     _drop_script_dir()
     command = _command()
     try:
+        files, argv = plugin_files(argv)
+        for file in files:
+            from ccomplexity import plugins
+
+            plugins.load_file(file)
         code = command.main(args=argv, prog_name="ccx", standalone_mode=False)
     except InputError as err:
         print(f"ccx: error: {err}", file=sys.stderr)

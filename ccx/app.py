@@ -21,7 +21,10 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
-    help="ccomplexity: exact communication-complexity bounds for sequence models.",
+    help=(
+        "ccomplexity: exact communication-complexity bounds for sequence models. Before the "
+        "command, --plugin FILE.py (repeatable) loads your own task or model for that call."
+    ),
 )
 
 

@@ -148,10 +148,28 @@ def claims_cmd(
 ) -> None:
     """The claims table: which bound constrains which task on which model family, and how its
     parameters are read from a model."""
-    from ccomplexity import claims
+    from ccomplexity import claims, plugins
 
+    if task is not None and task not in claims.tasks() and plugins.task_definition(task):
+        from ccomplexity.plugin_problems import claims_for
+
+        found = claims_for(task)
+        if family is not None:
+            found["claims"] = [c for c in found["claims"] if c["family"] in (family, "any")]
+        if as_json:
+            print_json(found)
+            return
+        for c in found["claims"]:
+            print(f"{c['family']:<10} {c['bound_id']:<18} {c['says']}")
+            print(f"{'':<10} {'':<18} computed by: {c['computed_by']}")
+        print(f"exact at: {found['exact_at']}")
+        print("cannot conclude: " + "; ".join(found["cannot_conclude"]))
+        return
     if task is not None and task not in claims.tasks():
-        raise InputError(f"no claim on task {task!r}; tasks: {', '.join(claims.tasks())}")
+        raise InputError(
+            f"no claim on task {task!r}; tasks: {', '.join(claims.tasks())} (or a plugin task "
+            "loaded with ccx --plugin FILE.py claims --task NAME)"
+        )
     rows = [c.describe() for c in claims.claims(task=task, family=family)]
     if as_json:
         print_json({"claims": rows})

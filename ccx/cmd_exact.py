@@ -10,7 +10,6 @@ from typing import Annotated, Any
 import typer
 
 from ccomplexity import limits
-from ccomplexity.errors import InputError
 from ccx.app import (
     Certificate,
     JsonFlag,
@@ -30,7 +29,8 @@ app.add_typer(cc_app, name="cc")
 ProblemName = Annotated[
     str,
     typer.Option(
-        "--problem", help="dyck, equality, disjointness, index, matrix (--file) or random."
+        "--problem",
+        help="dyck, equality, disjointness, index, matrix (--file), random, or a plugin task.",
     ),
 ]
 OptTypes = Annotated[int | None, ranged(limits.TYPES, "--types", help="dyck: bracket types n.")]
@@ -54,19 +54,6 @@ OptSeed = Annotated[int | None, ranged(limits.SEED, "--seed", help="random: PCG6
 OptDensity = Annotated[
     float | None, ranged(limits.PROBABILITY, "--density", help="random: P(entry = 1), default 0.5.")
 ]
-
-
-PROBLEM_OPTIONS = (
-    "types", "depth", "length", "half", "alphabet", "partition", "file", "rows", "cols", "seed",
-    "density",
-)  # fmt: skip
-
-
-def _problem(name: str, options: dict[str, Any]):
-    """The problem named by ``--problem`` from a command's options (its ``locals()``)."""
-    from ccomplexity import problems
-
-    return problems.make(name, **{k: options.get(k) for k in PROBLEM_OPTIONS})
 
 
 # --------------------------------------------------------------------------------- fooling
@@ -108,64 +95,11 @@ def fooling(
     as_json: JsonFlag = False,
 ) -> None:
     """A verified fooling set and its lower bound log2|S| (Def 1, Fact 4)."""
-    from ccomplexity import certificates, lower_bounds
-    from ccomplexity.integers import ceil_log2
+    from ccomplexity.requests import FoolingRequest, fooling_set, request_from
 
-    start = time.perf_counter()
     check_certificate_path(certificate, file)
-    if method not in ("auto", "exhaustive", "symbolic"):
-        raise InputError(f"--method must be auto, exhaustive or symbolic, got {method!r}")
-    if problem == "dyck" and partition is None:
-        partition = "odd-even"
-    if not exact and (seconds is not None or nodes is not None):
-        raise InputError("--seconds and --nodes budget the --exact search only")
-    prob = _problem(problem, locals())
-    result: dict[str, Any] = prob.describe()
-    cert = None
-    symbolic = (
-        problem == "dyck"
-        and not exact
-        and (method == "symbolic" or (method == "auto" and length > lower_bounds.EXHAUSTIVE_LIMIT))
-    )
-    if method != "auto" and (problem != "dyck" or exact):
-        raise InputError("--method applies to the constructive Dyck fooling set only")
-    if symbolic:
-        if prob.partition.spec != "odd-even":
-            raise InputError("the symbolic certificate covers the odd-even partition only")
-        sym = lower_bounds.dyck_fooling_symbolic(types, depth, length)
-        result.update(method="symbolic", **sym)
-        if certificate is not None and sym["verified"]:
-            cert = certificates.symbolic_dyck_certificate(types, depth, length, sym["count"])
-    else:
-        if exact:
-            found = lower_bounds.max_fooling_set(prob, seconds=seconds, nodes=nodes)
-            result.update(method="exact-clique", exact=found.exact)
-            result.update(upper_bound=found.upper_bound, nodes=found.nodes)
-        elif problem == "dyck":
-            if prob.partition.spec != "odd-even":
-                raise InputError(
-                    "the constructive Dyck fooling set is for odd-even; use --exact for others"
-                )
-            found = lower_bounds.dyck_fooling_set(prob)
-            result["method"] = "exhaustive"
-        elif problem == "equality":
-            found = lower_bounds.equality_fooling_set(prob)
-            result["method"] = "diagonal"
-        elif problem == "disjointness":
-            found = lower_bounds.disjointness_fooling_set(prob)
-            result["method"] = "complementary-pairs"
-        else:
-            raise InputError(f"no constructive fooling set for {problem}; use --exact")
-        check = lower_bounds.verify_fooling_set(prob, found.rows, found.cols, found.value)
-        result.update(size=check.size, value=int(found.value), verified=check.valid)
-        result["bits"] = ceil_log2(check.size)
-        if not check.valid:
-            result["reason"] = check.reason
-        if certificate is not None and check.valid:
-            cert = certificates.fooling_set_certificate(prob, found.rows, found.cols, found.value)
-    if certificate is not None and cert is None:
-        raise InputError("no certificate written: the fooling set did not verify")
-    result["seconds"] = round(time.perf_counter() - start, 3)
+    request = request_from(FoolingRequest, {**locals(), "certificate": certificate is not None})
+    result, cert = fooling_set(request)
     write_certificate_to(cert, certificate, result)
     emit(result, as_json, "Fooling set")
 
@@ -193,34 +127,16 @@ def cc_oneway(
     certificate: Certificate = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Exact deterministic one-way complexity Alice -> Bob: ceil(log2 #distinct rows)."""
-    from ccomplexity import certificates, lower_bounds
+    """Exact deterministic one-way complexity Alice -> Bob: ceil(log2 #distinct rows). A plugin
+    task without --cut or --partition: at every cut ("per_cut")."""
+    from ccomplexity.requests import OneWayRequest, one_way, request_from
 
-    start = time.perf_counter()
     check_certificate_path(certificate, file)
-    if cut is not None:
-        if partition is not None:
-            raise InputError("give either --cut or --partition, not both")
-        partition = f"prefix:{cut}"
-    prob = _problem(problem, locals())
-    result: dict[str, Any] = prob.describe()
-    symbolic = problem == "dyck" and prob.partition.spec.startswith("prefix:")
-    if symbolic:
-        k = len(prob.partition.alice)
-        res = lower_bounds.one_way_bits_dyck(types, depth, length, k)
-        result["method"] = "symbolic-dfa"
-    else:
-        res = lower_bounds.one_way_bits(prob)
-        result["method"] = "dense"
-    result.update(distinct_rows=res.distinct_rows, bits=res.bits)
-    if certificate is not None:
-        if res.rows is None:
-            raise InputError("the symbolic method has no explicit witness; use a prefix length")
-        cert = certificates.one_way_certificate(prob, res.rows, res.cols)
-    result["seconds"] = round(time.perf_counter() - start, 3)
-    if certificate is not None:
-        write_certificate_to(cert, certificate, result)
-    emit(result, as_json, "One-way complexity")
+    request = request_from(OneWayRequest, {**locals(), "certificate": certificate is not None})
+    result, cert = one_way(request)
+    write_certificate_to(cert, certificate, result)
+    title = "One-way complexity at every cut" if "per_cut" in result else "One-way complexity"
+    emit(result, as_json, title)
 
 
 @cc_app.command("rank")
@@ -242,22 +158,12 @@ def cc_rank(
     as_json: JsonFlag = False,
 ) -> None:
     """Exact rank of the communication matrix over GF(q); D(f) >= ceil(log2 rank)."""
-    from ccomplexity import certificates, lower_bounds
-    from ccomplexity.integers import ceil_log2
+    from ccomplexity.requests import RankRequest, rank, request_from
 
-    start = time.perf_counter()
     check_certificate_path(certificate, file)
-    prob = _problem(problem, locals())
-    res = lower_bounds.rank_mod_p(prob, prime)
-    result: dict[str, Any] = prob.describe()
-    result.update(rank=res.rank, prime=prime, bits=ceil_log2(max(res.rank, 1)))
-    result["seconds"] = round(time.perf_counter() - start, 3)
-    if certificate is not None:
-        if res.rank == 0:
-            raise InputError("rank 0: there is nothing to certify")
-        write_certificate_to(
-            certificates.rank_certificate(prob, res.rows, res.cols, prime), certificate, result
-        )
+    request = request_from(RankRequest, {**locals(), "certificate": certificate is not None})
+    result, cert = rank(request)
+    write_certificate_to(cert, certificate, result)
     emit(result, as_json, "Log-rank bound")
 
 
@@ -281,16 +187,9 @@ def cc_exact(
     as_json: JsonFlag = False,
 ) -> None:
     """Exact deterministic two-way complexity by search over protocol trees (tiny matrices)."""
-    from ccomplexity import lower_bounds
+    from ccomplexity.requests import ExactRequest, exact, request_from
 
-    start = time.perf_counter()
-    prob = _problem(problem, locals())
-    res = lower_bounds.exact_bits(prob)
-    result: dict[str, Any] = prob.describe()
-    result["bits"] = res.bits
-    if tree:
-        result["tree"] = res.tree
-    result["seconds"] = round(time.perf_counter() - start, 3)
+    result = exact(request_from(ExactRequest, locals()))
     emit(result, as_json, "Deterministic communication complexity")
 
 
@@ -332,13 +231,20 @@ def codes(
 @app.command("verify")
 def verify(
     path: Annotated[str, typer.Argument(help="Certificate JSON file.")],
+    plugin: Annotated[
+        list[str] | None,
+        typer.Option("--plugin", help="A plugin file the certificate's task comes from."),
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Re-check a certificate by recomputing the function on its witness. Exit 0 valid, 1 not
-    (the reason on stderr), 2 when the file is missing or it is over a limit (not checked)."""
-    from ccomplexity import verifier
+    (the reason on stderr), 2 when the file is missing or it is over a limit (not checked), or
+    when it is about a plugin task whose plugin is not loaded or has other source bytes."""
+    from ccomplexity import plugins, verifier
     from ccomplexity.certificates import PROTOCOL_KINDS
 
+    for file in plugin or ():
+        plugins.load_file(file)
     try:
         cert = verifier.read_certificate(path)
     except verifier.InvalidCertificate as err:

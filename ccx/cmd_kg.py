@@ -103,27 +103,14 @@ def kg_split(
 ) -> None:
     """A query split after K relations: exact one-way complexity and a verified fooling set."""
     check_certificate_path(certificate)
-    from ccomplexity import certificates, lower_bounds, problems
+    from ccomplexity.requests import KgSplitRequest, kg_split
 
-    start = time.perf_counter()
-    problem = problems.kg_query(entities, relations, hops, cut, seed)
-    result: dict[str, Any] = problem.describe()
-    if problem.n_rows * problem.n_cols <= problems.DENSE_LIMIT:
-        one_way, result["method"] = lower_bounds.one_way_bits(problem), "dense"
-    else:
-        one_way, result["method"] = lower_bounds.one_way_bits_kg(problem), "symbolic"
-        if not lower_bounds.check_one_way_witness(problem, one_way.rows, one_way.cols):
-            raise RuntimeError("the one-way witness does not separate its rows")  # a bug
-    result.update(distinct_rows=one_way.distinct_rows, one_way_bits=one_way.bits)
-    found = lower_bounds.kg_fooling_set(problem)
-    check = lower_bounds.verify_fooling_set(problem, found.rows, found.cols, found.value)
-    result.update(fooling_size=check.size, fooling_verified=check.valid, fooling_bits=found.bits)
-    if certificate is not None:
-        if not check.valid:
-            raise InputError("no certificate written: the fooling set did not verify")
-        cert = certificates.fooling_set_certificate(problem, found.rows, found.cols, found.value)
-        write_certificate_to(cert, certificate, result)
-    result["seconds"] = round(time.perf_counter() - start, 3)
+    request = KgSplitRequest(
+        entities=entities, relations=relations, hops=hops, cut=cut, seed=seed,
+        certificate=certificate is not None,
+    )  # fmt: skip
+    result, cert = kg_split(request)
+    write_certificate_to(cert, certificate, result)
     emit(result, as_json, "Path-query split")
 
 

@@ -142,3 +142,35 @@ def dfa_equality(
     result = _dfa_result(equality_dfa(half, alphabet), f"{{ww : |w| = {half}}}", show)
     result.update(half=half, alphabet_size=alphabet)
     emit(result, as_json, "Minimal DFA of the equality language")
+
+
+@dfa_app.command("task")
+def dfa_task(
+    name: Annotated[
+        str, typer.Argument(help="A plugin task (ccx --plugin FILE.py dfa task NAME).")
+    ],
+    length: Annotated[
+        int | None,
+        ranged(
+            limits.LENGTH,
+            "--length",
+            help="Build from the word function at exactly this length (a task without a DFA), "
+            "or check the given DFA against it.",
+        ),
+    ] = None,
+    show: Show = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Minimal complete DFA of a plugin task: from its own DFA, or from its word function at a
+    bounded length (the DFA of L ∩ Sigma^N)."""
+    from ccomplexity import plugin_problems
+
+    result = plugin_problems.dfa_summary(name, length)
+    if show:
+        dfa, _ = plugin_problems.minimal_dfa(name, None if result["method"] == "given" else length)
+        result.update(
+            start=dfa.start,
+            accepting=[int(q) for q in dfa.accepting.nonzero()[0]],
+            transitions=dfa.transitions.tolist(),
+        )
+    emit(result, as_json, f"Minimal DFA of {name}")

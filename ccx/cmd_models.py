@@ -200,13 +200,14 @@ def protocol_rnn(
     """Thm 2: Alice sends the model's whole state after K tokens; Bob finishes the run."""
     check_certificate_path(certificate, checkpoint)
     need_model(checkpoint, arch=arch, width=width)
-    from simulations.protocols.rnn import run_rnn_protocol
+    from simulations.protocols.requests import RnnProtocolRequest, run_protocol
 
-    result = run_rnn_protocol(
-        arch, width, length, cut, precision, samples, seed, layers=layers,
-        vocab_size=vocab_size, frac=frac, certificate=certificate is not None,
-        checkpoint=checkpoint,
+    request = RnnProtocolRequest(
+        length=length, cut=cut, precision=precision, arch=arch, width=width, samples=samples,
+        seed=seed, layers=layers, vocab_size=vocab_size, frac=frac, checkpoint=checkpoint,
+        certificate=certificate is not None,
     )  # fmt: skip
+    result = run_protocol(request)
     _protocol_result(result, certificate, f"One-way protocol of {arch}", as_json)
 
 
@@ -274,13 +275,15 @@ def protocol_attention(
     if one_way and single_output:
         raise InputError("--one-way and --single-output are different protocols: give one")
     variant = "one-way" if one_way else "single-output" if single_output else "two-way"
-    from simulations.protocols import attention
+    from simulations.protocols.requests import AttentionProtocolRequest, run_protocol
 
-    result = attention.run_attention_protocol(
-        width, heads, length, partition, precision, samples, seed, layers=layers,
-        variant=variant, vocab_size=vocab_size, frac=frac, layer_norm=layer_norm,
-        certificate=certificate is not None, checkpoint=checkpoint, query_token=query_token,
+    request = AttentionProtocolRequest(
+        length=length, partition=partition, precision=precision, width=width, heads=heads,
+        samples=samples, seed=seed, layers=layers, variant=variant, vocab_size=vocab_size,
+        frac=frac, layer_norm=layer_norm, query_token=query_token, checkpoint=checkpoint,
+        certificate=certificate is not None,
     )  # fmt: skip
+    result = run_protocol(request)
     _protocol_result(result, certificate, "Attention protocol", as_json)
 
 
@@ -290,18 +293,18 @@ def _protocol_parrots(
     experts: int, frac: int | None, checkpoint: str | None, as_json: bool,
 ) -> None:  # fmt: skip
     need_model(checkpoint)
-    from simulations.protocols.parrots import run_parrots_protocol
+    from simulations.protocols.requests import ParrotsProtocolRequest, run_protocol
 
     if task != "length2-path":
         raise InputError(f"--task must be length2-path, got {task!r}")
     if not one_way:
         raise InputError("the length2-path protocol is one-way (Lemma A.3): add --one-way")
-    if certificate is not None:
-        raise InputError("--certificate is not available for the length2-path protocol")
-    result = run_parrots_protocol(
-        vertices, width, heads or 1, precision, samples, seed, arch=arch, experts=experts,
-        frac=frac, checkpoint=checkpoint,
+    request = ParrotsProtocolRequest(
+        precision=precision, vertices=vertices, width=width, heads=heads or 1, samples=samples,
+        seed=seed, arch=arch, experts=experts, frac=frac, checkpoint=checkpoint,
+        certificate=certificate is not None,
     )  # fmt: skip
+    result = run_protocol(request)
     emit(result, as_json, "One-way protocol on length-2 path")
 
 

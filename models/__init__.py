@@ -3,7 +3,8 @@
 Modules (and torch) are imported only when a model is built or described, so importing
 ``models`` is cheap and torch-free: :data:`REGISTRY` and :data:`FAMILIES` can be read by code that
 never trains (thresholds, claims). A model's config class is the type of its constructor's
-``config`` argument.
+``config`` argument. A model of a loaded plugin (:mod:`ccomplexity.plugins`) is found by the
+same functions (:func:`model_class`, :func:`family`, :func:`names`) under its own name.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import itertools
 import typing
 from typing import TYPE_CHECKING, Any
 
-from ccomplexity import limits
+from ccomplexity import limits, plugins
 from ccomplexity.errors import InputError
 
 if TYPE_CHECKING:
@@ -55,17 +56,34 @@ transformers must not match a looped model with a one-layer block). A test check
 each class's ``recurrent`` flag."""
 
 
+def _unknown(name: str) -> InputError:
+    return InputError(plugins.not_loaded("model", name, names()))
+
+
+def names() -> list[str]:
+    """The registered models, then the models of loaded plugins (:mod:`ccomplexity.plugins`)."""
+    return [*REGISTRY, *plugins.model_names()]
+
+
 def family(name: str) -> str:
-    """The family of model ``name``; InputError lists the known names."""
-    if name not in FAMILIES:
-        raise InputError(f"unknown model {name!r}; known: {', '.join(REGISTRY)}")
-    return FAMILIES[name]
+    """The family of model ``name`` (a plugin model's: the one it declares); InputError lists
+    the known names."""
+    if name in FAMILIES:
+        return FAMILIES[name]
+    found = plugins.model_definition(name)
+    if found is None:
+        raise _unknown(name)
+    return found.family
 
 
 def model_class(name: str) -> type[SequenceModel]:
-    """The class registered under ``name``; InputError lists the known names."""
+    """The class registered under ``name``, or a loaded plugin's model of that name;
+    InputError lists the known names."""
     if name not in REGISTRY:
-        raise InputError(f"unknown model {name!r}; known: {', '.join(REGISTRY)}")
+        found = plugins.model_definition(name)
+        if found is None:
+            raise _unknown(name)
+        return found.cls
     module, cls = REGISTRY[name].split(":")
     return getattr(importlib.import_module(module), cls)
 
@@ -112,7 +130,7 @@ def describe_models() -> list[dict[str, Any]]:
     """For each registered model: name, recurrent, config fields with their defaults (None: derived
     from the others, see the config class) and the first line of the class docstring."""
     out = []
-    for name in REGISTRY:
+    for name in names():
         cls = model_class(name)
         fields = {f.name: f.default for f in dataclasses.fields(config_class(cls))}
         description = (cls.__doc__ or "").strip().splitlines()[0]

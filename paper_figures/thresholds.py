@@ -100,9 +100,17 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     runs, missing = style.load_runs(store_path)
     target = style.target_of(runs)
     rows, _ = style.load_thresholds(store_path, target, PRECISION)
-    fig, axes = plt.subplots(1, len(PANELS), figsize=(15, 5.2))
+    paper_tasks = {t for tasks in PANELS.values() for t in tasks}
+    own_tasks = sorted({r["task"] for r in rows} - paper_tasks)
+    # A store of your own tasks only: their panels alone.
+    panels = {} if own_tasks and not {r["task"] for r in rows} & paper_tasks else PANELS
+    count = len(panels) + len(own_tasks)
+    fig, axes = plt.subplots(1, count, figsize=(5 * count, 5.2), squeeze=False)
+    axes = list(axes[0])
     csv_rows: list[dict[str, Any]] = []
-    for ax, (panel, tasks) in zip(axes, PANELS.items(), strict=True):
+    for ax, task in zip(axes[len(panels) :], own_tasks, strict=True):
+        _own_task_panel(ax, task, [r for r in rows if r["task"] == task], target, csv_rows)
+    for ax, (panel, tasks) in zip(axes[: len(panels)], panels.items(), strict=True):
         panel_rows = [r for r in rows if r["task"] in tasks]
         top = 2**20
         for bound_id, arch, layers, ratio, heads in _bound_curves(panel_rows, tasks):
@@ -182,6 +190,16 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         handles, labels = ax.get_legend_handles_labels()
         unique = dict(zip(labels, handles, strict=True))
         ax.legend(unique.values(), unique.keys(), loc="upper left", fontsize=7)
+    if own_tasks:
+        caption_own = (
+            f" Panels of your own tasks ({', '.join(own_tasks)}): x the length N, y bits; the "
+            "line is the task's computed bound, the most one-way bits over the cuts at N (Thm "
+            "2: a recurrent model solving the task at N has m p at least that); each marker a "
+            f"trained recurrent model at a swept N, at its m p (filled: accuracy {target:g} "
+            "reached; hollow: not)."
+        )
+    else:
+        caption_own = ""
     fig.suptitle(
         f"Empirical threshold length vs proved bounds (target accuracy {target:g}, "
         f"bounds at p = {PRECISION} bits)"
@@ -201,5 +219,68 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         f"head); the shaded region above a line is ruled out. Dashed: the width the paper's "
         f"construction needs for length N (Thm 1, Thm 6 with k = ceil(128 ln 2N)). "
         f"Training: {style.training_summary(runs)} Data: {style.store_label(store_path, profile)}."
+        + caption_own
     )
     return {"name": NAME, "files": files, "caption": caption, "missing": missing}
+
+
+def _own_task_panel(
+    ax: Any, task: str, rows: list[dict[str, Any]], target: float, csv_rows: list[dict[str, Any]]
+) -> None:
+    """A plugin task's panel: its computed bound (the most one-way bits over the cuts at each
+    N, Thm 2) as a line over the swept lengths, and each trained recurrent model at each swept
+    N as a marker at its m p bits, filled where it reached ``target``."""
+    from ccomplexity import plugins
+    from ccomplexity.plugin_problems import one_way_profile
+
+    swept = sorted({n for r in rows for n in r["lengths"]})
+    bits: dict[int, int] = {}
+    if plugins.task_definition(task) is not None:
+        bits = one_way_profile(task, list(range(swept[0], swept[-1] + 1)))
+    elif any(r.get("bound_params") for r in rows):  # the trained points alone
+        ax.text(0.02, 0.02, "bound not drawn: load its plugin (ccx --plugin FILE.py figure ...)",
+                transform=ax.transAxes, fontsize=7, va="bottom")  # fmt: skip
+    else:
+        style.note(ax, f"{task}: load its plugin (ccx --plugin FILE.py figure ...)")
+    if bits:
+        ax.plot(
+            list(bits), list(bits.values()), "k-", lw=1.8, label="one-way bits any state carries"
+        )
+        for n, b in bits.items():
+            csv_rows.append(
+                {
+                    "series": "bound",
+                    "task": task,
+                    "length": n,
+                    "bound_id": "separations.thm2",
+                    "m": b,
+                }
+            )
+    for row in rows:
+        params = row.get("bound_params")
+        if params is None:
+            continue
+        state_bits = params["m"] * params["p"]
+        for n, accuracy in row["lengths"].items():
+            reached = accuracy >= target
+            ax.scatter(
+                [n], [state_bits], s=60, marker=style.marker(row["layers"]),
+                facecolors=style.colour(row["arch"]) if reached else "none",
+                edgecolors=style.colour(row["arch"]), linewidths=1.5, zorder=5,
+                label=f"{style.model_label(row['arch'], row['layers'], row['width'])}: m p",
+            )  # fmt: skip
+            csv_rows.append(
+                {"series": "empirical", "task": task, "arch": row["arch"], "layers": row["layers"],
+                 "width": row["width"], "length": n, "bound_id": row["bound_id"],
+                 "m": params["m"], "p": params["p"]}
+            )  # fmt: skip
+    ax.set_yscale("log", base=2)
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.set_xlabel("sequence length N (tokens)")
+    ax.set_ylabel("bits")
+    ax.set_title(f"{task} (your task)")
+    ax.grid(True, which="major", alpha=0.3)
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        unique = dict(zip(labels, handles, strict=True))
+        ax.legend(unique.values(), unique.keys(), loc="best", fontsize=7)

@@ -17,12 +17,22 @@ _EXPORTS: dict[str, str] = {
     "run_sweep": "simulations.sweeps",
     "runs": "simulations.store",
     "run_rnn_protocol": "simulations.protocols.rnn",
+    "AttentionProtocolRequest": "simulations.protocols.requests",
+    "ParrotsProtocolRequest": "simulations.protocols.requests",
+    "RnnProtocolRequest": "simulations.protocols.requests",
+    "run_protocol": "simulations.protocols.requests",
     "verify_protocol_certificate": "simulations.protocols.certificate",
 }
 """Exported name -> the module that defines it."""
 
 if TYPE_CHECKING:
     from simulations.protocols.certificate import verify_protocol_certificate
+    from simulations.protocols.requests import (
+        AttentionProtocolRequest,
+        ParrotsProtocolRequest,
+        RnnProtocolRequest,
+        run_protocol,
+    )
     from simulations.protocols.rnn import run_rnn_protocol
     from simulations.run_config import TrainConfig
     from simulations.store import runs
@@ -37,8 +47,12 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "AttentionProtocolRequest",
+    "ParrotsProtocolRequest",
+    "RnnProtocolRequest",
     "TrainConfig",
     "load_spec",
+    "run_protocol",
     "run_rnn_protocol",
     "run_sweep",
     "runs",

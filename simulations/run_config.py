@@ -18,7 +18,7 @@ from typing import Any
 import models
 from ccomplexity import limits, typed
 from ccomplexity.errors import InputError, check_int
-from simulations.tasks import TASKS, Task, get_task
+from simulations.tasks import Task, check_task, get_task
 
 EVAL_BATCH = 500
 """Evaluation examples per forward pass."""
@@ -96,10 +96,8 @@ class TrainConfig:
         for name, limit in _LIMITS.items():
             if getattr(self, name) is not None:  # None: a setting this run does not use
                 limit.check(getattr(self, name), f"TrainConfig.{name}")
-        if self.task not in TASKS:
-            raise InputError(f"unknown task {self.task!r}; known: {', '.join(TASKS)}")
-        if self.arch not in models.REGISTRY:
-            raise InputError(f"unknown model {self.arch!r}; known: {', '.join(models.REGISTRY)}")
+        check_task(self.task)
+        models.model_class(self.arch)  # InputError naming it when unknown
         if not (math.isfinite(self.lr) and self.lr > 0):
             raise InputError(f"TrainConfig.lr must be a positive number, got {self.lr}")
         if not 0 < self.target <= 1:

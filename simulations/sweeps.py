@@ -77,6 +77,7 @@ from typing import Any
 from ccomplexity import limits, typed
 from ccomplexity.errors import InputError
 from ccomplexity.files import check_output_file, check_output_folder
+from ccomplexity.plugins import loaded_files, not_loaded
 from simulations import workers as workers_mod
 from simulations.store import DEFAULT_STORE, Store, identify, lease_owner
 from simulations.workers import EnsembleFn, TrainFn, Unit, default_workers
@@ -173,18 +174,21 @@ def _check_value(where: str, key: str, value: object, expected: Any) -> object:
     """``value`` checked as field ``key`` of type ``expected``, and known task and arch names."""
     name = where if where.endswith(f".{key}") else f"{where} {key}"
     value = typed.check_value(name, value, expected)
-    if key == "task":
-        from simulations.tasks import TASKS
+    if key == "task":  # a built-in task, or a loaded plugin's (a spec never loads one)
+        from simulations.tasks import check_task
 
-        if value not in TASKS:
-            raise InputError(f"{where}: unknown task {value!r}; known: {', '.join(TASKS)}")
+        try:
+            check_task(value)
+        except InputError as err:
+            raise InputError(f"{where}: {err}") from None
     if key == "arch":
-        from models import REGISTRY
+        import models
 
-        if value not in REGISTRY:
-            raise InputError(
-                f"{where}: unknown architecture {value!r}; known: {', '.join(REGISTRY)}"
-            )
+        try:
+            models.model_class(value)
+        except InputError:
+            known = models.names()
+            raise InputError(f"{where}: {not_loaded('architecture', value, known)}") from None
     return value
 
 
@@ -496,6 +500,8 @@ def run_sweep(
     """
     if backend not in BACKENDS:
         raise InputError(f"unknown backend {backend!r}; known: {', '.join(BACKENDS)}")
+    if backend == "ray" and loaded_files():
+        raise InputError("plugin files are loaded by the local backend's workers only; use it")
     if workers is not None:
         limits.WORKERS.check(workers, "workers")
     if ensemble is not None:

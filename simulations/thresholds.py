@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import models
-from ccomplexity import claims
+from ccomplexity import claims, plugins
 from ccomplexity.errors import InputError
 from simulations.store import runs
 
@@ -38,8 +38,25 @@ METRICS = ("best_accuracy", "accuracy")
 
 
 def claim_for(task: str, arch: str, layers: int) -> claims.Claim | None:
-    """The lower-bound claim a (task, arch, layers) model is drawn against, or None."""
-    return claims.lower_bound_for(task, models.family(arch), layers)
+    """The lower-bound claim a (task, arch, layers) model is drawn against, or None (also for
+    a plugin's model whose plugin is not loaded: its family is unknown)."""
+    family = _family(arch)
+    return None if family is None else claims.lower_bound_for(task, family, layers)
+
+
+def _family(arch: str) -> str | None:
+    if arch in models.FAMILIES:
+        return models.FAMILIES[arch]
+    found = plugins.model_definition(arch)
+    return None if found is None else found.family
+
+
+def is_plugin_task(task: str) -> bool:
+    """Whether stored runs of ``task`` are of a plugin's task (neither built in nor a claims
+    task), loaded or not."""
+    from simulations.tasks import TASKS
+
+    return task not in TASKS and task not in claims.tasks()
 
 
 def _run_model(run: dict[str, Any]) -> dict[str, Any]:
@@ -90,6 +107,9 @@ def thresholds(
         best: dict[int, float] = {}
         for run in members:
             best[run["length"]] = max(best.get(run["length"], 0.0), run[metric])
+        if is_plugin_task(task):
+            rows.append(_plugin_row(task, arch, width, layers, members, best, target, precision))
+            continue
         claim = claim_for(task, arch, layers)
         bound_id = claim.bound_id if claim is not None else None
         bound_length, bound_params = None, None
@@ -121,3 +141,45 @@ def thresholds(
 
 
 __all__ = ["claim_for", "threshold_length", "thresholds"]
+
+
+def _plugin_row(
+    task: str,
+    arch: str,
+    width: int,
+    layers: int,
+    members: list[dict[str, Any]],
+    best: dict[int, float],
+    target: float,
+    precision: int,
+) -> dict[str, Any]:
+    """A plugin task's row: its bound is computed, length by length. For a recurrent model,
+    Thm 2 (``separations.thm2``): solving the task at N needs m p >= the one-way bits at every
+    cut (``computed_bits``: {N: the most over the cuts}, at the swept lengths that can be
+    computed; None while the plugin is not loaded); ``bound_length`` is the largest swept N
+    before the first one it rules out, None when none is ruled out. Other families: no computed
+    bound (``ccx claims`` says which)."""
+    from ccomplexity.plugin_problems import one_way_profile
+
+    row: dict[str, Any] = {
+        "task": task, "arch": arch, "width": width, "layers": layers,
+        "threshold_length": threshold_length(best, target), "bound_length": None,
+        "bound_id": None, "bound_params": None, "runs": len(members),
+        "lengths": dict(sorted(best.items())),
+    }  # fmt: skip
+    if _family(arch) != "recurrent":
+        return row
+    m = max((run["state_numel"] or run["width"]) for run in members)
+    row["bound_params"] = {"m": m, "p": precision, "H": 1, "m_is": "state_numel"}
+    row["bound_id"] = "separations.thm2"
+    if plugins.task_definition(task) is None:
+        row["computed_bits"] = None
+        return row
+    bits = row["computed_bits"] = one_way_profile(task, sorted(best))
+    passed = None
+    for n in sorted(bits):
+        if bits[n] > m * precision:
+            row["bound_length"] = passed
+            break
+        passed = n
+    return row

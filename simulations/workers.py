@@ -199,7 +199,9 @@ class _Pool(_Runner):
         context = multiprocessing.get_context("spawn")
         self.workers, self.job, self.member = workers, job, member
         self.results = context.Queue()
-        initargs = (threads, os.getpid(), self.results)
+        from ccomplexity.plugins import loaded_files
+
+        initargs = (threads, os.getpid(), self.results, loaded_files())
         self.pool = ProcessPoolExecutor(workers, context, _worker_init, initargs)
         self.futures: dict[Future, Unit] = {}
 
@@ -324,9 +326,10 @@ def _to_parent(result: dict) -> None:
     _RESULTS.put(result)
 
 
-def _worker_init(threads: int, parent: int, results: Any) -> None:
+def _worker_init(threads: int, parent: int, results: Any, plugin_files: list[str]) -> None:
     """Pool initializer: die with the sweep, take this worker's share of the cores (before
-    torch is imported), and keep the queue for ensemble members' results."""
+    torch is imported), keep the queue for ensemble members' results, and load the plugin
+    files the sweep was started with (a spawned worker starts without them)."""
     global _RESULTS
     _die_with_parent(parent)
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -334,6 +337,10 @@ def _worker_init(threads: int, parent: int, results: Any) -> None:
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(threads)
     _RESULTS = results
+    from ccomplexity.plugins import load_file
+
+    for path in plugin_files:
+        load_file(path)
 
 
 PR_SET_PDEATHSIG = 1

@@ -1,5 +1,5 @@
-"""The Python API page runs: every example of docs/python-api.md is a doctest, run here in an
-empty folder, and the names it imports are the packages' exports."""
+"""The doc pages run: every example of docs/python-api.md and docs/your-own-task.md is a
+doctest, run here in an empty folder, and the names they import are the packages' exports."""
 
 from __future__ import annotations
 
@@ -23,6 +23,20 @@ def test_python_api_page_runs(tmp_path, monkeypatch):
     )
     assert result.attempted > 20
     assert result.failed == 0
+
+
+def test_your_own_task_page_runs(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = doctest.testfile(
+        str(ROOT / "docs" / "your-own-task.md"),
+        module_relative=False,
+        optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
+        raise_on_error=False,
+        verbose=False,
+    )
+    assert result.attempted >= 15
+    assert result.failed == 0
+    assert (tmp_path / "fig" / "thresholds.png").stat().st_size > 0
 
 
 @pytest.mark.parametrize("package", ["ccomplexity", "simulations"])

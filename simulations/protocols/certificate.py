@@ -21,7 +21,8 @@ from typing import Any
 
 import torch
 
-from ccomplexity import limits
+import models
+from ccomplexity import limits, plugins
 from ccomplexity.certificates import PROTOCOL_KINDS
 from ccomplexity.errors import InputError
 from ccomplexity.precision import FixedPoint
@@ -63,6 +64,9 @@ def _model(cert: dict[str, Any], kind: str) -> tuple[Any, FixedPoint]:
     exact_keys(spec, "model", {"name": str, "config": dict, **origin, "state_sha256": str})
     name = spec["name"]
     allowed = rnn.recurrent_archs() if kind == "protocol_rnn" else ["transformer"]
+    if kind == "protocol_rnn" and name not in allowed and name not in models.REGISTRY:
+        # a plugin's model that is not loaded: nothing to replay with, not checked
+        raise InputError(plugins.not_loaded("model", name, allowed))
     require(name in allowed, f"model {name!r} is not one of {allowed} for {kind}")
     config = spec["config"]
     try:

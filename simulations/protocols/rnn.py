@@ -27,7 +27,7 @@ SCHEDULE: harness.Schedule = (("alice", "bob", STEP),)
 
 def recurrent_archs() -> list[str]:
     """Registry names of the recurrent models."""
-    return [name for name in models.REGISTRY if models.model_class(name).recurrent]
+    return [name for name in models.names() if models.model_class(name).recurrent]
 
 
 class Alice(harness.Party):

@@ -4,7 +4,8 @@
 (``separations``, ``kg``, ...; the looped paper's i-GSM in ``igsm``) defines its tasks and a
 ``BUILDERS`` dict, name -> builder(name, max_length, options), merged here. Labels are computed
 in torch from the construction; the tests check them against the exact oracles of
-``ccomplexity.languages``.
+``ccomplexity.languages``. A task no paper module defines may come from a loaded plugin
+(:mod:`ccomplexity.plugins`): its torch side is :mod:`~simulations.tasks.plugin`.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ccomplexity import limits
+from ccomplexity import limits, plugins
 from ccomplexity.errors import InputError
 from simulations.tasks import igsm, kg, looped, parrots, separations
 from simulations.tasks.base import Batch, Task
@@ -27,12 +28,27 @@ BUILDERS = {
 TASKS: tuple[str, ...] = tuple(BUILDERS)
 
 
+def check_task(name: str) -> str:
+    """``name`` if it is a built-in task or one a loaded plugin defines
+    (:mod:`ccomplexity.plugins`); else InputError naming it."""
+    if name in BUILDERS:
+        return name
+    if plugins.task_definition(name) is None:
+        raise InputError(plugins.not_loaded("task", name, [*TASKS, *plugins.task_names()]))
+    return name
+
+
 def get_task(name: str, max_length: int, **options: Any) -> Task:
     """The task ``name`` for lengths up to ``max_length``; InputError for unknown names/options
-    (each paper module's ``BUILDERS`` documents its options)."""
-    if name not in BUILDERS:
-        raise InputError(f"unknown task {name!r}; known: {', '.join(TASKS)}")
+    (each paper module's ``BUILDERS`` documents its options). A plugin task has no options."""
+    check_task(name)
     n = limits.LENGTH.check(max_length, "max_length")
+    if name not in BUILDERS:
+        if options:
+            raise InputError(f"plugin task {name!r} takes no options, got {', '.join(options)}")
+        from simulations.tasks.plugin import plugin_task
+
+        return plugin_task(plugins.require_task(name), n)
     task = BUILDERS[name](name, n, options)
     task.check_length(n)
     return task
@@ -40,8 +56,7 @@ def get_task(name: str, max_length: int, **options: Any) -> Task:
 
 def default_length(name: str, **options: Any) -> int:
     """The length of task ``name`` when none is given; InputError for tasks without one."""
-    if name not in BUILDERS:
-        raise InputError(f"unknown task {name!r}; known: {', '.join(TASKS)}")
+    check_task(name)
     if name not in igsm.DEFAULT_LENGTHS:
         raise InputError(f"task {name!r} needs --length")
     return igsm.DEFAULT_LENGTHS[name](options)
@@ -52,4 +67,13 @@ def describe_task(task: Task) -> dict[str, Any]:
     return dataclasses.asdict(task)
 
 
-__all__ = ["BUILDERS", "TASKS", "Batch", "Task", "default_length", "describe_task", "get_task"]
+__all__ = [
+    "BUILDERS",
+    "TASKS",
+    "Batch",
+    "Task",
+    "check_task",
+    "default_length",
+    "describe_task",
+    "get_task",
+]

@@ -143,6 +143,8 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     (("dfa", "equality", "--half", BIG), "--half"),
     (("dfa", "equality", "--half", "500000"), "states"),
     (("dfa", "equality", "--half", "0"), "--half"),
+    (("dfa", "task", "nosuch", "--length", "4"), "no loaded plugin"),
+    (("--plugin", "missing.py", "dfa", "task", "nosuch"), "missing.py"),
     (("dfa", "equality", "--half", "3", "--alphabet", "0"), "--alphabet"),
     # fooling
     (("fooling", "--problem", "dyck", "--types", "2", "--depth", "2", "--length", "1000000000"),

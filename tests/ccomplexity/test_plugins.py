@@ -1,0 +1,281 @@
+"""Plugin tasks in the exact core: the decorator's contract, loading files and entry points,
+and every computed quantity checked against brute force over all words."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ccomplexity import plugin_problems, plugins
+from ccomplexity.errors import InputError
+
+FIRST_EQUALS_LAST = """
+import numpy as np
+from ccomplexity.plugins import task
+
+@task(name="first-equals-last", alphabet=3, lengths=(2, 64))
+def first_equals_last(words: np.ndarray) -> np.ndarray:   # (batch, N) ints -> (batch,) 0/1
+    return (words[:, 0] == words[:, -1]).astype(np.int8)
+"""
+
+
+@pytest.fixture(autouse=True)
+def isolated():
+    """Every test registers into a registry of its own."""
+    with plugins.scope():
+        yield
+
+
+def write(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.write_text(text)
+    return path
+
+
+def majority():
+    @plugins.task(name="majority", alphabet=2, lengths=(1, 16))
+    def majority_(words):
+        return (2 * words.sum(axis=1) > words.shape[1]).astype(np.int8)
+
+    return majority_
+
+
+def brute_one_way(function, alphabet: int, length: int, cut: int) -> int:
+    """Distinct rows of the communication matrix at prefix:cut, by enumeration in Python."""
+    rows = set()
+    for x in itertools.product(range(alphabet), repeat=cut):
+        row = tuple(
+            int(function(np.array([x + y]))[0])
+            for y in itertools.product(range(alphabet), repeat=length - cut)
+        )
+        rows.add(row)
+    return len(rows)
+
+
+def test_the_issue_contract_loads_from_a_file(tmp_path):
+    names = plugins.load_file(write(tmp_path, "my_task.py", FIRST_EQUALS_LAST))
+    assert names == ["first-equals-last"]
+    found = plugins.require_task("first-equals-last")
+    assert (found.alphabet, found.lengths, found.classes, found.source) == (
+        3, (2, 64), 2, "my_task.py"
+    )  # fmt: skip
+    assert found.sha256 == __import__("hashlib").sha256(FIRST_EQUALS_LAST.encode()).hexdigest()
+    assert found(np.array([[1, 0, 1], [1, 0, 2]])).tolist() == [1, 0]
+
+
+def test_a_scope_forgets_its_plugins(tmp_path):
+    with plugins.scope():
+        plugins.load_file(write(tmp_path, "my_task.py", FIRST_EQUALS_LAST))
+        assert plugins.task_definition("first-equals-last") is not None
+    assert plugins.task_definition("first-equals-last") is None
+    with pytest.raises(InputError, match="'first-equals-last'.*no loaded plugin"):
+        plugins.require_task("first-equals-last")
+
+
+@pytest.mark.parametrize("name", sorted(plugins.RESERVED_TASKS)[:3] + ["dyck", "index-lookup"])
+def test_a_plugin_never_shadows_a_built_in_task(name):
+    with pytest.raises(InputError, match="shadow"):
+        plugins.task(name=name, alphabet=2, lengths=(1, 4))
+
+
+def test_the_reserved_names_are_the_registries():
+    from ccomplexity import claims, problems
+
+    assert set(problems.PROBLEMS) | set(claims.tasks()) <= plugins.RESERVED_TASKS
+    pytest.importorskip("torch")
+    import models
+    from simulations.tasks import TASKS
+
+    assert set(problems.PROBLEMS) | set(claims.tasks()) | set(TASKS) == plugins.RESERVED_TASKS
+    assert set(models.REGISTRY) == plugins.RESERVED_MODELS
+
+
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        ("raise RuntimeError('boom')", "plugin .*bad.py failed: RuntimeError: boom"),
+        ("from ccomplexity.plugins import task\ntask(name='Bad Name', alphabet=2, lengths=(1,2))",
+         "lowercase"),
+        ("from ccomplexity.plugins import task\ntask(name='x', alphabet=2, lengths=(5, 2))",
+         "most length"),
+    ],
+)  # fmt: skip
+def test_a_bad_plugin_is_one_line(tmp_path, text, match):
+    with pytest.raises(InputError, match=match):
+        plugins.load_file(write(tmp_path, "bad.py", text))
+
+
+def test_a_plugin_file_must_be_python(tmp_path):
+    with pytest.raises(InputError, match=r"\.py"):
+        plugins.load_file(write(tmp_path, "task.txt", FIRST_EQUALS_LAST))
+
+
+def test_bad_values_of_the_word_function_are_refused():
+    @plugins.task(name="twos", alphabet=2, lengths=(1, 4))
+    def twos(words):
+        return np.full(len(words), 2)
+
+    with pytest.raises(InputError, match=r"values must lie in 0\.\.1"):
+        twos(np.zeros((3, 2), dtype=np.int64))
+
+
+def test_entry_points_are_loaded_on_the_first_miss(monkeypatch, tmp_path):
+    """A fake installed distribution: its entry point names a module that registers a task."""
+    import sys
+    from importlib import metadata
+
+    write(tmp_path, "fake_plugin_pkg.py", FIRST_EQUALS_LAST.replace("first-equals-last", "fel"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    point = metadata.EntryPoint("fel", "fake_plugin_pkg", plugins.TASK_GROUP)
+
+    def entry_points(group):
+        return [point] if group == plugins.TASK_GROUP else []
+
+    monkeypatch.setattr(metadata, "entry_points", entry_points)
+    monkeypatch.setattr(plugins._REGISTRY, "entry_points_loaded", False)
+    monkeypatch.delitem(sys.modules, "fake_plugin_pkg", raising=False)
+    found = plugins.require_task("fel")
+    assert found.source == "fake_plugin_pkg.py" and found.alphabet == 3
+
+
+# ------------------------------------------------------------------------------ exact core
+
+
+@pytest.mark.parametrize("length", [5, 6])
+def test_one_way_per_cut_equals_brute_force(length):
+    fn = majority()
+    got = plugin_problems.one_way_per_cut("majority", length)
+    assert [row["cut"] for row in got] == list(range(1, length))
+    for row in got:
+        distinct = brute_one_way(fn, 2, length, row["cut"])
+        assert row["distinct_rows"] == distinct
+        assert row["bits"] == (distinct - 1).bit_length()
+
+
+def test_a_given_dfa_gives_the_same_per_cut_bits_as_the_matrix():
+    from ccomplexity.automata import DFA
+
+    # last two symbols equal, over 3 symbols: state = (last symbol, whether the last two agree)
+    table = np.zeros((7, 3), dtype=np.int64)
+    for a in range(3):
+        table[0, a] = 1 + 2 * a
+        for q in range(1, 7):
+            last = (q - 1) // 2
+            table[q, a] = 1 + 2 * a + (a == last)
+    accepting = np.array([q > 0 and (q - 1) % 2 == 1 for q in range(7)])
+    dfa = DFA(table, 0, accepting, ("0", "1", "2"))
+
+    @plugins.task(name="last-two", alphabet=3, lengths=(2, 100), dfa=dfa)
+    def last_two(words):
+        return (words[:, -1] == words[:, -2]).astype(np.int8)
+
+    symbolic = plugin_problems.one_way_per_cut("last-two", 6)
+    assert plugin_problems.dfa_agrees("last-two", 6)
+    for row in symbolic:
+        assert row["distinct_rows"] == brute_one_way(last_two, 3, 6, row["cut"])
+    assert plugin_problems.dfa_summary("last-two")["method"] == "given"
+
+
+def test_the_dfa_from_the_function_is_the_myhill_nerode_index():
+    fn = majority()
+    length = 5
+    got = plugin_problems.dfa_summary("majority", length)
+    words = {w for w in itertools.product((0, 1), repeat=length) if fn(np.array([w]))[0]}
+    prefixes = [p for n in range(length + 2) for p in itertools.product((0, 1), repeat=n)]
+    suffixes = [s for n in range(length + 1) for s in itertools.product((0, 1), repeat=n)]
+    classes = {frozenset(s for s in suffixes if p + s in words) for p in prefixes}
+    assert (got["method"], got["states"], got["live_states"]) == (
+        "function", len(classes), len(classes) - 1
+    )  # fmt: skip
+
+
+def test_a_label_task_has_no_dfa_but_one_way_bits():
+    @plugins.task(name="count-ones", alphabet=2, lengths=(1, 8), labels=4)
+    def count_ones(words):
+        return np.minimum(words.sum(axis=1), 3)
+
+    got = plugin_problems.one_way_per_cut("count-ones", 4)
+    assert [r["distinct_rows"] for r in got] == [
+        brute_one_way(count_ones, 2, 4, k) for k in (1, 2, 3)
+    ]
+    with pytest.raises(InputError, match="accept/reject"):
+        plugin_problems.minimal_dfa("count-ones", 4)
+
+
+def test_a_certificate_records_the_source_and_is_rechecked_against_it(tmp_path):
+    from ccomplexity import certificates, lower_bounds, verify
+
+    path = write(tmp_path, "my_task.py", FIRST_EQUALS_LAST)
+    plugins.load_file(path)
+    problem = plugin_problems.problem("first-equals-last", 6, "prefix:3")
+    best = lower_bounds.max_fooling_set(problem)
+    cert = certificates.fooling_set_certificate(problem, best.rows, best.cols, best.value)
+    cert = json.loads(json.dumps(cert))
+    assert cert["problem"]["plugin"]["source"] == "my_task.py"
+    assert verify(cert).valid and best.size == 3  # value 0: (a, b) pairs with a != b
+    cert["claim"]["bits"] = 3
+    assert not verify(cert).valid
+    cert["claim"]["bits"] = 2
+    path.write_text(FIRST_EQUALS_LAST + "# edited\n")
+    with plugins.scope():
+        plugins.load_file(path)
+        with pytest.raises(InputError, match="not the same code"):
+            verify(cert)
+    with plugins.scope():
+        plugins._REGISTRY.tasks.clear()
+        with pytest.raises(InputError, match="of plugin 'my_task.py'"):
+            verify(cert)
+
+
+def test_a_model_plugin_is_registered_without_torch(monkeypatch, tmp_path):
+    """A model class registers as given (this module never imports torch); an entry point of
+    the models group brings one from an installed package."""
+    import sys
+    from importlib import metadata
+
+    with pytest.raises(InputError, match="shadow"):
+        plugins.model(name="lstm")
+    with pytest.raises(InputError, match="family must be one of"):
+        plugins.model(name="mine", family="quantum")
+    write(
+        tmp_path,
+        "fake_model_pkg.py",
+        "from ccomplexity.plugins import model\n"
+        "@model(name='tiny-rnn', family='recurrent')\nclass Tiny:\n    recurrent = True\n",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    point = metadata.EntryPoint("tiny", "fake_model_pkg:Tiny", plugins.MODEL_GROUP)
+    monkeypatch.setattr(
+        metadata, "entry_points", lambda group: [point] if group == plugins.MODEL_GROUP else []
+    )
+    monkeypatch.setattr(plugins._REGISTRY, "entry_points_loaded", False)
+    monkeypatch.delitem(sys.modules, "fake_model_pkg", raising=False)
+    found = plugins.model_definition("tiny-rnn")
+    assert (found.family, found.cls.name, found.source) == (
+        "recurrent",
+        "tiny-rnn",
+        "fake_model_pkg.py",
+    )
+    assert plugins.model_names() == ["tiny-rnn"]
+
+
+def test_a_hostile_plugin_field_is_one_line_or_invalid(tmp_path):
+    from ccomplexity import certificates, lower_bounds, verify
+
+    plugins.load_file(write(tmp_path, "my_task.py", FIRST_EQUALS_LAST))
+    problem = plugin_problems.problem("first-equals-last", 4, "prefix:2")
+    best = lower_bounds.max_fooling_set(problem)
+    cert = certificates.fooling_set_certificate(problem, best.rows, best.cols, best.value)
+    cert["problem"]["plugin"]["sha256"] = "x" * 64
+    assert "64 lowercase hex" in verify(cert).reason
+    cert["problem"]["plugin"] = {"source": "a\nb" * 100, "sha256": "0" * 64}
+    cert["problem"]["problem"] = "other-task"
+    with pytest.raises(InputError) as err:
+        verify(cert)
+    assert "\n" not in str(err.value) and len(str(err.value)) < 300
+    cert["problem"]["extra"] = 1
+    assert "exactly the fields" in verify(cert).reason

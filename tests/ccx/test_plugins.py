@@ -1,0 +1,249 @@
+"""The plugin acceptance commands, run as a user types them (in-process), on the issue's task
+file and on other plugin files: majority, a^n b^n over two symbols, a label task, a model."""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+MY_TASK = """import numpy as np
+from ccomplexity.plugins import task
+
+@task(name="first-equals-last", alphabet=3, lengths=(2, 64))
+def first_equals_last(words: np.ndarray) -> np.ndarray:   # (batch, N) ints -> (batch,) 0/1
+    return (words[:, 0] == words[:, -1]).astype(np.int8)
+"""
+OTHER_TASKS = {
+    "majority": """import numpy as np
+from ccomplexity.plugins import task
+
+@task(name="majority", alphabet=2, lengths=(1, 32))
+def majority(words):
+    return (2 * words.sum(axis=1) > words.shape[1]).astype(np.int8)
+""",
+    "anbn": """import numpy as np
+from ccomplexity.plugins import task
+
+@task(name="anbn", alphabet=2, lengths=(2, 40))
+def a_n_b_n(words):
+    n = words.shape[1]
+    target = np.array([0] * (n // 2) + [1] * (n - n // 2))
+    return ((n % 2 == 0) & (words == target).all(axis=1)).astype(np.int8)
+""",
+    "first-symbol": """import numpy as np
+from ccomplexity.plugins import task
+
+@task(name="first-symbol", alphabet=3, lengths=(1, 16), labels=("a", "b", "c"))
+def first_symbol(words):
+    return words[:, 0]
+""",
+}
+MY_MODEL = '''"""An Elman RNN: h_t = tanh(W [x_t; h_t-1] + b), logits = V h_t."""
+import dataclasses
+import math
+
+import torch
+from torch import nn
+
+from ccomplexity.plugins import model
+from models.base import ModelConfig, RecurrentModel
+
+
+@dataclasses.dataclass(frozen=True)
+class ElmanConfig(ModelConfig):
+    """Embedding, one tanh recurrence, readout."""
+
+
+@model(name="my-rnn", family="recurrent")
+class Elman(RecurrentModel):
+    """Elman RNN. State: h, width numbers."""
+
+    def __init__(self, config: ElmanConfig) -> None:
+        super().__init__(config)
+        self.embedding = nn.Embedding(config.vocab_size, config.width)
+        self.cell = nn.Linear(2 * config.width, config.width)
+        self.head = nn.Linear(config.width, config.outputs)
+
+    def initial_state(self, batch):
+        return {"h": self.head.weight.new_zeros(batch, self.config.width)}
+
+    def exact_sum_terms(self):
+        return self.linear_terms()
+
+    def step(self, state, tokens):
+        x = self.q(self.embedding.weight)[tokens]
+        h = self.qmap(self.linear(self.cell, torch.cat([x, state["h"]], -1)), torch.tanh, math.tanh)
+        return {"h": h}, self.linear(self.head, h)
+
+    def forward(self, tokens):
+        return self.run_steps(tokens)[0]
+'''
+SPEC = """[baseline]
+task = "first-equals-last"
+arch = "lstm"
+layers = 1
+width = 8
+steps = 10
+lr = 0.01
+batch = 32
+eval_every = 10
+eval_samples = 32
+[grid]
+length = [6]
+"""
+
+
+@pytest.fixture
+def here(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("my_task.py").write_text(MY_TASK)
+    Path("my_model.py").write_text(MY_MODEL)
+    return tmp_path
+
+
+def one_line_error(ccx, *args: str) -> str:
+    code, out, err = ccx(*args)
+    assert code == 2, (out, err)
+    assert err.startswith("ccx: error: ") and len(err.strip().splitlines()) == 1, err
+    return err
+
+
+def test_fooling_certificate_and_verify(here, ccx, ccx_json):
+    out = ccx_json(
+        "--plugin", "my_task.py", "fooling", "--problem", "first-equals-last", "--length", "10",
+        "--partition", "prefix:5", "--exact", "--certificate", "c.json",
+    )  # fmt: skip
+    # the maximum fooling set: value 0 cells (a, b), a != b, of the 3 x 3 first/last matrix
+    assert (out["size"], out["bits"], out["exact"], out["verified"]) == (3, 2, True, True)
+    cert = json.loads(Path("c.json").read_text())
+    assert cert["problem"]["plugin"]["source"] == "my_task.py"
+    assert ccx("verify", "--plugin", "my_task.py", "c.json")[0] == 0
+    err = one_line_error(ccx, "verify", "c.json")
+    assert "first-equals-last" in err and "my_task.py" in err
+    Path("my_task.py").write_text(MY_TASK + "# edited\n")
+    assert "not the same code" in one_line_error(ccx, "verify", "--plugin", "my_task.py", "c.json")
+
+
+def test_the_greedy_fooling_set_verifies(here, ccx_json):
+    out = ccx_json(
+        "--plugin", "my_task.py", "fooling", "--problem", "first-equals-last", "--length", "6"
+    )  # fmt: skip
+    assert out["method"] == "greedy" and out["verified"] and out["size"] == 3
+
+
+def test_cc_oneway_gives_bits_per_cut(here, ccx_json):
+    out = ccx_json(
+        "--plugin", "my_task.py", "cc", "oneway", "--problem", "first-equals-last",
+        "--length", "10",
+    )  # fmt: skip
+    assert [(r["cut"], r["distinct_rows"], r["bits"]) for r in out["per_cut"]] == [
+        (k, 3, 2) for k in range(1, 10)
+    ]
+    assert out["bits"] == 2
+
+
+@pytest.mark.parametrize("name", sorted(OTHER_TASKS))
+def test_other_plugin_files(here, ccx, ccx_json, name):
+    Path(f"{name}.py").write_text(OTHER_TASKS[name])
+    plugin = ("--plugin", f"{name}.py")
+    length = 6
+    out = ccx_json(*plugin, "fooling", "--problem", name, "--length", str(length), "--exact")
+    assert out["verified"] and out["exact"]
+    oneway = ccx_json(*plugin, "cc", "oneway", "--problem", name, "--length", str(length))
+    words = np.array(list(itertools.product(range(3 if name == "first-symbol" else 2), repeat=6)))
+    assert len(oneway["per_cut"]) == length - 1 and oneway["bits"] >= 1
+    assert out["bits"] <= max(r["bits"] for r in oneway["per_cut"]) + 1
+    assert len(words) > 0
+    if name == "anbn":  # the one word a^3 b^3: a path of 7 states, and the sink
+        dfa = ccx_json(*plugin, "dfa", "task", name, "--length", str(length))
+        assert (dfa["states"], dfa["live_states"]) == (8, 7)
+    if name == "first-symbol":
+        assert "accept/reject" in one_line_error(ccx, *plugin, "dfa", "task", name, "--length", "4")
+
+
+def test_train_sweep_threshold_figure(here, ccx, ccx_json):
+    plugin = ("--plugin", "my_task.py")
+    out = ccx_json(
+        *plugin, "train", "--task", "first-equals-last", "--arch", "lstm", "--width", "8",
+        "--length", "10", "--steps", "5", "--batch", "8",
+    )  # fmt: skip
+    assert out["config"]["task"] == "first-equals-last" and out["steps"] == 5
+    Path("spec.toml").write_text(SPEC)
+    code, _, err = ccx(*plugin, "sweep", "spec.toml", "--store", "s.db")
+    assert code == 0, err
+    err = one_line_error(ccx, "sweep", "spec.toml", "--store", "s.db")
+    assert "first-equals-last" in err
+    (row,) = ccx_json(*plugin, "threshold", "--store", "s.db")["thresholds"]
+    assert row["bound_id"] == "separations.thm2" and row["computed_bits"] == {"6": 2}
+    assert ccx(*plugin, "figure", "thresholds", "--store", "s.db", "--out", "fig")[0] == 0
+    with open("fig/thresholds.csv") as handle:
+        series = [(r["series"], r["task"]) for r in csv.DictReader(handle)]
+    assert ("bound", "first-equals-last") in series
+    assert ("empirical", "first-equals-last") in series
+    assert Path("fig/thresholds.png").stat().st_size > 0
+    (row,) = ccx_json("threshold", "--store", "s.db")["thresholds"]  # the plugin not loaded
+    assert row["computed_bits"] is None and row["bound_params"]["m"] == 16
+
+
+def test_a_users_model_trains_and_runs_the_one_way_protocol(here, ccx_json):
+    plugin = ("--plugin", "my_model.py")
+    trained = ccx_json(
+        *plugin, "train", "--task", "dyck", "--arch", "my-rnn", "--width", "8", "--length", "8",
+        "--steps", "10", "--batch", "16",
+    )  # fmt: skip
+    assert trained["state_numel"] == 8
+    for model in (("--arch", "my-rnn", "--width", "8"), ("--checkpoint", trained["checkpoint"])):
+        run = ccx_json(
+            *plugin, "protocol", "rnn", *model, "--length", "8", "--cut", "3",
+            "--precision", "16", "--samples", "20",
+        )  # fmt: skip
+        assert (run["arch"], run["bits_sent"], run["one_way"]) == ("my-rnn", 8 * 16, True)
+        assert run["agreement"] == 1.0 and run["logits_exact"] == 1.0
+
+
+def test_claims_and_the_refusals(here, ccx, ccx_json):
+    plugin = ("--plugin", "my_task.py")
+    out = ccx_json(*plugin, "claims", "--task", "first-equals-last")
+    assert [c["bound_id"] for c in out["claims"]] == [
+        "separations.thm2", "separations.thm4", "separations.fact4"
+    ]  # fmt: skip
+    Path("shadow.py").write_text(MY_TASK.replace("first-equals-last", "dyck"))
+    assert "shadow" in one_line_error(ccx, "--plugin", "shadow.py", "dfa", "dyck", "--types", "1",
+                                      "--depth", "1")  # fmt: skip
+    assert "--length" in one_line_error(
+        ccx, *plugin, "fooling", "--problem", "first-equals-last", "--half", "3"
+    )
+    assert "no loaded plugin" in one_line_error(
+        ccx,
+        "train",
+        "--task",
+        "first-equals-last",
+        "--arch",
+        "lstm",
+        "--width",
+        "8",
+        "--length",
+        "4",
+    )
+    assert "--plugin needs" in one_line_error(ccx, "--plugin")
+    Path("spec.toml").write_text(SPEC)
+    err = one_line_error(ccx, *plugin, "sweep", "spec.toml", "--store", "s.db", "--backend", "ray")
+    assert "local backend" in err and not Path("s.db").exists()
+
+
+def test_attention_protocol_on_a_transformer_trained_on_a_plugin_task(here, ccx, ccx_json):
+    plugin = ("--plugin", "my_task.py")
+    trained = ccx_json(
+        *plugin, "train", "--task", "first-equals-last", "--arch", "transformer", "--width", "8",
+        "--heads", "2", "--length", "6", "--steps", "5", "--batch", "16",
+    )  # fmt: skip
+    args = ("protocol", "attention", "--checkpoint", trained["checkpoint"], "--length", "6",
+            "--partition", "odd-even", "--precision", "16", "--samples", "10")  # fmt: skip
+    run = ccx_json(*plugin, *args)
+    assert (run["vocab_size"], run["agreement"], run["logits_exact"]) == (3, 1.0, 1.0)
+    assert "first-equals-last" in one_line_error(ccx, *args)
