@@ -14,6 +14,7 @@ every figure to an empty list.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -31,7 +32,11 @@ BEST_DPI = 150
 """The PNG resolution of a figure narrow enough to have it."""
 
 PROBLEMS: dict[str, list[str]] = {}
-"""Figure name -> what its last save still found wrong (empty when every rule holds)."""
+"""Figure name -> what its last save still found wrong (empty when every rule holds), while
+:data:`CHECK` is on."""
+CHECK = False
+"""Whether :func:`paper_figures.style.save` runs :func:`problems` (the tests turn it on; a
+figure drawn for a user is placed by the rules all the same)."""
 
 INSIDE = ("upper left", "upper right", "lower left", "lower right", "center left",
           "center right", "upper center", "lower center")  # fmt: skip
@@ -49,9 +54,18 @@ STEP_PX = 4.0
 """Segments of a curve are sampled every this many pixels when testing a legend against it."""
 
 
-def _renderer(fig: Figure) -> Any:
-    fig.canvas.draw()
-    return fig.canvas.get_renderer()
+def _renderer(fig: Figure, draw: bool = False) -> Any:
+    """The figure's renderer; ``draw``: lay the figure out first (the layout engine, then each
+    panel's ticks and their labels), without painting it. Extents asked of it afterwards
+    (legends, tight boxes) are computed on demand."""
+    renderer = fig.canvas.get_renderer()
+    if draw:
+        engine = fig.get_layout_engine()
+        if engine is not None:
+            engine.execute(fig)
+        for ax in fig.axes:
+            ax.get_tightbbox(renderer)  # places the ticks and their labels
+    return renderer
 
 
 def _points(ax: Axes) -> np.ndarray:
@@ -102,20 +116,21 @@ def _covered(box: Bbox, pts: np.ndarray) -> int:
     return int(((x > box.x0) & (x < box.x1) & (y > box.y0) & (y < box.y1)).sum())
 
 
-def _clashes(box: Bbox, fig: Figure, own: Axes, renderer: Any) -> bool:
-    """Whether ``box`` runs into another panel of ``fig`` or off the figure's left edge."""
-    for other in fig.axes:
-        if other is own or not other.get_visible():
-            continue
-        if box.overlaps(other.get_tightbbox(renderer)):
-            return True
-    return box.x0 < 0
+def _panels(fig: Figure, renderer: Any) -> dict[Axes, Bbox]:
+    """Each visible panel of ``fig`` and the box its drawing takes (labels included)."""
+    return {ax: ax.get_tightbbox(renderer) for ax in fig.axes if ax.get_visible()}
 
 
-def _outside(legend: Legend, ax: Axes, renderer: Any) -> list[tuple[str, tuple[float, float]]]:
-    """Places just outside ``ax`` (loc, anchor in axes fraction): right of it, then below it
-    (centred, then from its left edge, for a legend wider than the panel)."""
-    tight = ax.get_tightbbox(renderer)
+def _clashes(box: Bbox, panels: dict[Axes, Bbox], own: Axes) -> bool:
+    """Whether ``box`` runs into a panel of ``panels`` other than ``own``, or off the figure's
+    left edge."""
+    return box.x0 < 0 or any(box.overlaps(b) for ax, b in panels.items() if ax is not own)
+
+
+def _outside(ax: Axes, tight: Bbox) -> list[tuple[str, tuple[float, float]]]:
+    """Places just outside ``ax``, whose drawing takes ``tight`` (loc, anchor in axes
+    fraction): right of it, then below it (centred, then from its left edge, for a legend wider
+    than the panel)."""
     to_axes = ax.transAxes.inverted()
     right = to_axes.transform((tight.x1, 0))[0] + 0.02
     below = to_axes.transform((0, tight.y0))[1] - 0.02
@@ -126,10 +141,12 @@ def _outside(legend: Legend, ax: Axes, renderer: Any) -> list[tuple[str, tuple[f
     ]
 
 
-def place_legend(legend: Legend, ax: Axes, fig: Figure, renderer: Any) -> None:
+def place_legend(
+    legend: Legend, ax: Axes, panels: Callable[[], dict[Axes, Bbox]], renderer: Any
+) -> None:
     """Move ``legend`` (of panel ``ax``) off the data: keep it where it is if it covers no
-    point, else the first free place of :data:`INSIDE`, else outside the panel where no other
-    panel is; if none is free it stays where it was."""
+    point, else the first free place of :data:`INSIDE`, else outside the panel where none of
+    the other ``panels()`` is; if none is free it stays where it was."""
     pts = _points(ax)
     if _covered(legend.get_window_extent(renderer), pts) == 0:
         return
@@ -139,23 +156,32 @@ def place_legend(legend: Legend, ax: Axes, fig: Figure, renderer: Any) -> None:
         legend.set_loc(loc)
         if _covered(legend.get_window_extent(renderer), pts) == 0:
             return
-    for loc, anchor in _outside(legend, ax, renderer):
+    legend.set_visible(False)  # the panel's own box, without the legend being placed
+    tight = ax.get_tightbbox(renderer)
+    legend.set_visible(True)
+    for loc, anchor in _outside(ax, tight):
         legend.set_loc(loc)
         legend.set_bbox_to_anchor(anchor, transform=ax.transAxes)
-        if not _clashes(legend.get_window_extent(renderer), fig, ax, renderer):
+        if not _clashes(legend.get_window_extent(renderer), panels(), ax):
             return
     legend._loc, legend._bbox_to_anchor = start_loc, start_anchor
 
 
 def unclutter_ticks(fig: Figure) -> None:
-    """Where tick labels of a panel run into each other: drop the minor tick labels (a log axis
-    spanning less than a decade labels its minor ticks), then slant what is left."""
-    for ax in fig.axes:
-        if not _tick_overlaps(ax, _renderer(fig)):
+    """Where tick labels of a panel with a log axis run into each other: drop the minor tick
+    labels (a log axis spanning less than a decade labels its minor ticks), then slant what is
+    left. (Linear axes space their labels themselves; :func:`problems` checks every panel.)"""
+    logs = [ax for ax in fig.axes if "log" in (ax.get_xscale(), ax.get_yscale())]
+    if not logs:
+        return
+    renderer = _renderer(fig, draw=True)
+    for ax in logs:
+        if not _tick_overlaps(ax, renderer):
             continue
         for axis in (ax.xaxis, ax.yaxis):
             axis.set_minor_formatter(NullFormatter())
-        if _tick_overlaps(ax, _renderer(fig)):
+        renderer = _renderer(fig, draw=True)
+        if _tick_overlaps(ax, renderer):
             for label in ax.get_xticklabels():
                 label.set_rotation(30)
                 label.set_horizontalalignment("right")
@@ -165,22 +191,32 @@ def place_legends(fig: Figure) -> None:
     """:func:`unclutter_ticks`, then :func:`place_legend` for the legend of every panel."""
     unclutter_ticks(fig)
     renderer = _renderer(fig)
+    cache: dict[Axes, Bbox] = {}
+
+    def panels() -> dict[Axes, Bbox]:  # measured once, when a legend first looks outside
+        if not cache:
+            cache.update(_panels(fig, renderer))
+        return cache
+
     for ax in fig.axes:
         legend = ax.get_legend()
         if legend is not None and legend.get_visible():
-            place_legend(legend, ax, fig, renderer)
+            place_legend(legend, ax, panels, renderer)
+            if cache:
+                cache[ax] = ax.get_tightbbox(renderer)  # with its legend where it now is
 
 
-def png_dpi(fig: Figure) -> float:
-    """The resolution at which ``fig``, saved with a tight bounding box, is at most
+def png_dpi(box: Bbox) -> float:
+    """The resolution at which a figure saved as ``box`` (:func:`saved_box`) is at most
     :data:`MAX_WIDTH_PX` wide (:data:`BEST_DPI` where that fits)."""
     aim = 0.97 * MAX_WIDTH_PX  # wrapped notes re-wrap at the final resolution: keep a margin
-    return min(float(BEST_DPI), aim / max(_saved_width(fig), 1e-9))
+    return min(float(BEST_DPI), aim / max(box.width, 1e-9))
 
 
-def _saved_width(fig: Figure) -> float:
-    """Inches across ``fig`` saved with ``bbox_inches="tight"`` (its padding included)."""
-    return fig.get_tightbbox(_renderer(fig)).width + 2 * float(rcParams["savefig.pad_inches"])
+def saved_box(fig: Figure) -> Bbox:
+    """The part of ``fig`` that ``bbox_inches="tight"`` would save (inches, padding included),
+    computed once: handing it to ``savefig`` spares each save a layout pass of its own."""
+    return fig.get_tightbbox(_renderer(fig)).padded(float(rcParams["savefig.pad_inches"]))
 
 
 def texts(fig: Figure) -> list[Text]:
@@ -218,27 +254,28 @@ def _tick_overlaps(ax: Axes, renderer: Any) -> list[str]:
     return found
 
 
-def problems(fig: Figure, dpi: float) -> list[str]:
+def problems(fig: Figure, box: Bbox, dpi: float) -> list[str]:
     """What in ``fig`` still breaks a drawing rule: a legend over data, a legend running into
     another panel, an internal name in a label, tick labels that overlap, a PNG wider than
-    :data:`MAX_WIDTH_PX` at ``dpi``."""
+    :data:`MAX_WIDTH_PX` when saved as ``box`` at ``dpi``."""
     renderer = _renderer(fig)
+    panels = _panels(fig, renderer)
     found = []
     for ax in fig.axes:
         title = ax.get_title() or ax.get_label()
         legend = ax.get_legend()
         if legend is not None and legend.get_visible():
-            box = legend.get_window_extent(renderer)
-            covered = _covered(box, _points(ax))
+            extent = legend.get_window_extent(renderer)
+            covered = _covered(extent, _points(ax))
             if covered:
                 found.append(f"panel {title!r}: its legend covers {covered} plotted points")
-            if _clashes(box, fig, ax, renderer):
+            if _clashes(extent, panels, ax):
                 found.append(f"panel {title!r}: its legend runs into another panel")
         found.extend(f"panel {title!r}: {m}" for m in _tick_overlaps(ax, renderer))
     for text in texts(fig):
         for name in internal_names(text.get_text()):
             found.append(f"internal name {name!r} in the label {text.get_text()[:60]!r}")
-    width = _saved_width(fig) * dpi
+    width = box.width * dpi
     if width > MAX_WIDTH_PX:
         found.append(f"{width:.0f} px wide, more than {MAX_WIDTH_PX}")
     return found
@@ -251,6 +288,7 @@ __all__ = [
     "place_legend",
     "place_legends",
     "png_dpi",
+    "saved_box",
     "problems",
     "texts",
 ]

@@ -164,20 +164,23 @@ def save(
     Panels without data are left out first (:func:`leave_out_empty_panels`, recorded in
     :data:`LEFT_OUT` under ``name``), every legend is moved off the data
     (:func:`paper_figures.layout.place_legends`), the PNG's resolution is chosen so that it is
-    at most :data:`~paper_figures.layout.MAX_WIDTH_PX` wide, and what the drawing rules still
-    find wrong is recorded in :data:`~paper_figures.layout.PROBLEMS` under ``name``."""
+    at most :data:`~paper_figures.layout.MAX_WIDTH_PX` wide, and (while
+    :data:`~paper_figures.layout.CHECK` is on) what the drawing rules still find wrong is
+    recorded in :data:`~paper_figures.layout.PROBLEMS` under ``name``."""
     from paper_figures import layout
 
     LEFT_OUT[name] = leave_out_empty_panels(fig)
     layout.place_legends(fig)
-    dpi = layout.png_dpi(fig)
-    layout.PROBLEMS[name] = layout.problems(fig, dpi)
+    box = layout.saved_box(fig)
+    dpi = layout.png_dpi(box)
+    if layout.CHECK:
+        layout.PROBLEMS[name] = layout.problems(fig, box, dpi)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     files = [out_dir / f"{name}.png", out_dir / f"{name}.pdf", out_dir / f"{name}.csv"]
     for path in files[:2]:
         with atomic_open(path, "wb") as handle:
-            fig.savefig(handle, format=path.suffix[1:], bbox_inches="tight", dpi=dpi)
+            fig.savefig(handle, format=path.suffix[1:], bbox_inches=box, dpi=dpi)
     plt.close(fig)
     write_csv(files[2], rows, columns)
     return [str(f) for f in files]

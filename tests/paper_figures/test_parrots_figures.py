@@ -61,7 +61,14 @@ def test_reasoning_figure(store: Path, tmp_path: Path) -> None:
     assert lower[0]["value"] == "1"
     exact = {r["vertices"]: r["value"] for r in table if r["bound"] == "thm3_1_exact_min_width"}
     paper = {r["vertices"]: r["value"] for r in table if r["bound"] == "thm3_1_min_width"}
-    assert (exact["256"], paper["256"]) == ("10", "15")  # both counts drawn at p = 16
+    from ccomplexity import bounds
+
+    assert sorted(map(int, exact)) == [2, 4, 8, 16, 32]  # fitted: half to four times the data
+    thm, thm_exact = bounds.get("parrots.thm3_1"), bounds.get("parrots.thm3_1_exact")
+    assert (exact["32"], paper["32"]) == (
+        str(thm_exact.value(vertices=32, precision=16)),
+        str(thm.min_width(32, 16, 1)),
+    )  # both counts drawn at p = 16
     curves = {(r["vertices"], r["experts"], r["width"]) for r in table if r["panel"] == "d"}
     assert curves == {("4", "1", "8"), ("4", "4", "8"), ("8", "1", "8"), ("8", "4", "8"),
                       ("8", "16", "2")}  # fmt: skip
