@@ -417,14 +417,15 @@ returning {paper: results store} for the report's figures. A paper adds one entr
 
 
 EXPECTED_SECONDS: dict[str, float] = {
-    "separations": 330.0,
-    "parrots": 110.0,
-    "looped": 75.0,
-    "kg": 70.0,
-    "figures and report": 45.0,
+    "separations": 795.0,
+    "parrots": 127.0,
+    "looped": 62.0,
+    "kg": 293.0,
+    "figures and report": 50.0,
 }
-"""Seconds each part of the demo took on an idle 2-core machine (``docs/cli.md``, "The demo"):
-the progress lines' expectations and ETA start from these and follow the machine's pace."""
+"""Seconds each part of the demo took on an idle 2-core machine, the last time it was measured
+(``docs/cli.md``, "The demo"): the progress lines' expectations and ETA start from these and
+follow the machine's pace."""
 
 
 def main() -> int:
