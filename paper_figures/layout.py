@@ -249,7 +249,8 @@ def _tick_overlaps(ax: Axes, renderer: Any) -> list[str]:
         key = (lambda b: b[0].x0) if axis_name == "x" else (lambda b: b[0].y0)
         boxes.sort(key=key)
         for (a, ta), (b, tb) in zip(boxes, boxes[1:], strict=False):
-            if a.overlaps(b) and a.intersection(a, b).width > 0.5 < a.intersection(a, b).height:
+            common = Bbox.intersection(a, b)  # None where they do not meet
+            if common is not None and common.width > 0.5 and common.height > 0.5:
                 found.append(f"{axis_name} tick labels {ta!r} and {tb!r} overlap")
     return found
 

@@ -38,6 +38,10 @@ run's config as ``TrainConfig`` validates it (the same limits as the ``ccx`` opt
 size and its batch's memory), that the store is a results store (or a new file that can be
 written) and that the checkpoint folder can be written.
 
+The module stays whole (a little over 500 lines): a spec's parser and its runner check the same
+things in the same order, and reading them side by side is how one sees that nothing a spec can
+say reaches the runner unchecked. Progress lines are :mod:`simulations.progress_lines`.
+
 Checkpoints: every trained model is saved as ``{config_hash}.pt`` into a folder beside the store
 (``results/quick.db`` -> ``results/quick_checkpoints/``, see :func:`checkpoint_folder`), and the
 store's ``checkpoint`` column holds its path as the trainer reports it (relative when the store
@@ -79,6 +83,7 @@ from ccomplexity.errors import InputError
 from ccomplexity.files import check_output_file, check_output_folder
 from ccomplexity.plugins import loaded_files, not_loaded
 from simulations import workers as workers_mod
+from simulations.progress_lines import ProgressLines
 from simulations.store import DEFAULT_STORE, Store, identify, lease_owner
 from simulations.workers import EnsembleFn, TrainFn, Unit, default_workers
 
@@ -404,72 +409,6 @@ def _checked(result: dict, config: Any, expected_hash: str) -> dict:
     return result
 
 
-LABEL_FIELDS = ("task", "arch", "width", "layers", "length", "lr", "seed")
-"""The fields every progress line names; :func:`varying_fields` adds the others that vary."""
-
-
-def varying_fields(configs: Sequence[Any]) -> tuple[str, ...]:
-    """The config fields besides :data:`LABEL_FIELDS` in which the runs ``configs`` differ, in
-    the config's field order (e.g. ``loops`` and ``hops`` of a looped sweep)."""
-    if not configs or not dataclasses.is_dataclass(configs[0]):
-        return ()
-    names = [f.name for f in dataclasses.fields(configs[0]) if f.name not in LABEL_FIELDS]
-    return tuple(n for n in names if len({repr(getattr(c, n, None)) for c in configs}) > 1)
-
-
-TASK_LABELS: dict[str, tuple[str, tuple[str, ...]]] = {"kg-path": ("q", ("entities", "relations"))}
-"""Task -> (the letter its ``length`` is written with, the fields every line names): a kg-path
-run's length is its number of hops q (``simulations.tasks.kg``), and its graph, E entities and R
-relations, tells the rounds of a capacity search apart."""
-
-
-def run_label(config: Any, fields: Sequence[str] = ()) -> str:
-    """``task arch w= L= N=``, then each of ``fields`` that the run sets, then ``lr= seed=``:
-    ``p-hop looped w=32 L=1 N=8 loops=2 hops=3 lr=0.003 seed=0`` (a task of
-    :data:`TASK_LABELS` writes its length with its own letter and names its own fields)."""
-
-    def shown(value: Any) -> str:
-        return f"{value:g}" if isinstance(value, float) else str(value)
-
-    letter, always = TASK_LABELS.get(config.task, ("N", ()))
-    names = [*always, *(f for f in fields if f not in always)]
-    extra = "".join(
-        f" {name}={shown(getattr(config, name))}"
-        for name in names
-        if getattr(config, name, None) is not None
-    )
-    return (
-        f"{config.task} {config.arch} w={config.width} L={config.layers} "
-        f"{letter}={config.length}{extra} lr={config.lr:g} seed={config.seed}"
-    )
-
-
-class _Reporter:
-    """One line per finished run on stderr when ``progress`` is on, naming every field in which
-    the sweep's runs differ, with the time since the sweep started and the time left at the pace
-    of the runs finished so far."""
-
-    def __init__(self, configs: Sequence[Any], skipped: int, enabled: bool) -> None:
-        self.total, self.done, self.skipped, self.enabled = len(configs), skipped, skipped, enabled
-        self.fields = varying_fields(configs)
-        self.start = time.perf_counter()
-
-    def __call__(self, config: Any, result: dict | None, error: str | None = None) -> None:
-        self.done += 1
-        if not self.enabled:
-            return
-        outcome = error or f"best acc {result['best_accuracy']:.3f}"  # type: ignore[index]
-        elapsed = time.perf_counter() - self.start
-        ran = self.done - self.skipped  # finished in this sweep, the pace of the rest
-        left = elapsed / ran * (self.total - self.done)
-        print(
-            f"[{self.done}/{self.total}] {run_label(config, self.fields)}: "
-            f"{outcome} ({elapsed:.0f}s; about {left:.0f}s left)",
-            file=sys.stderr,
-            flush=True,
-        )
-
-
 def run_sweep(
     spec: str | Path | SweepSpec,
     store_path: str | Path = DEFAULT_STORE,
@@ -537,7 +476,7 @@ def run_sweep(
             (h, c) for h, c in zip(sweep.hashes(), sweep.configs, strict=True) if h not in done
         ]
         skipped = len(sweep.configs) - len(pending)
-        report = _Reporter(sweep.configs, skipped, progress)
+        report = ProgressLines(sweep.configs, skipped, progress)
         stored = 0
         finished: set[str] = set()
         planned = dict(pending)

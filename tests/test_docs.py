@@ -12,28 +12,27 @@ import pytest
 ROOT = Path(__file__).parents[1]
 
 
-def test_python_api_page_runs(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    result = doctest.testfile(
-        str(ROOT / "docs" / "python-api.md"),
+def run_page(name: str) -> doctest.TestResults:
+    """Every example of ``docs/<name>`` as a doctest, in the current folder."""
+    return doctest.testfile(
+        str(ROOT / "docs" / name),
         module_relative=False,
         optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
         raise_on_error=False,
         verbose=False,
     )
+
+
+def test_python_api_page_runs(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = run_page("python-api.md")
     assert result.attempted > 20
     assert result.failed == 0
 
 
 def test_your_own_task_page_runs(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    result = doctest.testfile(
-        str(ROOT / "docs" / "your-own-task.md"),
-        module_relative=False,
-        optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
-        raise_on_error=False,
-        verbose=False,
-    )
+    result = run_page("your-own-task.md")
     assert result.attempted >= 15
     assert result.failed == 0
     assert (tmp_path / "fig" / "thresholds.png").stat().st_size > 0

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from simulations.sweeps import load_spec, run_label, run_sweep, varying_fields
+from simulations.progress_lines import run_label, varying_fields
+from simulations.sweeps import load_spec, run_sweep
 from simulations.training import TrainConfig
 
 

@@ -1,0 +1,83 @@
+"""A sweep's progress lines: one per finished run, naming what tells the runs apart.
+
+Each line names the run by the fields every line names (:data:`LABEL_FIELDS`) and the others in
+which the sweep's runs differ (:func:`varying_fields`), then its outcome, the time since the
+sweep started and the time left at the pace of the runs finished so far:
+``[3/8] dyck lstm w=16 L=1 N=4 lr=0.01 seed=0: best acc 1.000 (9s; about 12s left)``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+LABEL_FIELDS = ("task", "arch", "width", "layers", "length", "lr", "seed")
+"""The fields every progress line names; :func:`varying_fields` adds the others that vary."""
+
+
+def varying_fields(configs: Sequence[Any]) -> tuple[str, ...]:
+    """The config fields besides :data:`LABEL_FIELDS` in which the runs ``configs`` differ, in
+    the config's field order (e.g. ``loops`` and ``hops`` of a looped sweep)."""
+    if not configs or not dataclasses.is_dataclass(configs[0]):
+        return ()
+    names = [f.name for f in dataclasses.fields(configs[0]) if f.name not in LABEL_FIELDS]
+    return tuple(n for n in names if len({repr(getattr(c, n, None)) for c in configs}) > 1)
+
+
+TASK_LABELS: dict[str, tuple[str, tuple[str, ...]]] = {"kg-path": ("q", ("entities", "relations"))}
+"""Task -> (the letter its ``length`` is written with, the fields every line names): a kg-path
+run's length is its number of hops q (``simulations.tasks.kg``), and its graph, E entities and R
+relations, tells the rounds of a capacity search apart."""
+
+
+def run_label(config: Any, fields: Sequence[str] = ()) -> str:
+    """``task arch w= L= N=``, then each of ``fields`` that the run sets, then ``lr= seed=``:
+    ``p-hop looped w=32 L=1 N=8 loops=2 hops=3 lr=0.003 seed=0`` (a task of
+    :data:`TASK_LABELS` writes its length with its own letter and names its own fields)."""
+
+    def shown(value: Any) -> str:
+        return f"{value:g}" if isinstance(value, float) else str(value)
+
+    letter, always = TASK_LABELS.get(config.task, ("N", ()))
+    names = [*always, *(f for f in fields if f not in always)]
+    extra = "".join(
+        f" {name}={shown(getattr(config, name))}"
+        for name in names
+        if getattr(config, name, None) is not None
+    )
+    return (
+        f"{config.task} {config.arch} w={config.width} L={config.layers} "
+        f"{letter}={config.length}{extra} lr={config.lr:g} seed={config.seed}"
+    )
+
+
+class ProgressLines:
+    """One line per finished run on stderr when ``progress`` is on, naming every field in which
+    the sweep's runs differ, with the time since the sweep started and the time left at the pace
+    of the runs finished so far."""
+
+    def __init__(self, configs: Sequence[Any], skipped: int, enabled: bool) -> None:
+        self.total, self.done, self.skipped, self.enabled = len(configs), skipped, skipped, enabled
+        self.fields = varying_fields(configs)
+        self.start = time.perf_counter()
+
+    def __call__(self, config: Any, result: dict | None, error: str | None = None) -> None:
+        self.done += 1
+        if not self.enabled:
+            return
+        outcome = error or f"best acc {result['best_accuracy']:.3f}"  # type: ignore[index]
+        elapsed = time.perf_counter() - self.start
+        ran = self.done - self.skipped  # finished in this sweep, the pace of the rest
+        left = elapsed / ran * (self.total - self.done)
+        print(
+            f"[{self.done}/{self.total}] {run_label(config, self.fields)}: "
+            f"{outcome} ({elapsed:.0f}s; about {left:.0f}s left)",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+__all__ = ["LABEL_FIELDS", "TASK_LABELS", "ProgressLines", "run_label", "varying_fields"]
