@@ -1,16 +1,16 @@
 """Figure ``looped-loops``: the fewest loops a trained looped model needs, against the proved count.
 
-Two panels, group composition against n and p-hop against p. Each cell (x, L) is the best
-accuracy of the stored ``(k ⊗ L)`` looped models (best over learning rates, seeds and
-evaluations) at that task size with L loops; a star marks the fewest loops reaching the target,
-an x a size where no stored L did. An undecided cell (no run reached the target, one was still
-improving when its budget ran out) reads ``0.42?``; where such a cell below the first L reaching
-the target (or, none reaching it, any cell) leaves the fewest loops open, it is undecided: a
-half-filled star with an arrow down at the L that reached (the fewest is at most that), or at
-the top when none did. The step line is the loop count the paper proves suffices,
-read from the claims table: ceil(lg n) (Thm 2.1) and floor(lg p) + 2 (Cor. 2.3); they are also
-the rounds of the exact simulators (Algorithm 2, pointer doubling). A trained model may need
-more loops (it has to learn the algorithm) or fewer (a wider block can do more per loop).
+Two panels, group composition against n and p-hop against p. Each cell (x, L) is the best accuracy
+of the stored ``(k ⊗ L)`` looped models (best over learning rates, seeds and evaluations) at that
+task size with L loops; a star marks the fewest loops reaching the target, an x a size where no
+stored L did. An undecided cell (no run reached the target, one was still improving when its budget
+ran out) reads ``0.42?``; where such a cell below the first L reaching the target (or, none
+reaching it, any cell) leaves the fewest loops open, it is undecided: a half-filled star with an
+arrow down at the L that reached (the fewest is at most that), or at the top when none did (a
+half-filled X: nothing is known). The step line is the loop count the paper proves suffices, read
+from the claims table: ceil(lg n) (Thm 2.1) and floor(lg p) + 2 (Cor. 2.3); they are also the
+rounds of the exact simulators (Algorithm 2, pointer doubling). A trained model may need more loops
+(it has to learn the algorithm) or fewer (a wider block can do more per loop).
 """
 
 from __future__ import annotations
@@ -142,12 +142,14 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
             ax.plot(*zip(*hit, strict=True), "*", color="#d62728", markersize=14,
                     markeredgecolor="white", label=reached)  # fmt: skip
         for j, (f, most) in enumerate(zip(fewest, at_most, strict=True)):
-            if f == "undecided":
-                style.one_sided(ax, j - 0.33, most or top, "#d62728", "*", up=False, ms=14,
-                                label="fewest loops undecided: at most this (a smaller L, or "
-                                "every L, still improving)")  # fmt: skip
+            if f == "undecided" and most is not None:
+                style.one_sided(ax, j - 0.33, most, "#d62728", "*", up=False, ms=14,
+                                label="fewest loops undecided: at most this (a smaller L still "
+                                "improving)")  # fmt: skip
+            elif f == "undecided":  # none reached it, one still improving: nothing is known
+                ax.plot([j - 0.33], [top], "X", color="#d62728", ms=11, **style.HALF_FILLED,
+                        label=f"none reaches {target:g}, one still improving")  # fmt: skip
         if "undecided" in fewest or any(r["verdict"] == "undecided" for r in csv_rows):
-            style.add_undecided_entry(ax, "*")
             ax.plot([], [], ls="none", marker="$?$", color="black",
                     label=f"0.42? in a cell: {style.UNDECIDED}")  # fmt: skip
         miss = [j for j, f in enumerate(fewest) if f is None]
@@ -186,7 +188,9 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         "loop counts reached it; '?' after a number: undecided (no run reached the target and one "
         "was still improving when its budget ran out); a half-filled star with an arrow down: "
         "the fewest loops is undecided, at most the L drawn, since a smaller L was still "
-        "improving. Black steps: the loops the paper proves suffice, ceil(lg n) for "
+        "improving; a half-filled X: no loop count reached the target and one was still "
+        "improving, so nothing is known. Black steps: the loops the paper proves suffice, ceil(lg "
+        "n) for "
         "group composition (Thm 2.1, also Algorithm 2's rounds) and floor(lg p) + 2 for p-hop "
         "(Cor. 2.3, also the pointer-doubling simulator's rounds); they are upper bounds for a "
         "construction, not lower bounds for trained models. Guessing scores 1/|G| on group "

@@ -98,16 +98,18 @@ def _draw_series(
     ax.plot([p[index] for p in some], [p[2] for p in some], "-", color=colour, label=series)
     for p in ps:
         x, y, undecided = p[index], p[2], p[5]
+        text = f"width {p[4]}" if dense else f"K={p[3]}"
         if not y:  # none memorised: below every n tried, so on the edge, not at the smallest n
+            edge = ax.get_xaxis_transform()
             ax.plot(x, 0.03, "o" if undecided else "x", color=colour, mew=2, clip_on=False,
-                    transform=ax.get_xaxis_transform(),
-                    **(style.HALF_FILLED if undecided else {}))  # fmt: skip
+                    transform=edge, **(style.HALF_FILLED if undecided else {}))  # fmt: skip
+            ax.annotate(text, (x, 0.03), xycoords=edge, textcoords="offset points",
+                        xytext=(5, 2 if dense else 9), fontsize=7, color=colour)  # fmt: skip
             continue
         if undecided:
             style.one_sided(ax, x, y, colour)
         else:
             ax.plot(x, y, "^" if y >= ceiling else "o", color=colour)
-        text = f"width {p[4]}" if dense else f"K={p[3]}"
         ax.annotate(text, (x, y), textcoords="offset points", xytext=(3, -10) if dense else (3, 5),
                     fontsize=7, color=colour)  # fmt: skip
 

@@ -152,11 +152,17 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     if unreached:
         ax_a.plot([], [], "kv", mfc="none", label="target not reached (largest m H tried)")
     undecided = [(key, most) for key, (mh, most) in sorted(smallest.items()) if mh == "undecided"]
-    for (v, k), most in undecided:  # at most the m H that reached it, or open (largest tried)
+    for (v, k), most in undecided:  # at most the m H that reached it; none: nothing known
+        colour = K_COLOURS.get(k, style.OTHER_COLOUR)
+        if most:
+            style.one_sided(ax_a, shifted(v, k), most, colour, "o", up=False)
+            continue
         top = max(w * h for (vv, kk, w, h) in best if (vv, kk) == (v, k))
-        style.one_sided(ax_a, shifted(v, k), most or top, K_COLOURS.get(k, style.OTHER_COLOUR),
-                        "o" if most else "v", up=False)  # fmt: skip
-    if undecided:
+        ax_a.plot([shifted(v, k)], [top], "v", **style.verdict_marks("undecided", colour))
+    if any(not most for _, most in undecided):
+        ax_a.plot([], [], "kv", **style.HALF_FILLED,
+                  label="target not reached, one still improving (largest m H tried)")  # fmt: skip
+    if any(most for _, most in undecided):
         ax_a.plot([], [], "ko", **style.HALF_FILLED,
                   label="undecided: a smaller m H still improving; at most this")  # fmt: skip
     ax_a.set_xscale("log", base=2)
