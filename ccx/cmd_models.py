@@ -150,6 +150,12 @@ def construct(
     parrots Thm 3.2, A.11, A.12; the KG paths of Thm 5.1 / Prop B.13 / Thm 5.3; looped Thm 2.1)
     and check it.
     Options a task does not take are an error."""
+    if task == "memorize":  # the largest construction: its budget is checked before torch
+        from ccomplexity import budget
+
+        e, d, t, k = examples or 1000, dim or 128, trials or 20, experts or 1
+        what = f"the memorizer of {e} examples in dimension {d} ({k} experts, {t} trials)"
+        budget.check(what, *budget.memorizer(e, length or 8, d, k, t), "use smaller sizes")
     from models import constructions
 
     given = {

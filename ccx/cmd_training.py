@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from ccomplexity import limits
+from ccomplexity import budget, limits
 from ccomplexity.errors import InputError
 from ccx.app import (
     JsonFlag,
@@ -55,6 +55,9 @@ def task_cmd(
     for key, value in options.items():  # ranges first: nothing is built, torch is not loaded
         if key in limits.TASK_OPTIONS and isinstance(value, int):
             limits.TASK_OPTIONS[key].check(value, f"--{key}")
+    what = f"{batch} samples of length {length}"
+    if length is not None:  # tokens >= N: refused here before torch is loaded
+        budget.check(what, *budget.samples(batch, length), "use a smaller --batch or --length")
 
     import torch
 
@@ -64,6 +67,8 @@ def task_cmd(
         length = default_length(name, **options)
 
     task = get_task(name, length, **options)
+    what = f"{batch} samples of {task.max_tokens} tokens"
+    budget.check(what, *budget.samples(batch, task.max_tokens), "use a smaller --batch or --length")
     tokens, targets, mask = task.sample(batch, length, torch.Generator().manual_seed(seed), train)
     render = getattr(task, "render", None)
     samples = []
