@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ccomplexity import limits
+from ccomplexity import budget, limits
 from ccomplexity.errors import InputError, check_int, shown
 from ccomplexity.languages.dyck import dyck_alphabet
 from ccomplexity.languages.kg import MatchingKG
@@ -117,6 +117,12 @@ def dyck_dfa(n_types: int, depth: int) -> DFA:
             f"Dyck-({n_types},{depth}) has more than {STATE_LIMIT} live states, the limit; "
             "use fewer types or a smaller depth"
         )
+    states = limits.levels_at_most(n_types, depth, STATE_LIMIT)
+    budget.check(
+        f"the Dyck-({n_types},{depth}) automaton ({states} stacks of up to {depth} brackets)",
+        *budget.dyck_automaton(n_types, depth, states or 0),
+        "use fewer types or a smaller depth",
+    )
     stacks: list[tuple[int, ...]] = [()]
     index: dict[tuple[int, ...], int] = {(): 0}
     for stack in stacks:  # breadth-first; the list grows while iterating

@@ -188,10 +188,11 @@ def dyck_membership(rows: int, length: int, depth: int) -> tuple[int, int]:
 def automaton(states: int, symbols: int, rounds: int | None = None) -> tuple[int, int]:
     """(memory, work) of building and minimising a complete DFA of ``states`` x ``symbols``
     transitions by partition refinement (``rounds``: at most ``states``), each round sorting
-    the states' rows of successor classes (and once more to read off the minimal DFA)."""
+    the states' rows of successor classes (and a fixed cost per round), twice (``ccx dfa``
+    minimises again to read off the minimal DFA)."""
     cells = states * symbols
     rounds = states if rounds is None else rounds
-    return 6 * array_bytes(cells), cells * max(1, rounds) * 64
+    return 6 * array_bytes(cells), max(1, rounds) * (cells * 64 + (1 << 19)) * 2
 
 
 def pairwise(points: int, dim: int, item: int = 8) -> tuple[int, int]:
@@ -223,6 +224,24 @@ def memorizer(examples: int, length: int, dim: int, experts: int, trials: int) -
     return data + array_bytes(block) * 3 + array_bytes(experts * dim + dim, examples) * 2, (
         trials * (block * dim // 4 + examples * length * dim * 4)
     )
+
+
+def code_search(vectors: int, paper_k: int) -> tuple[int, int]:
+    """(memory, work) of the seeded search for the smallest code width (:func:`ccomplexity.codes.
+    smallest_k`): Gram matrices of N vectors at widths doubling towards about paper k, then a
+    binary search, a few families each (half a step per multiply-add of integer signs)."""
+    return array_bytes(vectors, 4 * paper_k) * 2 + array_bytes(vectors, vectors) * 3, (
+        vectors * vectors * paper_k * (4 + paper_k.bit_length()) // 2
+    )
+
+
+def dyck_automaton(types: int, depth: int, states: int) -> tuple[int, int]:
+    """(memory, work) of building the Dyck-(n,k) DFA's ``states`` stacks (each a tuple of up to
+    k symbols) and minimising it (rounds up to k + 2: stacks of other heights part by their
+    closers)."""
+    memory, work = automaton(states + 1, 2 * types, depth + 2)
+    height = min(depth, states)
+    return memory + states * (height + 8) * 16, work + states * height * types
 
 
 PRINT_STEPS = 100
