@@ -244,6 +244,26 @@ def dyck_automaton(types: int, depth: int, states: int) -> tuple[int, int]:
     return memory + states * (height + 8) * 16, work + states * height * types
 
 
+MODULE_STEPS = 1 << 21
+"""Steps charged per layer (or expert) of a torch module built: Python objects, not numbers."""
+
+
+def model_registry(models: int, layers: int, experts: int) -> int:
+    """Work of building ``models`` architectures of ``layers`` layers each (shapes only, on
+    torch's meta device), mixtures with ``experts`` experts per layer."""
+    return models * layers * (1 + 2 * experts) * MODULE_STEPS
+
+
+EVALUATE_STEPS = 40
+"""Steps charged per symbol a two-party function is evaluated on (vectorised, in chunks)."""
+
+
+def evaluated(pairs: int, length: int) -> int:
+    """Work of evaluating a two-party function on ``pairs`` pairs of words of ``length``
+    symbols together (a certificate's cross matrix)."""
+    return pairs * length * EVALUATE_STEPS
+
+
 PRINT_STEPS = 100
 """Steps charged per number printed (converted to a Python object, then to text)."""
 

@@ -33,6 +33,11 @@ from ccx.app import (
 # --------------------------------------------------------------------------------- models
 
 
+REGISTERED_MODELS = 9
+"""Architectures ``ccx models`` builds (the registry's, without plugins): its budget counts
+these before torch is loaded, and then every registered one (plugins included)."""
+
+
 @app.command("models")
 def models_cmd(
     width: Annotated[int, ranged(limits.WIDTH, "--width", help="Width of each model built.")] = 16,
@@ -48,16 +53,27 @@ def models_cmd(
 ) -> None:
     """The model registry: each architecture's config, parameters (active and total) and state
     size."""
+    from ccomplexity import budget
+
+    what = f"building every model with {layers} layers and {experts} experts"
+    work = budget.model_registry(REGISTERED_MODELS, layers, experts)
+    budget.check(what, work=work, instead="use fewer layers or experts")
+    import torch
+
     import models
 
     rows = []
-    for entry in models.describe_models():
+    entries = models.describe_models()
+    work = budget.model_registry(len(entries), layers, experts)
+    budget.check(what, work=work, instead="use fewer layers or experts")
+    for entry in entries:
         options: dict[str, Any] = {"vocab_size": vocab_size, "width": width, "layers": layers}
         if "experts" in entry["config"]:
             options["experts"] = experts
         if entry["name"] == "concat-transformer":
             options["layers"] = 1  # the mixture-of-parrots class has exactly one layer
-        model = models.build(entry["name"], **options)
+        with torch.device("meta"):  # counted from the shapes: no weight is allocated or drawn
+            model = models.build(entry["name"], **options)
         built = model.describe()
         entry.update(
             built_config=built["config"],
