@@ -172,6 +172,15 @@ def dyck_count(types: int, depth: int, length: int) -> tuple[int, int]:
     return memory, work
 
 
+def dyck_table(types: int, depth: int, length: int) -> tuple[int, int]:
+    """(memory, work) of the table of completions a uniform Dyck sampler draws from: (N+1) x
+    (K+1) exact integers of up to N lg(n+1) bits, each filled by Python arithmetic and divided
+    once into a probability."""
+    cells = (length + 1) * (min(depth, length // 2) + 1)
+    digits = exact_digits(length * types.bit_length() + 1)
+    return cells * (digits * 2 + 40), cells * (digits * 4 + 300)  # row r: r/N of the digits
+
+
 def words(rows: int, length: int, item: int = 8, copies: int = 4) -> int:
     """Memory of ``rows`` words of ``length`` symbols, with the few same-shaped arrays that
     labelling or sampling them makes beside (``copies``)."""
@@ -203,15 +212,16 @@ def pairwise(points: int, dim: int, item: int = 8) -> tuple[int, int]:
     )
 
 
-def pointer_chase(rows: int, length: int, hops: int) -> tuple[int, int]:
+def pointer_chase(rows: int, length: int, hops: int, alphabet: int) -> tuple[int, int]:
     """(memory, work) of the p-hop words, labels and pointer-doubling simulator on ``rows``
-    words of length N: the planted generator compares each position with each of the p + 1
-    links of its chain (rows x N x (p+1) cells), the labels follow p hops, the simulator lg p
-    doublings of rows x N pointer tables."""
+    words of length N over |Sigma| symbols: find_1 by a running maximum over the one-hot table
+    (rows x N x |Sigma| positions, a few copies), the planted generator comparing each position
+    with each of the p + 1 links of its chain (rows x N x (p+1)), the labels following p hops,
+    the simulator lg p doublings of rows x N pointer tables."""
     cells = rows * length
-    return words(rows, length, copies=8) + cells * (hops + 1) * 3, cells * (hops + 1) * 8 + (
-        cells * (hops.bit_length() + 4) * 16
-    )
+    memory = words(rows, length, copies=8) + cells * (hops + 1) * 3 + cells * alphabet * 8 * 4
+    work = cells * (hops + 1) * 8 + cells * (hops.bit_length() + 4) * 16 + cells * alphabet * 80
+    return memory, work
 
 
 def memorizer(examples: int, length: int, dim: int, experts: int, trials: int) -> tuple[int, int]:

@@ -102,6 +102,11 @@ def _main(argv: list[str]) -> int:
     except MemoryError:
         print(f"ccx: error: {out_of_memory()}", file=sys.stderr)
         return 2
+    except ValueError as err:  # a message naming an integer of more than 4300 digits
+        if "integer string conversion" not in str(err):
+            raise
+        print("ccx: error: a size of more than 4300 digits is beyond every limit", file=sys.stderr)
+        return 2
     except RuntimeError as err:  # torch's allocators raise RuntimeError, not MemoryError
         if not allocation_failed(err):
             raise

@@ -149,8 +149,8 @@ def looped_rounds(
     if generator not in ("planted", "uniform"):
         raise InputError(f"--generator must be planted or uniform, got {generator!r}")
     if task == "p-hop":
-        what = f"{samples} p-hop words of length {length} with {hops} hops"
-        budget.check(what, *budget.pointer_chase(samples, length, hops),
+        what = f"{samples} p-hop words of length {length} over {alphabet} symbols, {hops} hops"
+        budget.check(what, *budget.pointer_chase(samples, length, hops, alphabet or 4),
                      "use fewer samples, a shorter input or fewer hops")  # fmt: skip
     start = time.perf_counter()
     rng = np.random.default_rng(seed)

@@ -249,6 +249,13 @@ def sample_dyck(
     n, k, big_n, top = _check_dyck(n_types, depth, length)
     size = _nonnegative(batch, "batch")
     _check_rng(rng)
+    from ccomplexity import budget
+
+    memory, work = budget.dyck_table(n, k, big_n)
+    memory += budget.array_bytes(size, big_n + top + 1) * 3
+    what = f"sampling {size} Dyck-({n},{k}) words of length {big_n}"
+    instead = "use a shorter length, fewer types or a lower depth"
+    budget.check(what, memory, work + size * big_n * 40, instead)
     w = _completions(n, top, big_n)
     if w[big_n][0] == 0:
         raise InputError(f"Dyck-({n},{k}) has no word of length {big_n}; use an even length")
