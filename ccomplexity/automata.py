@@ -382,6 +382,12 @@ def check_kg_query_dfa(entities: int, relations: int, hops: int | None = None) -
             f"the query DFA has {total} states x {e + r} symbols before minimising; "
             f"the limit is {TABLE_LIMIT} entries"
         )
+    rounds = total if length is None else length + 2  # layers part one round at a time
+    budget.check(
+        f"the query DFA of {total} states x {e + r} symbols",
+        *budget.automaton(total, e + r, rounds),
+        "use fewer entities, relations or hops",
+    )
     return length
 
 
