@@ -383,9 +383,12 @@ def check_kg_query_dfa(entities: int, relations: int, hops: int | None = None) -
             f"the limit is {TABLE_LIMIT} entries"
         )
     rounds = total if length is None else length + 2  # layers part one round at a time
+    memory, work = budget.automaton(total, e + r, rounds)
+    graph_memory, graph_work = budget.kg_graph(e, r)
     budget.check(
-        f"the query DFA of {total} states x {e + r} symbols",
-        *budget.automaton(total, e + r, rounds),
+        f"the query DFA of {total} states x {e + r} symbols (its graph included)",
+        memory + graph_memory,
+        work + graph_work + (e + r) * (1 << 18),  # and a fixed cost per symbol of a DFA
         "use fewer entities, relations or hops",
     )
     return length

@@ -181,6 +181,12 @@ def dyck_table(types: int, depth: int, length: int) -> tuple[int, int]:
     return cells * (digits * 2 + 40), cells * (digits * 4 + 300)  # row r: r/N of the digits
 
 
+def kg_graph(entities: int, relations: int) -> tuple[int, int]:
+    """(memory, work) of drawing a matching knowledge graph: R permutations of the E entities
+    (each drawn and checked in Python: a fixed cost per relation) and their inverses."""
+    return array_bytes(relations, entities) * 4, relations * ((1 << 16) + 16 * entities)
+
+
 def words(rows: int, length: int, item: int = 8, copies: int = 4) -> int:
     """Memory of ``rows`` words of ``length`` symbols, with the few same-shaped arrays that
     labelling or sampling them makes beside (``copies``)."""
