@@ -434,7 +434,14 @@ def test_ray_backend_with_a_stand_in_for_ray(tmp_path, monkeypatch):
     fake = types.SimpleNamespace(initialized=False)
     fake.is_initialized = lambda: fake.initialized
     fake.init = lambda: setattr(fake, "initialized", True)
-    fake.remote = lambda fn: types.SimpleNamespace(remote=lambda *args: Ref(fn, args))
+
+    def remote(fn=None, **options):  # ray.remote(**options)(fn), as a retrying task is made
+        if fn is None:
+            fake.options = options
+            return remote
+        return types.SimpleNamespace(remote=lambda *args: Ref(fn, args))
+
+    fake.remote = remote
     fake.wait = lambda refs, num_returns, timeout=None: (refs[:num_returns], refs[num_returns:])
     fake.get = lambda ref: ref.fn(*ref.args)
     fake.cluster_resources = lambda: {"CPU": 2.0}
@@ -448,6 +455,9 @@ def test_ray_backend_with_a_stand_in_for_ray(tmp_path, monkeypatch):
     )
     assert fake.initialized
     assert (summary["ran"], len(summary["failed"])) == (4, 4)
+    from simulations.workers import WORKER_RETRIES
+
+    assert fake.options == {"max_retries": WORKER_RETRIES}  # a task whose worker dies: again
 
 
 # -- kill -9 -------------------------------------------------------------------------------------
