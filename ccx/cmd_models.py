@@ -27,6 +27,7 @@ from ccx.app import (
     print_json,
     print_table,
     ranged,
+    refuse_given,
     write_certificate_to,
 )
 
@@ -244,6 +245,7 @@ Experts = Annotated[
 
 @protocol_app.command("attention")
 def protocol_attention(
+    ctx: typer.Context,
     precision: Precision,
     length: Annotated[int | None, ranged(limits.LENGTH, "--length", help="Input length N.")] = None,
     partition: Annotated[
@@ -287,6 +289,13 @@ def protocol_attention(
     """Thm 4: a one-layer transformer split over any partition, bits counted per step; with
     --task length2-path, Lemma A.3 / Thm A.4 on the mixture-of-parrots class, bit for bit."""
     check_certificate_path(certificate, checkpoint)
+    if task is not None:
+        refuse_given(ctx, ("length", "partition", "layers", "single_output", "query_token",
+                           "layer_norm", "vocab_size"), "to --task length2-path")  # fmt: skip
+    else:
+        refuse_given(ctx, ("vertices", "arch", "experts"), "without --task length2-path")
+        if not one_way:
+            refuse_given(ctx, ("query_token",), "without --one-way")
     if task is not None:
         _protocol_parrots(task, one_way, certificate, vertices, width, heads, precision,
                           samples, seed, arch, experts, frac, checkpoint, as_json)  # fmt: skip

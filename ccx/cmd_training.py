@@ -206,7 +206,10 @@ def sweep_cmd(
     sweeps running at once on one store share its runs."""
     if (spec is None) == (profile is None):
         raise InputError("give a spec file or --profile NAME (one of them)")
-    from simulations.sweeps import check_outputs
+    from simulations.sweeps import BACKENDS, check_outputs
+
+    if backend not in BACKENDS:  # a dry run too: it prices this backend's sweep
+        raise InputError(f"unknown --backend {backend!r}; known: {', '.join(BACKENDS)}")
 
     check_outputs(store, checkpoint_dir, spec)
     if dry_run:
@@ -271,12 +274,18 @@ FigureProfile = Annotated[
 ]
 
 
-def _check_figure_outputs(out: str, store: str | None) -> None:
+def _check_figure_outputs(out: str, store: str | None, profile: str | None = None) -> None:
     """The output folder and a given store, checked before the plotting stack is imported: the
-    folder may not be the store, nor hold it under a name a figure or the report writes."""
+    folder may not be the store, nor hold it under a name a figure or the report writes. A
+    store and a profile are not both given (a store records the profiles that wrote it)."""
     from ccomplexity.files import check_not_input, check_output_folder
     from simulations.store import identify
 
+    if store is not None and profile is not None:
+        raise InputError(
+            "--profile does not apply with --store (the store records the profiles that wrote "
+            "it): give one of them"
+        )
     check_output_folder(out, "figure folder", inputs=[store])
     if store is not None and Path(store).exists():
         if Path(store).suffix in (".png", ".pdf", ".csv", ".html"):
@@ -293,7 +302,7 @@ def figure_cmd(
     as_json: JsonFlag = False,
 ) -> None:
     """Draw one figure: PNG, PDF and the CSV of the numbers it plots."""
-    _check_figure_outputs(out, store)
+    _check_figure_outputs(out, store, profile)
     from paper_figures import make_figure
 
     emit(make_figure(name, out, store=store, profile=profile), as_json, f"Figure {name}")
@@ -307,7 +316,7 @@ def report_cmd(
     as_json: JsonFlag = False,
 ) -> None:
     """Every figure and one HTML page (OUT/index.html) with their captions."""
-    _check_figure_outputs(out, store)
+    _check_figure_outputs(out, store, profile)
     from paper_figures.report import write_report
 
     index = write_report(out, store=store, profile=profile)
