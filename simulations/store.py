@@ -161,6 +161,9 @@ class Store:
             raise InputError(f"cannot open results store {str(self.path)!r}: {err}") from None
         present = {r[1] for r in self._conn.execute("PRAGMA table_info(runs)")}
         self._columns = tuple(c for c in COLUMNS if c in present)
+        if "config_hash" not in self._columns:
+            self._conn.close()
+            raise InputError(f"results store {str(self.path)!r} has no runs table (damaged)")
 
     def _transaction(self) -> _Transaction:
         return _Transaction(self._conn)
@@ -339,9 +342,12 @@ class Store:
                 clauses.append(f"{column} = ?")
                 values.append(value)
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-        cursor = self._conn.execute(
-            f"SELECT {', '.join(self._columns)} FROM runs{where} ORDER BY id", values
-        )
+        try:
+            cursor = self._conn.execute(
+                f"SELECT {', '.join(self._columns)} FROM runs{where} ORDER BY id", values
+            ).fetchall()
+        except sqlite3.DatabaseError as err:  # a damaged file: one line, not a traceback
+            raise InputError(f"cannot read results store {str(self.path)!r}: {err}") from None
         out = []
         for r in cursor:
             raw = dict(zip(self._columns, r, strict=True))
@@ -357,6 +363,25 @@ class MalformedRun(ValueError):
 
 
 _NUMBER_COLUMNS = ("width", "layers", "length", "seed", "accuracy", "best_accuracy", "lr")
+_SIZE_COLUMNS = ("width", "layers", "length")
+"""Sizes of a run: integers of at least 1 (a reader divides by them and draws them on log
+axes); its seed an integer of at least 0 and its accuracies in [0, 1]."""
+
+
+def _check_values(row: dict[str, Any]) -> None:
+    """ValueError naming the first value of a decoded run that no reader can use."""
+    for column in _NUMBER_COLUMNS:
+        if isinstance(row[column], bool) or not isinstance(row[column], int | float):
+            raise ValueError(f"{column} is not a number")
+    for column in (*_SIZE_COLUMNS, "seed"):
+        least = 0 if column == "seed" else 1
+        if not isinstance(row[column], int) or row[column] < least:
+            raise ValueError(f"{column} must be an integer >= {least}, got {row[column]!r}")
+    for column in ("accuracy", "best_accuracy"):
+        if not 0 <= row[column] <= 1:
+            raise ValueError(f"{column} must lie in [0, 1], got {row[column]!r}")
+    if not (math.isfinite(row["lr"]) and row["lr"] > 0):
+        raise ValueError(f"lr must be a positive number, got {row['lr']!r}")
 
 
 def _decode(row: dict[str, Any]) -> dict[str, Any]:
@@ -375,9 +400,9 @@ def _decode(row: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(diagnostics, dict):
             raise ValueError("diagnostics must be an object")
         row["diagnostics"] = diagnostics
-        for column in _NUMBER_COLUMNS:
-            if isinstance(row[column], bool) or not isinstance(row[column], int | float):
-                raise ValueError(f"{column} is not a number")
+        _check_values(row)
+    except RecursionError:
+        raise MalformedRun(f"run {row.get('id')} is malformed (nested too deeply)") from None
     except (ValueError, TypeError, AttributeError) as err:
         what = f"{column} is not valid JSON" if isinstance(err, json.JSONDecodeError) else err
         raise MalformedRun(f"run {row.get('id')} is malformed ({what})") from None
@@ -498,6 +523,8 @@ def identify(path: str | Path) -> int:
             f"results store {where} has schema version {version}; this code reads versions "
             f"1..{SCHEMA_VERSION}"
         )
+    if "runs" not in tables:
+        raise InputError(f"results store {where} has no runs table (damaged); {instead}")
     return version
 
 
