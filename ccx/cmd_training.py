@@ -148,8 +148,12 @@ def train_cmd(
     as_json: JsonFlag = False,
 ) -> None:
     """Train one model on one task at length N; evaluate at exactly N; save a checkpoint."""
+    import re
+
     from ccomplexity.files import check_output_folder
 
+    if not re.fullmatch(r"auto|cpu|cuda(:[0-9]{1,3})?", device):  # before torch is loaded
+        raise InputError(f"unknown device {device!r}; use auto, cpu or cuda")
     check_output_folder(checkpoint_dir, "checkpoint folder")
     from simulations.training import TrainConfig, train
 
