@@ -188,7 +188,7 @@ def run_case(argv: list[str], seconds: float = SECONDS) -> Outcome:
                 pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
                 if pid:
                     code, rss = os.waitstatus_to_exitcode(status), usage.ru_maxrss << 10
-                    proc.returncode = code
+                    proc.returncode = code  # reaped here: Popen must not wait again
                     break
                 time.sleep(0.02)
             else:
