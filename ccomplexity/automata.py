@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ccomplexity import limits
+from ccomplexity import budget, limits
 from ccomplexity.errors import InputError, check_int, shown
 from ccomplexity.languages.dyck import dyck_alphabet
 from ccomplexity.languages.kg import MatchingKG
@@ -117,6 +117,12 @@ def dyck_dfa(n_types: int, depth: int) -> DFA:
             f"Dyck-({n_types},{depth}) has more than {STATE_LIMIT} live states, the limit; "
             "use fewer types or a smaller depth"
         )
+    states = limits.levels_at_most(n_types, depth, STATE_LIMIT)
+    budget.check(
+        f"the Dyck-({n_types},{depth}) automaton ({states} stacks of up to {depth} brackets)",
+        *budget.dyck_automaton(n_types, depth, states or 0),
+        "use fewer types or a smaller depth",
+    )
     stacks: list[tuple[int, ...]] = [()]
     index: dict[tuple[int, ...], int] = {(): 0}
     for stack in stacks:  # breadth-first; the list grows while iterating
@@ -376,6 +382,15 @@ def check_kg_query_dfa(entities: int, relations: int, hops: int | None = None) -
             f"the query DFA has {total} states x {e + r} symbols before minimising; "
             f"the limit is {TABLE_LIMIT} entries"
         )
+    rounds = total if length is None else length + 2  # layers part one round at a time
+    memory, work = budget.automaton(total, e + r, rounds)
+    graph_memory, graph_work = budget.kg_graph(e, r)
+    budget.check(
+        f"the query DFA of {total} states x {e + r} symbols (its graph included)",
+        memory + graph_memory,
+        work + graph_work + (e + r) * (1 << 18),  # and a fixed cost per symbol of a DFA
+        "use fewer entities, relations or hops",
+    )
     return length
 
 

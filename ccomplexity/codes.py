@@ -22,6 +22,7 @@ from numbers import Real
 
 import numpy as np
 
+from ccomplexity import budget
 from ccomplexity.errors import InputError, check_int
 
 SEED_LIMIT = 1 << 64
@@ -312,6 +313,11 @@ def smallest_k(
             f"a search over {n} codes up to width {4 * pk} needs {n * n * 4 * pk} Gram products; "
             f"the limit is {GRAM_WORK_LIMIT} (2^39); use a smaller length or a larger gamma"
         )
+    budget.check(
+        f"a search over {n} codes up to width {4 * pk}",
+        *budget.code_search(n, pk),
+        "use a smaller length or a larger gamma",
+    )
     trail: list[tuple[int, bool]] = []
     families = 0
     winners: dict[int, int] = {}

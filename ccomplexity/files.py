@@ -44,10 +44,14 @@ def umask() -> int:
 def atomic_open(path: PathLike, mode: str = "w") -> Iterator[IO[Any]]:
     """Open a temporary file beside ``path`` for writing (``"w"`` text UTF-8, ``"wb"`` binary);
     on a clean exit it replaces ``path`` in one rename, on an exception it is removed. The file
-    gets the mode a plain ``open`` would give it (0666 less the umask: 0644 under umask 022)."""
+    gets the mode a plain ``open`` would give it (0666 less the umask: 0644 under umask 022).
+    Where ``path`` is a symbolic link, its target is written and the link stays (a dangling one
+    or a loop is refused by :func:`check_output_file` before any work)."""
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_open writes only, mode 'w' or 'wb', got {mode!r}")
     target = Path(path)
+    if target.is_symlink():  # write the link's target: the link stays a link
+        target = Path(os.path.realpath(target, strict=True))
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         os.fchmod(fd, 0o666 & ~umask())  # mkstemp makes 0600; a written file follows the umask
@@ -62,8 +66,11 @@ def atomic_open(path: PathLike, mode: str = "w") -> Iterator[IO[Any]]:
 def _nearest_existing(path: Path) -> Path:
     """``path`` or its closest ancestor that exists (``.`` for a relative path with none)."""
     for candidate in (path, *path.parents):
-        if candidate.exists() or candidate.is_symlink():
-            return candidate
+        try:
+            if candidate.exists() or candidate.is_symlink():
+                return candidate
+        except OSError:  # a name the system cannot look up is not there
+            continue
     return Path(".")
 
 
@@ -96,6 +103,61 @@ def _resolved(path: PathLike) -> Path:
     return Path(os.path.realpath(os.fspath(path)))
 
 
+NAME_MAX = 255
+"""Longest file name (one path component) where the system does not say (POSIX: 14 at least,
+255 on every common file system)."""
+PATH_MAX = 4096
+"""Longest path where the system does not say (Linux's PATH_MAX)."""
+
+
+def _system_limit(folder: Path, name: str, default: int) -> int:
+    try:
+        return os.pathconf(folder, name)
+    except (OSError, ValueError, AttributeError):
+        return default
+
+
+def check_path_name(path: PathLike, what: str) -> Path:
+    """Refuse, in one line, a path the system cannot name (a component longer than NAME_MAX, a
+    path longer than PATH_MAX, a NUL byte) and a symbolic link that leads nowhere (dangling) or
+    in a loop; returns the path to write: the link's target for a link to an existing file (so
+    the link stays a link)."""
+    text = os.fspath(path)
+    if "\0" in text:
+        raise InputError(f"{what} path contains a NUL byte")
+    folder = Path(".")  # the limits of the working folder's file system (no path is looked up)
+    longest = max((len(os.fsencode(part)) for part in Path(text).parts), default=0)
+    name_max = _system_limit(folder, "PC_NAME_MAX", NAME_MAX)
+    if longest > name_max:
+        raise InputError(
+            f"{what} path has a name of {longest} bytes; the system's limit is {name_max} "
+            "(NAME_MAX): give a shorter name"
+        )
+    path_max = _system_limit(folder, "PC_PATH_MAX", PATH_MAX)
+    if len(os.fsencode(os.path.abspath(text))) >= path_max:
+        raise InputError(
+            f"{what} path is {len(os.fsencode(os.path.abspath(text)))} bytes long; the system's "
+            f"limit is {path_max} (PATH_MAX): give a shorter path"
+        )
+    target = Path(text)
+    if target.is_symlink() or any(p.is_symlink() for p in target.parents):
+        try:
+            resolved = Path(os.path.realpath(text, strict=True))
+        except RuntimeError:  # Python < 3.13 reports loops so with strict=False only
+            raise InputError(f"{what} {text} is a symbolic link loop") from None
+        except OSError as err:
+            if err.errno == 40:  # ELOOP
+                raise InputError(f"{what} {text} is a symbolic link loop") from None
+            if target.is_symlink():
+                raise InputError(
+                    f"{what} {text} is a dangling symbolic link (to {os.readlink(text)}): give "
+                    "a path that exists, or remove the link"
+                ) from None
+            return target
+        return resolved if target.is_symlink() else target
+    return target
+
+
 def check_not_input(path: PathLike, what: str, inputs: Iterable[PathLike | None]) -> None:
     """Refuse ``path`` when, resolved, it is the same file or folder as one of ``inputs``."""
     target = _resolved(path)
@@ -125,9 +187,9 @@ def check_output_file(
     where the file should go, a path under a file, a folder that does not exist (unless
     ``create_folder``: then it is created when written), and a place this process may not write.
     """
-    target = Path(path)
-    if str(path) == "" or target.name in ("", ".", ".."):
+    if str(path) == "" or Path(path).name in ("", ".", ".."):
         raise InputError(f"{what} path {str(path)!r} does not name a file")
+    target = check_path_name(path, what)
     check_not_input(path, what, inputs)
     if target.is_dir():
         raise InputError(f"{what} {target} is a folder; give a file path")
@@ -143,7 +205,7 @@ def check_output_folder(path: PathLike, what: str, inputs: Iterable[PathLike | N
     one-line InputError."""
     if str(path) == "":
         raise InputError(f"{what} path is empty")
+    folder = check_path_name(path, what)
     check_not_input(path, what, inputs)
-    folder = Path(path)
     _check_folder_path(folder, what, True, folder)
     return folder

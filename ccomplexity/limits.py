@@ -363,4 +363,24 @@ def check_zip_file(path: str | os.PathLike[str], most: int, what: str) -> Path:
         raise InputError(f"cannot read {what} {p}: {err.strerror}") from None
     if not archive:
         raise InputError(f"{what} {p}: not a readable checkpoint (not a zip archive)")
+    check_zip_contents(p, most, what)
     return p
+
+
+def check_zip_contents(path: Path, most: int, what: str) -> int:
+    """Refuse a zip archive whose members declare (uncompressed, in its central directory) more
+    than ``most`` bytes in all, or more than the memory budget: a checkpoint's tensors are
+    checked on their declared sizes before any is read or inflated. Returns the bytes declared."""
+    from ccomplexity import budget
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            declared = sum(max(0, info.file_size) for info in archive.infolist())
+    except (OSError, zipfile.BadZipFile, ValueError) as err:
+        raise InputError(f"{what} {path}: not a readable checkpoint ({err})") from None
+    if declared > most:
+        raise InputError(
+            f"{what} {path} declares {declared} bytes of tensors once unpacked; the limit is {most}"
+        )
+    budget.check(f"{what} {path} ({declared} bytes of tensors once unpacked)", memory=declared)
+    return declared

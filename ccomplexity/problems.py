@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from ccomplexity import limits
-from ccomplexity.errors import InputError, check_int
+from ccomplexity.errors import InputError, check_int, shown
 from ccomplexity.groups import FiniteGroup
 from ccomplexity.languages.dyck import is_dyck
 from ccomplexity.languages.hops import hop_p
@@ -159,7 +159,8 @@ class TwoPartyProblem:
         n = self.n_rows * self.n_cols
         if n > limit:
             raise InputError(
-                f"{self.name}: the communication matrix has {self.n_rows} x {self.n_cols} entries; "
+                f"{self.name}: the communication matrix has {shown(self.n_rows)} x "
+                f"{shown(self.n_cols)} entries; "
                 f"the dense limit is {limit}; use a symbolic method instead"
             )
         r, c = np.meshgrid(np.arange(self.n_rows), np.arange(self.n_cols), indexing="ij")

@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from ccomplexity import limits, problems
+from ccomplexity import budget, limits, problems
 from ccomplexity.certificates import FORMAT, FORMAT_VERSION, KINDS, MAX_PAIRWISE
 from ccomplexity.errors import InputError
 from ccomplexity.integers import ceil_log2
@@ -325,8 +325,11 @@ def _build_problem(spec: dict[str, Any]) -> problems.TwoPartyProblem:
             require(type(val) is int, f"{key} must be an int")
     try:
         problem = problems.make(name, **options)
-    except InputError as err:  # sizes beyond the limits of ccomplexity.limits too
-        raise InvalidCertificate(f"bad problem: {err}") from None
+    except InputError as err:  # a size beyond a limit is not checked; anything else is bad
+        text = str(err)
+        if "exceeds the limit" in text or "the limit is" in text or "limited to" in text:
+            raise OverLimit(f"problem: {text}") from None
+        raise InvalidCertificate(f"bad problem: {text}") from None
     if name == "kg":  # the graph is rebuilt from its seed; its hash must be the certified one
         digest = problem.params["graph_sha256"]
         require(
@@ -346,8 +349,8 @@ def _matrix_problem(spec: dict[str, Any]) -> problems.TwoPartyProblem:
     exact_keys(spec, "problem", fields)
     rows, cols = spec["rows"], spec["cols"]
     most = problems.MATRIX_ENTRY_LIMIT
-    require(rows >= 1 and cols >= 1 and rows * cols <= most,
-            f"bad matrix shape: rows x cols must lie in 1..{most}")  # fmt: skip
+    require(rows >= 1 and cols >= 1, "bad matrix shape: rows and cols must be at least 1")
+    within(rows * cols <= most, f"matrix problems are limited to {most} entries (rows x cols)")
     if name == "matrix":
         lines = spec["entries"]
         ok = len(lines) == rows and all(
@@ -397,6 +400,13 @@ def _work(pairs: int, problem: problems.TwoPartyProblem, what: str) -> None:
         pairs * length <= MAX_SYMBOLS,
         f"{what}: {pairs} pairs of words of length {length} exceed the limit of {MAX_SYMBOLS} "
         "symbols evaluated",
+    )
+    steps, most = budget.evaluated(pairs, length), budget.work_budget()
+    within(
+        steps <= most,
+        f"{what}: {pairs} pairs of words of length {length} take {budget.count_text(steps)} "
+        f"steps to evaluate; the work budget is {budget.count_text(most)} "
+        f"(raise it with {budget.WORK_ENV})",
     )
 
 
@@ -500,7 +510,8 @@ def _det_nonzero_mod(matrix: np.ndarray, prime: int) -> bool:
 
 def _verify_rank(problem: problems.TwoPartyProblem, claim: dict, witness: dict) -> None:
     prime = claim["prime"]
-    require(2 <= prime < MAX_PRIME, "claimed prime must lie in 2..2^62 - 1")
+    require(prime >= 2, "claimed prime must be at least 2")
+    within(prime < MAX_PRIME, "claimed primes are limited to 2..2^62 - 1")
     require(is_prime(prime), "claimed prime is not a prime")
     r = len(witness["alice_inputs"])
     most = MAX_RANK if prime < 1 << 31 else MAX_RANK_BIG_PRIME

@@ -56,6 +56,22 @@ def plugin_files(argv: list[str]) -> tuple[list[str], list[str]]:
     return files, rest
 
 
+def allocation_failed(err: BaseException) -> bool:
+    """Whether ``err`` is an allocator's refusal (torch's CPU and CUDA allocators)."""
+    text = str(err)
+    return "can't allocate memory" in text or "out of memory" in text.lower()
+
+
+def out_of_memory() -> str:
+    """The one line for an allocation the memory budget did not foresee."""
+    from ccomplexity import budget
+
+    return (
+        f"out of memory (the memory budget is {budget.size_text(budget.memory_budget())}, "
+        f"{budget.MEMORY_ENV}); use smaller sizes or run with more memory"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: one-line errors and exit status 2 for bad input, no tracebacks. Plugins
     given by ``--plugin FILE`` before the command are loaded for this call only."""
@@ -83,6 +99,19 @@ def _main(argv: list[str]) -> int:
     except typer.Abort:
         print("ccx: aborted", file=sys.stderr)
         return 1
+    except MemoryError:
+        print(f"ccx: error: {out_of_memory()}", file=sys.stderr)
+        return 2
+    except ValueError as err:  # a message naming an integer of more than 4300 digits
+        if "integer string conversion" not in str(err):
+            raise
+        print("ccx: error: a size of more than 4300 digits is beyond every limit", file=sys.stderr)
+        return 2
+    except RuntimeError as err:  # torch's allocators raise RuntimeError, not MemoryError
+        if not allocation_failed(err):
+            raise
+        print(f"ccx: error: {out_of_memory()}", file=sys.stderr)
+        return 2
     except TyperException as err:
         if type(err).__name__ == "NoArgsIsHelpError":  # a bare group: show its help
             print(err.format_message())

@@ -156,6 +156,19 @@ def write_certificate_to(cert: dict[str, Any], path: str | None, result: dict[st
     result["certificate"] = str(write_certificate(cert, path))
 
 
+def refuse_given(ctx: typer.Context, names: tuple[str, ...], why: str) -> None:
+    """Refuse, in one line, any of the options ``names`` (parameter names) given on the command
+    line: they do not apply (``why``: to what). An option left at its default is not given."""
+    sources = {name: ctx.get_parameter_source(name) for name in names}
+    given = [
+        "--" + name.replace("_", "-")
+        for name, source in sources.items()
+        if source is not None and source.name != "DEFAULT"
+    ]
+    if given:
+        raise InputError(f"{', '.join(given)} does not apply {why}")
+
+
 def need_model(checkpoint: str | None, **given: object) -> None:
     """A model is named by --checkpoint, or by all of ``given`` (e.g. --arch and --width). A
     checkpoint that is no zip archive (or too large) is refused here, before torch is imported."""

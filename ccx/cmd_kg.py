@@ -35,7 +35,11 @@ GraphSeed = Annotated[
 
 
 def _graph(entities: int, relations: int, seed: int):
+    from ccomplexity import budget
     from ccomplexity.languages.kg import MatchingKG
+
+    what = f"a knowledge graph of {entities} entities and {relations} relations"
+    budget.check(what, *budget.kg_graph(entities, relations), "use fewer relations")
 
     return MatchingKG.generate(entities, relations, seed)
 

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ccomplexity import limits
+from ccomplexity import budget, limits
 from ccomplexity.errors import InputError
 from ccx.app import JsonFlag, Seed, app, emit, ranged
 from ccx.cmd_languages import Show, _dfa_result, dfa_app
@@ -148,6 +148,10 @@ def looped_rounds(
         )
     if generator not in ("planted", "uniform"):
         raise InputError(f"--generator must be planted or uniform, got {generator!r}")
+    if task == "p-hop":
+        what = f"{samples} p-hop words of length {length} over {alphabet} symbols, {hops} hops"
+        budget.check(what, *budget.pointer_chase(samples, length, hops, alphabet or 4),
+                     "use fewer samples, a shorter input or fewer hops")  # fmt: skip
     start = time.perf_counter()
     rng = np.random.default_rng(seed)
     result: dict[str, Any] = {"task": task, "length": length}

@@ -27,10 +27,16 @@ from ccx.app import (
     print_json,
     print_table,
     ranged,
+    refuse_given,
     write_certificate_to,
 )
 
 # --------------------------------------------------------------------------------- models
+
+
+REGISTERED_MODELS = 9
+"""Architectures ``ccx models`` builds (the registry's, without plugins): its budget counts
+these before torch is loaded, and then every registered one (plugins included)."""
 
 
 @app.command("models")
@@ -48,16 +54,27 @@ def models_cmd(
 ) -> None:
     """The model registry: each architecture's config, parameters (active and total) and state
     size."""
+    from ccomplexity import budget
+
+    what = f"building every model with {layers} layers and {experts} experts"
+    work = budget.model_registry(REGISTERED_MODELS, layers, experts)
+    budget.check(what, work=work, instead="use fewer layers or experts")
+    import torch
+
     import models
 
     rows = []
-    for entry in models.describe_models():
+    entries = models.describe_models()
+    work = budget.model_registry(len(entries), layers, experts)
+    budget.check(what, work=work, instead="use fewer layers or experts")
+    for entry in entries:
         options: dict[str, Any] = {"vocab_size": vocab_size, "width": width, "layers": layers}
         if "experts" in entry["config"]:
             options["experts"] = experts
         if entry["name"] == "concat-transformer":
             options["layers"] = 1  # the mixture-of-parrots class has exactly one layer
-        model = models.build(entry["name"], **options)
+        with torch.device("meta"):  # counted from the shapes: no weight is allocated or drawn
+            model = models.build(entry["name"], **options)
         built = model.describe()
         entry.update(
             built_config=built["config"],
@@ -150,6 +167,12 @@ def construct(
     parrots Thm 3.2, A.11, A.12; the KG paths of Thm 5.1 / Prop B.13 / Thm 5.3; looped Thm 2.1)
     and check it.
     Options a task does not take are an error."""
+    if task == "memorize":  # the largest construction: its budget is checked before torch
+        from ccomplexity import budget
+
+        e, d, t, k = examples or 1000, dim or 128, trials or 20, experts or 1
+        what = f"the memorizer of {e} examples in dimension {d} ({k} experts, {t} trials)"
+        budget.check(what, *budget.memorizer(e, length or 8, d, k, t), "use smaller sizes")
     from models import constructions
 
     given = {
@@ -222,6 +245,7 @@ Experts = Annotated[
 
 @protocol_app.command("attention")
 def protocol_attention(
+    ctx: typer.Context,
     precision: Precision,
     length: Annotated[int | None, ranged(limits.LENGTH, "--length", help="Input length N.")] = None,
     partition: Annotated[
@@ -265,6 +289,13 @@ def protocol_attention(
     """Thm 4: a one-layer transformer split over any partition, bits counted per step; with
     --task length2-path, Lemma A.3 / Thm A.4 on the mixture-of-parrots class, bit for bit."""
     check_certificate_path(certificate, checkpoint)
+    if task is not None:
+        refuse_given(ctx, ("length", "partition", "layers", "single_output", "query_token",
+                           "layer_norm", "vocab_size"), "to --task length2-path")  # fmt: skip
+    else:
+        refuse_given(ctx, ("vertices", "arch", "experts"), "without --task length2-path")
+        if not one_way:
+            refuse_given(ctx, ("query_token",), "without --one-way")
     if task is not None:
         _protocol_parrots(task, one_way, certificate, vertices, width, heads, precision,
                           samples, seed, arch, experts, frac, checkpoint, as_json)  # fmt: skip

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from ccomplexity import limits
+from ccomplexity import budget, limits
 from ccomplexity.errors import InputError
 from ccx.app import (
     JsonFlag,
@@ -55,6 +55,9 @@ def task_cmd(
     for key, value in options.items():  # ranges first: nothing is built, torch is not loaded
         if key in limits.TASK_OPTIONS and isinstance(value, int):
             limits.TASK_OPTIONS[key].check(value, f"--{key}")
+    what = f"{batch} samples of length {length}"
+    if length is not None:  # tokens >= N: refused here before torch is loaded
+        budget.check(what, *budget.samples(batch, length), "use a smaller --batch or --length")
 
     import torch
 
@@ -64,6 +67,8 @@ def task_cmd(
         length = default_length(name, **options)
 
     task = get_task(name, length, **options)
+    what = f"{batch} samples of {task.max_tokens} tokens"
+    budget.check(what, *budget.samples(batch, task.max_tokens), "use a smaller --batch or --length")
     tokens, targets, mask = task.sample(batch, length, torch.Generator().manual_seed(seed), train)
     render = getattr(task, "render", None)
     samples = []
@@ -161,8 +166,12 @@ def train_cmd(
     """Train one model on one task at length N; evaluate at exactly N; save a checkpoint. The
     result says whether the run reached its target, plateaued below it or was still improving
     when its steps ran out (its verdict), with a 95% interval of its final accuracy."""
+    import re
+
     from ccomplexity.files import check_output_folder
 
+    if not re.fullmatch(r"auto|cpu|cuda(:[0-9]{1,3})?", device):  # before torch is loaded
+        raise InputError(f"unknown device {device!r}; use auto, cpu or cuda")
     check_output_folder(checkpoint_dir, "checkpoint folder")
     from simulations.recipes import check_recipe
 
@@ -232,7 +241,10 @@ def sweep_cmd(
     verdict is undecided are trained again with twice the steps, up to K times."""
     if (spec is None) == (profile is None):
         raise InputError("give a spec file or --profile NAME (one of them)")
-    from simulations.sweeps import check_outputs
+    from simulations.sweeps import BACKENDS, check_outputs
+
+    if backend not in BACKENDS:  # a dry run too: it prices this backend's sweep
+        raise InputError(f"unknown --backend {backend!r}; known: {', '.join(BACKENDS)}")
 
     check_outputs(store, checkpoint_dir, spec)
     if dry_run:
@@ -338,12 +350,18 @@ FigureProfile = Annotated[
 ]
 
 
-def _check_figure_outputs(out: str, store: str | None) -> None:
+def _check_figure_outputs(out: str, store: str | None, profile: str | None = None) -> None:
     """The output folder and a given store, checked before the plotting stack is imported: the
-    folder may not be the store, nor hold it under a name a figure or the report writes."""
+    folder may not be the store, nor hold it under a name a figure or the report writes. A
+    store and a profile are not both given (a store records the profiles that wrote it)."""
     from ccomplexity.files import check_not_input, check_output_folder
     from simulations.store import identify
 
+    if store is not None and profile is not None:
+        raise InputError(
+            "--profile does not apply with --store (the store records the profiles that wrote "
+            "it): give one of them"
+        )
     check_output_folder(out, "figure folder", inputs=[store])
     if store is not None and Path(store).exists():
         if Path(store).suffix in (".png", ".pdf", ".csv", ".html"):
@@ -360,7 +378,7 @@ def figure_cmd(
     as_json: JsonFlag = False,
 ) -> None:
     """Draw one figure: PNG, PDF and the CSV of the numbers it plots."""
-    _check_figure_outputs(out, store)
+    _check_figure_outputs(out, store, profile)
     from paper_figures import make_figure
 
     emit(make_figure(name, out, store=store, profile=profile), as_json, f"Figure {name}")
@@ -374,7 +392,7 @@ def report_cmd(
     as_json: JsonFlag = False,
 ) -> None:
     """Every figure and one HTML page (OUT/index.html) with their captions."""
-    _check_figure_outputs(out, store)
+    _check_figure_outputs(out, store, profile)
     from paper_figures.report import write_report
 
     index = write_report(out, store=store, profile=profile)

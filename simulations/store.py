@@ -168,6 +168,9 @@ class Store:
             raise InputError(f"cannot open results store {str(self.path)!r}: {err}") from None
         present = {r[1] for r in self._conn.execute("PRAGMA table_info(runs)")}
         self._columns = tuple(c for c in COLUMNS if c in present)
+        if "config_hash" not in self._columns:
+            self._conn.close()
+            raise InputError(f"results store {str(self.path)!r} has no runs table (damaged)")
 
     def _transaction(self) -> _Transaction:
         return _Transaction(self._conn)
@@ -371,9 +374,12 @@ class Store:
                 clauses.append(f"{column} = ?")
                 values.append(value)
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-        cursor = self._conn.execute(
-            f"SELECT {', '.join(self._columns)} FROM runs{where} ORDER BY id", values
-        )
+        try:
+            cursor = self._conn.execute(
+                f"SELECT {', '.join(self._columns)} FROM runs{where} ORDER BY id", values
+            ).fetchall()
+        except sqlite3.DatabaseError as err:  # a damaged file: one line, not a traceback
+            raise InputError(f"cannot read results store {str(self.path)!r}: {err}") from None
         out = []
         for r in cursor:
             raw = dict(zip(self._columns, r, strict=True))
@@ -389,6 +395,25 @@ class MalformedRun(ValueError):
 
 
 _NUMBER_COLUMNS = ("width", "layers", "length", "seed", "accuracy", "best_accuracy", "lr")
+_SIZE_COLUMNS = ("width", "layers", "length")
+"""Sizes of a run: integers of at least 1 (a reader divides by them and draws them on log
+axes); its seed an integer of at least 0 and its accuracies in [0, 1]."""
+
+
+def _check_values(row: dict[str, Any]) -> None:
+    """ValueError naming the first value of a decoded run that no reader can use."""
+    for column in _NUMBER_COLUMNS:
+        if isinstance(row[column], bool) or not isinstance(row[column], int | float):
+            raise ValueError(f"{column} is not a number")
+    for column in (*_SIZE_COLUMNS, "seed"):
+        least = 0 if column == "seed" else 1
+        if not isinstance(row[column], int) or row[column] < least:
+            raise ValueError(f"{column} must be an integer >= {least}, got {row[column]!r}")
+    for column in ("accuracy", "best_accuracy"):
+        if not 0 <= row[column] <= 1:
+            raise ValueError(f"{column} must lie in [0, 1], got {row[column]!r}")
+    if not (math.isfinite(row["lr"]) and row["lr"] > 0):
+        raise ValueError(f"lr must be a positive number, got {row['lr']!r}")
 
 
 def _decode(row: dict[str, Any]) -> dict[str, Any]:
@@ -407,19 +432,30 @@ def _decode(row: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(diagnostics, dict):
             raise ValueError("diagnostics must be an object")
         row["diagnostics"] = diagnostics
-        row["ensemble"] = json.loads(row["ensemble"]) if row["ensemble"] else None
-        if row["verdict"] not in VERDICTS or not row["accuracy_ci"]:  # older stores
+        _check_values(row)
+        ensemble = json.loads(row["ensemble"]) if row["ensemble"] else None
+        row["ensemble"] = ensemble if isinstance(ensemble, dict) else None
+        ci = json.loads(row["accuracy_ci"]) if row["accuracy_ci"] else None
+        if row["verdict"] in VERDICTS and _is_interval(ci):
+            row["accuracy_ci"] = ci
+        else:  # older stores, or a row edited by hand: judged from its curve
             row.update(_judged(row["config"], row["curve"], row["accuracy"],
                                row["best_accuracy"], None))  # fmt: skip
-        else:
-            row["accuracy_ci"] = json.loads(row["accuracy_ci"])
-        for column in _NUMBER_COLUMNS:
-            if isinstance(row[column], bool) or not isinstance(row[column], int | float):
-                raise ValueError(f"{column} is not a number")
+    except RecursionError:
+        raise MalformedRun(f"run {row.get('id')} is malformed (nested too deeply)") from None
     except (ValueError, TypeError, AttributeError) as err:
         what = f"{column} is not valid JSON" if isinstance(err, json.JSONDecodeError) else err
         raise MalformedRun(f"run {row.get('id')} is malformed ({what})") from None
     return row
+
+
+def _is_interval(value: object) -> bool:
+    """Whether ``value`` is [lo, hi] with 0 <= lo <= hi <= 1."""
+    return (
+        isinstance(value, list) and len(value) == 2
+        and all(isinstance(x, int | float) and not isinstance(x, bool) for x in value)
+        and 0 <= value[0] <= value[1] <= 1
+    )  # fmt: skip
 
 
 def _judged(
@@ -555,6 +591,8 @@ def identify(path: str | Path) -> int:
             f"results store {where} has schema version {version}; this code reads versions "
             f"1..{SCHEMA_VERSION}"
         )
+    if "runs" not in tables:
+        raise InputError(f"results store {where} has no runs table (damaged); {instead}")
     return version
 
 

@@ -71,6 +71,7 @@ import importlib.resources
 import itertools
 import json
 import math
+import os
 import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -386,6 +387,10 @@ def check_outputs(
     folder (default :func:`checkpoint_folder`) must be a folder or creatable as one."""
     inputs = [spec] if isinstance(spec, str | Path) and Path(spec).is_file() else []
     folder = checkpoint_folder(store_path) if checkpoint_dir is None else checkpoint_dir
+    if os.path.abspath(folder) == os.path.abspath(store_path):
+        raise InputError(
+            f"checkpoint folder {folder} is the results store's path: give another folder"
+        )
     if Path(store_path).exists() or Path(store_path).is_symlink():
         check_output_file(store_path, "results store", inputs=inputs)
         identify(store_path)

@@ -21,6 +21,10 @@ A unit is one run or an ensemble of runs of one shape (:func:`simulations.ensemb
 - :class:`_Ray` runs units as Ray tasks, at most as many at once as the cluster has slots, so
   that the leases taken by this sweep's driver cover only what is running. Ray ends a job's
   tasks when its driver dies, and the driver's leases die with it.
+- A worker that dies under its unit (``kill -9``, the kernel's out-of-memory killer) breaks the
+  pool: every unit then in it is started again on a fresh pool, at most :data:`WORKER_RETRIES`
+  times each, then recorded as failed (:class:`WorkerDied`) while the others go on; Ray retries
+  its tasks as often. Results are stored once per run whatever is retried.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,6 +69,13 @@ MEMBER_POLL_SECONDS = 0.5
 """How often ensemble members that stopped are collected while their units still run."""
 RAY_TASKS_PER_GPU = 4
 """Ray tasks (runs or ensembles) sharing one GPU of the cluster."""
+WORKER_RETRIES = 2
+"""Times a unit whose worker died (killed, out of memory) is started again on a fresh worker
+before it is recorded as failed; Ray retries its own tasks as often (``max_retries``)."""
+
+
+class WorkerDied(RuntimeError):
+    """A unit's worker process died under it more than :data:`WORKER_RETRIES` times."""
 
 
 @dataclass(frozen=True)
@@ -201,12 +213,36 @@ class _Pool(_Runner):
         self.results = context.Queue()
         from ccomplexity.plugins import loaded_files
 
-        initargs = (threads, os.getpid(), self.results, loaded_files())
-        self.pool = ProcessPoolExecutor(workers, context, _worker_init, initargs)
+        self.context = context
+        self.initargs = (threads, os.getpid(), self.results, loaded_files())
+        self.pool = ProcessPoolExecutor(workers, context, _worker_init, self.initargs)
         self.futures: dict[Future, Unit] = {}
+        self.owners: dict[Future, ProcessPoolExecutor] = {}
+        self.deaths: dict[tuple[str, ...], int] = {}
 
     def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
         self.pool.shutdown(wait=exc_type is None, cancel_futures=True)
+
+    def _replace_pool(self, broken: ProcessPoolExecutor) -> None:
+        """A fresh pool in place of ``broken`` (once, however many of its futures report it)."""
+        if broken is self.pool:
+            broken.shutdown(wait=False, cancel_futures=True)
+            self.pool = ProcessPoolExecutor(self.workers, self.context, _worker_init, self.initargs)
+
+    def _died(self, future: Future, unit: Unit) -> Outcome | None:
+        """A unit whose worker died (the pool is broken: every unit in it fails so): started
+        again on a fresh pool, or, after :data:`WORKER_RETRIES` retries, its failure."""
+        self._replace_pool(self.owners.pop(future))
+        key = tuple(k for k, _ in unit)
+        self.deaths[key] = self.deaths.get(key, 0) + 1
+        if self.deaths[key] > WORKER_RETRIES:
+            died = WorkerDied(
+                f"the worker training this run died {self.deaths[key]} times (killed or out "
+                "of memory)"
+            )
+            return unit, died
+        self.start(unit)
+        return None
 
     @property
     def busy(self) -> bool:
@@ -217,8 +253,13 @@ class _Pool(_Runner):
         return len(self.futures) >= self.workers
 
     def start(self, unit: Unit) -> None:
-        future = self.pool.submit(train_unit, self.job, [c for _, c in unit], _to_parent)
+        try:
+            future = self.pool.submit(train_unit, self.job, [c for _, c in unit], _to_parent)
+        except BrokenProcessPool:  # a worker died since the last collect: a fresh pool
+            self._replace_pool(self.pool)
+            future = self.pool.submit(train_unit, self.job, [c for _, c in unit], _to_parent)
         self.futures[future] = unit
+        self.owners[future] = self.pool
 
     def collect(self, timeout: float | None) -> list[Outcome]:
         ensembles = any(len(unit) > 1 for unit in self.futures.values())
@@ -234,6 +275,12 @@ class _Pool(_Runner):
         for future in finished:
             unit = self.futures.pop(future)
             error = future.exception()
+            if isinstance(error, BrokenProcessPool):
+                failed = self._died(future, unit)
+                if failed is not None:
+                    out.append(failed)
+                continue
+            self.owners.pop(future)
             out.append((unit, error if error is not None else future.result()))
         return out
 
@@ -251,10 +298,12 @@ class _Ray(_Runner):
         self.results: Any = None
         gpus = ray.cluster_resources().get("GPU", 0)
         if gpus:
-            self.remote = ray.remote(num_gpus=1 / RAY_TASKS_PER_GPU)(train_unit)
+            self.remote = ray.remote(num_gpus=1 / RAY_TASKS_PER_GPU, max_retries=WORKER_RETRIES)(
+                train_unit
+            )
             self.slots = max(1, int(gpus * RAY_TASKS_PER_GPU))
         else:
-            self.remote = ray.remote(train_unit)
+            self.remote = ray.remote(max_retries=WORKER_RETRIES)(train_unit)
             self.slots = max(1, int(ray.cluster_resources().get("CPU", 1)))
         self.refs: dict[Any, Unit] = {}
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ccomplexity import limits
+from ccomplexity import budget, limits
 from ccomplexity.automata import DFA, minimize
 from ccomplexity.errors import InputError, check_int
 
@@ -114,6 +114,12 @@ def carry_dfa(operands: int) -> DFA:
     n = check_int(operands, "operands n")
     if n > CARRY_OPERANDS_LIMIT:
         raise InputError(f"carry_dfa builds at most {CARRY_OPERANDS_LIMIT} operands, got {n}")
+    budget.check(
+        f"the carry automaton of {n}-ary addition ({n + 1} states x {10 * (9 * n + 1)} symbols, "
+        f"minimised in up to {n + 1} rounds)",
+        *budget.automaton(n + 1, 10 * (9 * n + 1), n + 1),
+        "use fewer operands",
+    )
     sums = np.arange(9 * n + 1)
     carries = np.arange(n)
     total = carries[:, None] + sums[None, :]  # (carry, s)

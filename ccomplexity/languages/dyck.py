@@ -40,7 +40,7 @@ def is_dyck(words: np.ndarray, n_types: int, depth: int) -> np.ndarray:
     if w.size and (w.min() < 0 or w.max() >= 2 * n_types):
         raise InputError(f"Dyck-({n_types},{depth}) symbols must lie in 0..{2 * n_types - 1}")
     batch, length = w.shape
-    stack = np.zeros((batch, max(depth, 1)), dtype=np.int64)
+    stack = np.zeros((batch, max(min(depth, length), 1)), dtype=np.int64)  # heights <= N
     height = np.zeros(batch, dtype=np.int64)
     ok = np.ones(batch, dtype=bool)
     rows = np.arange(batch)
@@ -119,10 +119,51 @@ def _completions(n: int, top: int, length: int) -> list[list[int]]:
 def count_dyck(n_types: int, depth: int, length: int) -> int:
     """Exact number of Dyck-(n,k) words of length N (Sec. 4.1: 2^(N-1) for Dyck-(2,2), N >= 2).
 
-    Dynamic programme over the stack height with exact Python integers, O(N * min(k, N/2)).
+    The number of ways to go from stack height 0 back to 0 in N steps: the (0, 0) entry of the
+    N-th power of the transfer matrix over heights 0..K, K = min(k, N/2) (h -> h+1 in n ways,
+    h -> h-1 in one), raised by squaring with exact Python integers, O((K+1)^3 lg N) products.
+    Refused before any work when it exceeds the budget (:func:`ccomplexity.budget.dyck_count`).
     """
-    n, _, big_n, top = _check_dyck(n_types, depth, length)
-    return _completions(n, top, big_n)[big_n][0]
+    from ccomplexity import budget
+
+    n = _nonnegative(n_types, "n_types")
+    if n < 1:
+        raise InputError(f"Dyck-(n,k) needs n >= 1 bracket types, got n={n}")
+    k = _nonnegative(depth, "depth")
+    big_n = _nonnegative(length, "length")
+    memory, work = budget.dyck_count(n, k, big_n)
+    budget.check(
+        f"counting Dyck-({n},{k}) words of length {big_n} ((K+1)^3 products of "
+        f"{big_n * n.bit_length()}-bit integers, K = {min(k, big_n // 2)})",
+        memory,
+        work,
+        "use a shorter length, fewer types or a lower depth",
+    )
+    side = min(k, big_n // 2) + 1
+    step = [[0] * side for _ in range(side)]
+    for h in range(side):
+        if h + 1 < side:
+            step[h][h + 1] = n
+        if h > 0:
+            step[h][h - 1] = 1
+    power = [[int(i == j) for j in range(side)] for i in range(side)]
+    e = big_n
+    while e:
+        if e & 1:
+            power = _product(power, step)
+        e >>= 1
+        if e:
+            step = _product(step, step)
+    return power[0][0]
+
+
+def _product(a: list[list[int]], b: list[list[int]]) -> list[list[int]]:
+    """Exact product of two square matrices of Python integers, skipping zero entries."""
+    side = len(a)
+    cols = [[b[k][j] for k in range(side)] for j in range(side)]
+    return [
+        [sum(x * y for x, y in zip(row, col, strict=True) if x and y) for col in cols] for row in a
+    ]
 
 
 def _sci(value: int) -> str:
@@ -208,6 +249,13 @@ def sample_dyck(
     n, k, big_n, top = _check_dyck(n_types, depth, length)
     size = _nonnegative(batch, "batch")
     _check_rng(rng)
+    from ccomplexity import budget
+
+    memory, work = budget.dyck_table(n, k, big_n)
+    memory += budget.array_bytes(size, big_n + top + 1) * 3
+    what = f"sampling {size} Dyck-({n},{k}) words of length {big_n}"
+    instead = "use a shorter length, fewer types or a lower depth"
+    budget.check(what, memory, work + size * big_n * 40, instead)
     w = _completions(n, top, big_n)
     if w[big_n][0] == 0:
         raise InputError(f"Dyck-({n},{k}) has no word of length {big_n}; use an even length")

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ccomplexity.errors import InputError
+from ccomplexity.errors import InputError, shown
 from ccomplexity.integers import ceil_log2 as _ceil_log2
 from ccomplexity.lower_bounds.matrix import as_matrix, row_classes
 from ccomplexity.problems import TwoPartyProblem
@@ -283,7 +283,8 @@ def exact_bits(
     if isinstance(matrix, TwoPartyProblem) and matrix.n_rows * matrix.n_cols > EXACT_ENTRY_LIMIT:
         raise InputError(
             f"exact protocol-tree search materialises the matrix to merge equal rows: limited to "
-            f"{EXACT_ENTRY_LIMIT} entries, got {matrix.n_rows} x {matrix.n_cols}; use rank_mod_p "
+            f"{EXACT_ENTRY_LIMIT} entries, got {shown(matrix.n_rows)} x "
+            f"{shown(matrix.n_cols)}; use rank_mod_p "
             "or a fooling set for a lower bound"
         )
     m = as_matrix(matrix, "exact_bits")

@@ -12,7 +12,7 @@ import numpy as np
 
 from ccomplexity import limits
 from ccomplexity.automata import dyck_dfa
-from ccomplexity.errors import InputError
+from ccomplexity.errors import InputError, shown
 from ccomplexity.integers import ceil_log2 as _ceil_log2
 from ccomplexity.lower_bounds.matrix import (
     CHUNK,
@@ -444,7 +444,7 @@ def equality_fooling_set(problem: TwoPartyProblem) -> FoolingSet:
     if n > MATERIALISE_LIMIT:
         raise InputError(
             f"the explicit equality fooling set is limited to {MATERIALISE_LIMIT} pairs (A^H = "
-            f"{n}); use the closed form D >= H log2 A of Fact 2"
+            f"{shown(n)}); use the closed form D >= H log2 A of Fact 2"
         )
     diag = np.arange(n, dtype=np.int64)
     diag.setflags(write=False)
@@ -466,7 +466,7 @@ def disjointness_fooling_set(problem: TwoPartyProblem) -> FoolingSet:
     if n > MATERIALISE_LIMIT:
         raise InputError(
             f"the explicit disjointness fooling set is limited to {MATERIALISE_LIMIT} pairs "
-            f"(2^H = {n}); use the closed form D >= H of Fact 1"
+            f"(2^H = {shown(n)}); use the closed form D >= H of Fact 1"
         )
     rows = np.arange(n, dtype=np.int64)
     cols = (n - 1) - rows

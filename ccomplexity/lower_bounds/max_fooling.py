@@ -54,7 +54,7 @@ from types import ModuleType
 
 import numpy as np
 
-from ccomplexity.errors import InputError
+from ccomplexity.errors import InputError, shown
 from ccomplexity.integers import ceil_log2
 from ccomplexity.lower_bounds.matrix import as_matrix, row_classes
 from ccomplexity.problems import TwoPartyProblem
@@ -100,7 +100,8 @@ def check_exact_size(problem: TwoPartyProblem) -> None:
     if entries > MAX_FOOLING_ENTRY_LIMIT:
         raise InputError(
             f"the exact maximum fooling set materialises the matrix: limited to "
-            f"{MAX_FOOLING_ENTRY_LIMIT} entries, got {problem.n_rows} x {problem.n_cols}; "
+            f"{MAX_FOOLING_ENTRY_LIMIT} entries, got {shown(problem.n_rows)} x "
+            f"{shown(problem.n_cols)}; "
             "use a constructive fooling set"
         )
 

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from ccomplexity import bounds, limits
+from ccomplexity import bounds, budget, limits
 from ccomplexity.bounds.parrots import (
     a12_bits,
     max_load_hoeffding,
@@ -189,6 +189,12 @@ def verify_memorize(
     if k > size.examples:
         raise InputError(f"need experts <= examples, got {k} experts and {size.examples} examples")
     check_int(seed, "seed", 0)
+    budget.check(
+        f"the memorizer of {size.examples} examples in dimension {size.dim} with {k} experts "
+        f"over {t} trials",
+        *budget.memorizer(size.examples, size.length, size.dim, k, t),
+        "use fewer examples, trials or more experts",
+    )
     runs = [_trial(size, k, seed + i) for i in range(t)]
     first = runs[0]
     model = memorizer_model(first, size)

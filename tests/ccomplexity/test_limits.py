@@ -103,3 +103,35 @@ def test_an_unwritable_folder_is_refused(tmp_path):
     locked.mkdir(mode=0o555)
     with pytest.raises(InputError, match="not writable"):
         check_output_file(locked / "c.json", "certificate")
+
+
+def test_names_beyond_the_system_limits_and_broken_links_are_one_line(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    os.symlink("nowhere", "dangling")
+    os.symlink("loop_a", "loop_b")
+    os.symlink("loop_b", "loop_a")
+    cases = {
+        "a" * 300 + ".json": "NAME_MAX",
+        "/".join(["b" * 200] * 25): "PATH_MAX",
+        "dangling": r"dangling symbolic link \(to nowhere\)",
+        "loop_a": "symbolic link loop",
+    }
+    for path, fragment in cases.items():
+        for check in (check_output_file, check_output_folder):
+            with pytest.raises(InputError, match=fragment):
+                check(path, "out")
+    assert sorted(os.listdir(tmp_path)) == ["dangling", "loop_a", "loop_b"]
+
+
+def test_writing_through_a_link_writes_its_target_and_keeps_the_link(tmp_path):
+    from ccomplexity.files import atomic_open, umask
+
+    target, link = tmp_path / "target.txt", tmp_path / "link.txt"
+    target.write_text("old")
+    link.symlink_to(target.name)
+    assert check_output_file(link, "out") == target
+    with atomic_open(link) as handle:
+        handle.write("new")
+    assert link.is_symlink() and os.readlink(link) == "target.txt"
+    assert target.read_text() == "new"
+    assert target.stat().st_mode & 0o777 == 0o666 & ~umask()

@@ -325,6 +325,13 @@ def test_a_lease_of_a_dead_process_is_void_at_once(tmp_path):
         ("accuracy_by_length", '{"x": 1}', "invalid literal"),
         ("config", "[1, 2]", "config must be an object"),
         ("length", "'twenty'", "length is not a number"),
+        ("curve", "[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        ("width", "0", "width must be an integer >= 1"),
+        ("layers", "-3", "layers must be an integer >= 1"),
+        ("length", "20.5", "length must be an integer >= 1"),
+        ("seed", "-1", "seed must be an integer >= 0"),
+        ("accuracy", "2.5", "accuracy must lie in [0, 1]"),
+        ("lr", "0", "lr must be a positive number"),
     ],
 )
 def test_a_tampered_run_is_skipped_with_its_id(tmp_path, capsys, column, value, why):
@@ -334,10 +341,22 @@ def test_a_tampered_run_is_skipped_with_its_id(tmp_path, capsys, column, value, 
         store.add_run(result(length=30))
     conn = sqlite3.connect(path)
     with conn:
-        quoted = value if value.startswith("'") else "'" + value.replace("'", "''") + "'"
-        conn.execute(f"UPDATE runs SET {column} = {quoted} WHERE length = 20")
+        if column in ("curve", "config", "accuracy_by_length"):
+            conn.execute(f"UPDATE runs SET {column} = ? WHERE length = 20", (value,))
+        else:  # a number or a quoted text, as SQL writes it
+            conn.execute(f"UPDATE runs SET {column} = {value} WHERE length = 20")
     conn.close()
     kept = runs(path)
     assert [r["length"] for r in kept] == [30]
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "run 1 is malformed" in err and why in err, err
+
+
+def test_a_store_without_its_runs_table_is_refused_in_one_line(tmp_path):
+    path = tmp_path / "s.db"
+    with Store(path) as store:
+        store.add_run(result(length=20))
+    with sqlite3.connect(path) as conn:
+        conn.execute("DROP TABLE runs")
+    with pytest.raises(InputError, match="has no runs table"):
+        runs(path)

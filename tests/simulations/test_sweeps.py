@@ -76,6 +76,22 @@ def counting_train(
     return fake_train(config, checkpoint_dir, progress, delay=0.3)
 
 
+def dying_train(
+    config: TrainConfig, checkpoint_dir: str | None = None, progress: bool = True
+) -> dict:
+    """fake_train whose worker is killed (SIGKILL, as the out-of-memory killer does) the first
+    time it trains the transformer run of seed 0, and every time it trains the LSTM run of seed
+    1; each attempt leaves a file named by config hash and process."""
+    marks = Path(os.environ["CCX_TEST_MARKS"])
+    key = config.config_hash()
+    tries = len(list(marks.glob(f"{key}.*")))
+    (marks / f"{key}.{os.getpid()}.{tries}").write_text("")
+    doomed = (config.arch, config.seed) == ("lstm", 1)
+    if doomed or ((config.arch, config.seed) == ("transformer", 0) and tries == 0):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return fake_train(config, checkpoint_dir, progress, delay=0.05)
+
+
 def lying_train(
     config: TrainConfig, checkpoint_dir: str | None = None, progress: bool = True
 ) -> dict:
@@ -339,6 +355,31 @@ def test_process_pool(tmp_path, capsys):
         assert store.done_hashes() == set(load_spec(write_spec(tmp_path)).hashes())
 
 
+def test_a_sweep_outlives_its_killed_workers(tmp_path, monkeypatch):
+    """Workers killed under their runs: each such run is trained again on a fresh worker, the
+    one that always dies is recorded as failed after its retries, and every other run is stored
+    exactly once."""
+    from simulations import workers
+
+    monkeypatch.setattr(workers, "WORKER_RETRIES", 1)  # each retry spawns a fresh pool
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    monkeypatch.setenv("CCX_TEST_MARKS", str(marks))
+    spec = write_spec(tmp_path, SPEC.replace("length = [8, 12]", "length = [8]"))
+    db = tmp_path / "ccx.db"
+    summary = run_sweep(spec, db, workers=2, train_fn=dying_train, progress=False)
+    configs = load_spec(spec).configs
+    doomed = [c for c in configs if (c.arch, c.seed) == ("lstm", 1)]
+    assert [f["config_hash"] for f in summary["failed"]] == [doomed[0].config_hash()]
+    assert "died 2 times" in summary["failed"][0]["error"]
+    assert summary["ran"] == summary["stored_total"] == 3
+    with sqlite3.connect(db) as conn:
+        hashes = [h for (h,) in conn.execute("SELECT config_hash FROM runs")]
+    assert sorted(hashes) == sorted(c.config_hash() for c in configs if c not in doomed)
+    tries = {(c.arch, c.seed): len(list(marks.glob(f"{c.config_hash()}.*"))) for c in configs}
+    assert tries[("lstm", 1)] == 2 and tries[("transformer", 0)] >= 2
+
+
 def test_failed_runs_are_reported_and_retried(tmp_path):
     spec, db = write_spec(tmp_path), tmp_path / "ccx.db"
     summary = run_sweep(spec, db, workers=1, train_fn=failing_train, progress=False)
@@ -393,7 +434,14 @@ def test_ray_backend_with_a_stand_in_for_ray(tmp_path, monkeypatch):
     fake = types.SimpleNamespace(initialized=False)
     fake.is_initialized = lambda: fake.initialized
     fake.init = lambda: setattr(fake, "initialized", True)
-    fake.remote = lambda fn: types.SimpleNamespace(remote=lambda *args: Ref(fn, args))
+
+    def remote(fn=None, **options):  # ray.remote(**options)(fn), as a retrying task is made
+        if fn is None:
+            fake.options = options
+            return remote
+        return types.SimpleNamespace(remote=lambda *args: Ref(fn, args))
+
+    fake.remote = remote
     fake.wait = lambda refs, num_returns, timeout=None: (refs[:num_returns], refs[num_returns:])
     fake.get = lambda ref: ref.fn(*ref.args)
     fake.cluster_resources = lambda: {"CPU": 2.0}
@@ -407,6 +455,9 @@ def test_ray_backend_with_a_stand_in_for_ray(tmp_path, monkeypatch):
     )
     assert fake.initialized
     assert (summary["ran"], len(summary["failed"])) == (4, 4)
+    from simulations.workers import WORKER_RETRIES
+
+    assert fake.options == {"max_retries": WORKER_RETRIES}  # a task whose worker dies: again
 
 
 # -- kill -9 -------------------------------------------------------------------------------------

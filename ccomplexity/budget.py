@@ -1,0 +1,297 @@
+"""One budget of memory and work, and the estimates every command checks against it first.
+
+Each limit of :mod:`ccomplexity.limits` bounds one option alone; what a command costs is their
+product (a batch times a length times a width, N times a depth, examples squared). So every
+command computes, from all its arguments together, the memory of the largest thing it is about
+to build and the work it is about to do, and calls :func:`check` before it allocates anything:
+over the budget is refused at once with one line naming the product, the budget and how to raise
+it (:class:`~ccomplexity.errors.InputError`, exit status 2 from ``ccx``).
+
+The budget:
+
+- **memory**, bytes of the arrays (and exact integers) a command holds at once: by default
+  :data:`MEMORY_DEFAULT` (8 GiB, a third of a 24 GiB machine, so that two commands and the
+  system fit beside each other); ``CCX_MEMORY_BUDGET`` raises or lowers it (``16G``, ``512M``,
+  or bytes). When the process runs under an address-space limit (``ulimit -v``, ``RLIMIT_AS``)
+  the budget is at most what that limit leaves free, so a command refuses instead of being
+  killed.
+- **work**, elementary steps (array elements touched, machine words of exact integer
+  arithmetic, states times symbols of an automaton): by default :data:`WORK_DEFAULT` (2^32,
+  seconds of one core); ``CCX_WORK_BUDGET`` raises or lowers it (``4G``, or a number).
+
+The estimates live here, one function per kind of work, so that commands do not each invent
+their own. They are upper bounds up to a small constant, computed with integers only: an
+argument of any size gives a finite answer at once.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from ccomplexity.errors import InputError
+
+MEMORY_ENV = "CCX_MEMORY_BUDGET"
+WORK_ENV = "CCX_WORK_BUDGET"
+MEMORY_DEFAULT = 8 << 30
+"""Default memory budget: 8 GiB."""
+WORK_DEFAULT = 1 << 32
+"""Default work budget: 2^32 elementary steps (a few seconds of one core)."""
+WORD_BITS = 30
+"""Bits per digit of CPython's exact integers (their arithmetic is counted in these digits)."""
+
+_SIZE = re.compile(r"\s*(\d+)\s*([kmgt]?)(i?b?)\s*", re.IGNORECASE)
+_UNITS = {"": 0, "k": 10, "m": 20, "g": 30, "t": 40}
+
+
+def parse_size(text: str, what: str) -> int:
+    """``text`` as a positive number of units: ``123``, ``512M``, ``16G``, ``16GiB``, ``1T``
+    (powers of 1024). Anything else is an InputError naming ``what``."""
+    match = _SIZE.fullmatch(text)
+    if match is None or len(match.group(1)) > 30:
+        raise InputError(
+            f"{what} must be a number with an optional unit K, M, G or T, got {text!r}"
+        )
+    value = int(match.group(1)) << _UNITS[match.group(2).lower()]
+    if value < 1:
+        raise InputError(f"{what} must be positive, got {text!r}")
+    return value
+
+
+def _address_space_left() -> int | None:
+    """Bytes of address space this process may still map under its RLIMIT_AS (None: no limit,
+    or not knowable here)."""
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    except (ImportError, OSError, ValueError):
+        return None
+    if soft == resource.RLIM_INFINITY:
+        return None
+    used = 0
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmSize:"):
+                    used = int(line.split()[1]) << 10
+                    break
+    except OSError:
+        pass
+    return max(0, soft - used)
+
+
+def memory_budget() -> int:
+    """Bytes a command may hold at once: ``CCX_MEMORY_BUDGET`` (default :data:`MEMORY_DEFAULT`),
+    and at most what an address-space limit on this process leaves free."""
+    text = os.environ.get(MEMORY_ENV)
+    budget = MEMORY_DEFAULT if text is None else parse_size(text, MEMORY_ENV)
+    left = _address_space_left()
+    return budget if left is None else min(budget, left)
+
+
+def work_budget() -> int:
+    """Elementary steps a command may take: ``CCX_WORK_BUDGET`` (default :data:`WORK_DEFAULT`)."""
+    text = os.environ.get(WORK_ENV)
+    return WORK_DEFAULT if text is None else parse_size(text, WORK_ENV)
+
+
+def size_text(n: int) -> str:
+    """Bytes in words: ``3.0 GiB``; any size of integer, never a long number."""
+    if n.bit_length() > 80:
+        return f"2^{n.bit_length() - 1} bytes or more"
+    for unit, shift in (("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift:
+            return f"{n / (1 << shift):.1f} {unit}"
+    return f"{n} bytes"
+
+
+def count_text(n: int) -> str:
+    """A count in words: ``1.2e+10``; any size of integer, never a long number."""
+    if n < 10**6:
+        return str(n)
+    if n.bit_length() > 64:
+        return f"about 2^{n.bit_length() - 1}"
+    return f"{float(n):.1e}"
+
+
+def check(what: str, memory: int = 0, work: int = 0, instead: str = "") -> None:
+    """Refuse ``what`` (InputError, one line) when it needs more than the memory budget
+    (``memory`` bytes) or the work budget (``work`` steps). ``instead`` says what to use."""
+    tail = f": {instead}" if instead else ""
+    if memory > 0:
+        budget = memory_budget()
+        if memory > budget:
+            raise InputError(
+                f"{what} needs {size_text(memory)} of memory; the budget is {size_text(budget)} "
+                f"(raise it with {MEMORY_ENV}){tail}"
+            )
+    if work > 0:
+        budget = work_budget()
+        if work > budget:
+            raise InputError(
+                f"{what} takes {count_text(work)} steps; the budget is {count_text(budget)} "
+                f"(raise it with {WORK_ENV}){tail}"
+            )
+
+
+def exact_digits(bits: int) -> int:
+    """CPython digits of an exact integer of ``bits`` bits."""
+    return bits // WORD_BITS + 1
+
+
+def product_steps(digits: int) -> int:
+    """Steps of one product of two exact integers of ``digits`` digits: Karatsuba,
+    digits^log2(3), bounded here by digits^1.5 * 2 (integers only)."""
+    from math import isqrt
+
+    return 2 * digits * isqrt(digits) + 1
+
+
+# --- estimates, one per kind of work ----------------------------------------------------------
+
+
+def array_bytes(*shape: int, item: int = 8) -> int:
+    """Bytes of a dense array of ``shape`` with ``item`` bytes per element."""
+    out = item
+    for side in shape:
+        out *= max(0, side)
+    return out
+
+
+def dyck_count(types: int, depth: int, length: int) -> tuple[int, int]:
+    """(memory, work) of counting Dyck-(n,k) words of length N exactly by the transfer matrix
+    over stack heights 0..K, K = min(k, N/2), raised to the N-th power by squaring: (K+1)^3
+    products per squaring of integers of up to N lg(n+1) bits, the last squarings dominating."""
+    top = min(depth, length // 2)
+    side = top + 1
+    digits = exact_digits(length * types.bit_length() + 1)
+    memory = 3 * side * side * digits * 4
+    squarings = max(1, length.bit_length())
+    work = side**3 * (3 * product_steps(digits) + squarings)
+    return memory, work
+
+
+def dyck_table(types: int, depth: int, length: int) -> tuple[int, int]:
+    """(memory, work) of the table of completions a uniform Dyck sampler draws from: (N+1) x
+    (K+1) exact integers of up to N lg(n+1) bits, each filled by Python arithmetic and divided
+    once into a probability."""
+    cells = (length + 1) * (min(depth, length // 2) + 1)
+    digits = exact_digits(length * types.bit_length() + 1)
+    return cells * (digits * 2 + 40), cells * (digits * 4 + 300)  # row r: r/N of the digits
+
+
+def kg_graph(entities: int, relations: int) -> tuple[int, int]:
+    """(memory, work) of drawing a matching knowledge graph: R permutations of the E entities
+    (each drawn and checked in Python: a fixed cost per relation) and their inverses."""
+    return array_bytes(relations, entities) * 4, relations * ((1 << 16) + 16 * entities)
+
+
+def words(rows: int, length: int, item: int = 8, copies: int = 4) -> int:
+    """Memory of ``rows`` words of ``length`` symbols, with the few same-shaped arrays that
+    labelling or sampling them makes beside (``copies``)."""
+    return array_bytes(rows, length, item=item) * copies
+
+
+def dyck_membership(rows: int, length: int, depth: int) -> tuple[int, int]:
+    """(memory, work) of deciding Dyck membership of ``rows`` words of length N with a stack of
+    min(k, N/2) + 1 cells per word."""
+    top = min(depth, length // 2) + 1
+    return words(rows, length) + array_bytes(rows, top), rows * (length + top)
+
+
+def automaton(states: int, symbols: int, rounds: int | None = None) -> tuple[int, int]:
+    """(memory, work) of building and minimising a complete DFA of ``states`` x ``symbols``
+    transitions by partition refinement (``rounds``: at most ``states``), each round sorting
+    the states' rows of successor classes (and a fixed cost per round), twice (``ccx dfa``
+    minimises again to read off the minimal DFA)."""
+    cells = states * symbols
+    rounds = states if rounds is None else rounds
+    return 6 * array_bytes(cells), max(1, rounds) * (cells * 64 + (1 << 19)) * 2
+
+
+def pairwise(points: int, dim: int, item: int = 8) -> tuple[int, int]:
+    """(memory, work) of all pairwise inner products of ``points`` vectors in ``dim``
+    dimensions (a Gram or distance matrix)."""
+    return array_bytes(points, points, item=item) * 2 + array_bytes(points, dim, item=item), (
+        points * points * dim
+    )
+
+
+def pointer_chase(rows: int, length: int, hops: int, alphabet: int) -> tuple[int, int]:
+    """(memory, work) of the p-hop words, labels and pointer-doubling simulator on ``rows``
+    words of length N over |Sigma| symbols: find_1 by a running maximum over the one-hot table
+    (rows x N x |Sigma| positions, a few copies), the planted generator comparing each position
+    with each of the p + 1 links of its chain (rows x N x (p+1)), the labels following p hops,
+    the simulator lg p doublings of rows x N pointer tables."""
+    cells = rows * length
+    memory = words(rows, length, copies=8) + cells * (hops + 1) * 3 + cells * alphabet * 8 * 4
+    work = cells * (hops + 1) * 8 + cells * (hops.bit_length() + 4) * 16 + cells * alphabet * 80
+    return memory, work
+
+
+def memorizer(examples: int, length: int, dim: int, experts: int, trials: int) -> tuple[int, int]:
+    """(memory, work) of checking the A.11 / A.12 memorizer on ``trials`` data sets of
+    ``examples`` sequences of N vectors in R^m: each expert's neurons evaluated at its own
+    examples (about (n/K)^2 pre-activations, twice for an uneven router), and the model's
+    K x m x (largest load) weights. A product of BLAS counts a quarter step per multiply-add."""
+    block = 3 * examples * examples // (2 * max(1, experts)) + examples
+    data = array_bytes(examples, length, dim) * 2
+    return data + array_bytes(block) * 3 + array_bytes(experts * dim + dim, examples) * 2, (
+        trials * (block * dim // 4 + examples * length * dim * 4)
+    )
+
+
+def code_search(vectors: int, paper_k: int) -> tuple[int, int]:
+    """(memory, work) of the seeded search for the smallest code width (:func:`ccomplexity.codes.
+    smallest_k`): Gram matrices of N vectors at widths doubling towards about paper k, then a
+    binary search, a few families each (half a step per multiply-add of integer signs)."""
+    return array_bytes(vectors, 4 * paper_k) * 2 + array_bytes(vectors, vectors) * 3, (
+        vectors * vectors * paper_k * (4 + paper_k.bit_length()) // 2
+    )
+
+
+def dyck_automaton(types: int, depth: int, states: int) -> tuple[int, int]:
+    """(memory, work) of building the Dyck-(n,k) DFA's ``states`` stacks (each a tuple of up to
+    k symbols) and minimising it (rounds up to k + 2: stacks of other heights part by their
+    closers)."""
+    memory, work = automaton(states + 1, 2 * types, depth + 2)
+    height = min(depth, states)
+    return memory + states * (height + 8) * 16, work + states * height * types
+
+
+MODULE_STEPS = 1 << 21
+"""Steps charged per layer (or expert) of a torch module built: Python objects, not numbers."""
+
+
+def model_registry(models: int, layers: int, experts: int) -> int:
+    """Work of building ``models`` architectures of ``layers`` layers each (shapes only, on
+    torch's meta device), mixtures with ``experts`` experts per layer."""
+    return models * layers * (1 + 2 * experts) * MODULE_STEPS
+
+
+EVALUATE_STEPS = 40
+"""Steps charged per symbol a two-party function is evaluated on (vectorised, in chunks)."""
+
+
+def evaluated(pairs: int, length: int) -> int:
+    """Work of evaluating a two-party function on ``pairs`` pairs of words of ``length``
+    symbols together (a certificate's cross matrix)."""
+    return pairs * length * EVALUATE_STEPS
+
+
+PRINT_STEPS = 100
+"""Steps charged per number printed (converted to a Python object, then to text)."""
+
+
+def printed(numbers: int) -> int:
+    """Work of printing ``numbers`` numbers as text or JSON."""
+    return numbers * PRINT_STEPS
+
+
+def samples(rows: int, tokens: int, shown: bool = True) -> tuple[int, int]:
+    """(memory, work) of drawing ``rows`` samples of ``tokens`` tokens of a training task
+    (tokens, targets and mask, int64, with the sampler's temporaries), and printing them."""
+    return words(rows, tokens, copies=6), rows * tokens * 8 + (
+        printed(rows * tokens) if shown else 0
+    )
