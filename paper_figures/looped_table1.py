@@ -40,7 +40,9 @@ def setting(run: dict[str, Any]) -> str:
     """What is held fixed across one task's grid."""
     cfg = run["config"]
     if run["task"] == "addition":
-        order = "sum LSB first" if cfg.get("reverse") else "sum MSB first"
+        order = "sum most significant digit first, as the paper"
+        if cfg.get("reverse"):
+            order = "reversed sum (least significant digit first: a variant, not the paper's)"
         return (
             f"N={run['length']}, {cfg.get('digits', 3)}-digit operands, {order}, d={run['width']}"
         )
@@ -159,7 +161,15 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         "(trained on a uniform mixture of n in {2, 4, 8, 16, 32} up to the run's largest N); "
         "guessing a whole sum scores about 0. p-hop (right): the symbol p hops back; guessing "
         "scores 1/|Σ|. (k⊗1) has the parameters of (k⊗L), (kL⊗1) its depth and FLOPs. "
+        f"Parameters compared: {_parameters_text(tables)}. "
         f"Training: {style.training_summary(runs)} "
         f"Data: {style.store_label(store_path, profile)}."
     )
     return {"name": NAME, "files": files, "caption": caption, "missing": missing}
+
+
+def _parameters_text(tables: dict[str, tuple[str | None, list[Row]]]) -> str:
+    """Per task, each row's parameter count."""
+    parts = [f"{task}: " + ", ".join(f"{label} {row['parameters']:,}" for label, row, _ in rows)
+             for task, (_, rows) in tables.items() if rows]  # fmt: skip
+    return "; ".join(parts) or "none"

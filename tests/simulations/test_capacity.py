@@ -172,6 +172,27 @@ def test_slopes_fit_triples_per_parameter():
     assert fitted["looped-moe / standard", 4]["paper_ratio"] == 9.0
 
 
+def test_no_ratio_over_a_non_positive_slope():
+    rows = [{"family": f, "hops": 2, "parameters": p, "triples": t}
+            for f, pts in (("standard", ((1464, 64), (3784, 64), (9000, 64))),
+                           ("looped-moe", ((1000, 32), (2000, 64))))
+            for p, t in pts]  # fmt: skip
+    fitted = {(r["family"], r["hops"]): r for r in capacity.slopes(rows)}
+    assert fitted["standard", 2]["slope"] == 0.0  # exactly: equal triples, no rounding sign
+    ratio = fitted["looped-moe / standard", 2]
+    assert ratio["ratio"] is None and ratio["why"] == "the standard slope is 0, not positive"
+    falling = [{**r, "triples": 100 - r["parameters"] // 100} if r["family"] == "standard"
+               else r for r in rows]  # fmt: skip
+    why = {(r["family"], r["hops"]): r for r in capacity.slopes(falling)}
+    assert why["looped-moe / standard", 2]["why"].startswith("the standard slope is -")
+    from paper_figures.kg_capacity import _slopes_text
+
+    text = _slopes_text(capacity.slopes(rows))
+    assert (
+        "looped-MoE / standard at q = 2: no ratio (the standard slope is 0, not positive)" in text
+    )
+
+
 def test_the_paper_profile_is_the_papers_grid_and_is_priced(tmp_path, monkeypatch):
     from simulations import estimate
 
