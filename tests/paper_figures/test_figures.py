@@ -66,6 +66,15 @@ def looped_results() -> list[dict]:
         result["accuracy_by_length"] = {2: 0.9, 4: 0.5 * layers * loops / 4, 6: 0.2, 8: 0.1}
         result["config_hash"] = f"addition{arch}{layers}"
         out.append(result)
+    for arch, layers, loops in (("transformer", 1, 1), ("transformer", 2, 1), ("looped", 1, 2),
+                                ("transformer", 4, 1), ("looped", 1, 4)):  # fmt: skip
+        result = fake_result("i-gsm", arch, 64, layers, 5, 1e-3, 0)
+        result["config"]["depth" if arch == "transformer" and layers == 4 else "query_depth"] = 2
+        if arch == "looped":
+            result["config"]["loops"] = loops
+        acc = 0.25 + 0.1 * layers * loops
+        result.update(accuracy=acc, best_accuracy=acc, config_hash=f"igsm{arch}{layers}{loops}")
+        out.append(result)
     return out + regularised_results()
 
 
@@ -204,6 +213,13 @@ def test_looped_figures_read_the_claims_and_the_store(fake_store: Path, tmp_path
     phop = {(r["row"], r["x"]): float(r["accuracy"]) for r in table if r["task"] == "p-hop"}
     assert [row for row, x in phop if x == "4"] == rows  # the plain (4⊗1), not the regularised
     assert phop[("(1⊗1) iso-param", "4")] == 0.3 and phop[("(4⊗1) iso-FLOP", "4")] == 0.6
+    # i-GSM (Table 2): rows by the model's depth on one distribution (query depth 2; a run
+    # stored with the option's old name "depth" reads the same)
+    igsm = {r["row"]: float(r["accuracy"]) for r in table if r["task"] == "i-gsm"}
+    assert list(igsm) == ["(1⊗1) iso-param", "(1⊗2) looped", "(2⊗1) iso-FLOP", "(1⊗4) looped",
+                          "(4⊗1) iso-FLOP"]  # fmt: skip
+    assert igsm["(4⊗1) iso-FLOP"] == pytest.approx(0.65)
+    assert {r["x"] for r in table if r["task"] == "i-gsm"} == {"2"}
 
 
 def test_regularizer_figure_reads_the_stored_similarity(fake_store: Path, tmp_path: Path) -> None:
