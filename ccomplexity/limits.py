@@ -97,6 +97,7 @@ paper profile evaluates 500 x 8 heads x 801^2 attention weights at N = 800)."""
 BATCH = Limit("batch", 1, 1 << 16, "use a smaller batch")
 SAMPLES = Limit("samples", 1, 10**7, "use fewer samples")
 STEPS = Limit("steps", 1, 10**9, "use fewer steps")
+WARMUP = Limit("warmup", 0, 10**9, "use fewer warm-up steps")
 SEED = Limit("seed", 0, 2**63 - 1, "seeds are 63-bit integers")
 PRECISION = Limit("precision", 2, 53, "finite-precision runs use 2..53 bits")
 BITS = Limit("precision", 1, 1 << 16, "use fewer bits per number")
@@ -205,6 +206,8 @@ MARGIN = Interval("gamma", 0.0, 1.0, open_least=True, open_most=True)
 SECONDS = Interval("seconds", 0.0, 1e6, "use a shorter time budget", open_least=True)
 LEARNING_RATE = Interval("lr", 0.0, 10.0, "use a smaller learning rate", open_least=True)
 REGULARISER = Interval("reg-lambda", 0.0, 1e6, "use a smaller lambda")
+WEIGHT_DECAY = Interval("weight-decay", 0.0, 1.0, "weight decay is a fraction of the step")
+CLIP = Interval("clip", 0.0, 1e6, "use a smaller max gradient norm (0: no clipping)")
 
 TASK_OPTIONS = {
     "alphabet": ALPHABET,

@@ -101,7 +101,9 @@ def train_cmd(
     length: Length,
     layers: Layers = 1,
     steps: Annotated[int, ranged(limits.STEPS, "--steps", help="Most training steps.")] = 1000,
-    lr: Annotated[float, ranged(limits.LEARNING_RATE, "--lr", help="Adam learning rate.")] = 1e-3,
+    lr: Annotated[
+        float, ranged(limits.LEARNING_RATE, "--lr", help="Learning rate (the schedule's peak).")
+    ] = 1e-3,
     seed: Seed = 0,
     batch: Annotated[int, ranged(limits.BATCH, "--batch", help="Fresh examples per step.")] = 64,
     heads: Annotated[int, ranged(limits.HEADS, "--heads", help="Heads (attention models).")] = 4,
@@ -140,6 +142,20 @@ def train_cmd(
     reg_block: Annotated[
         int | None, ranged(limits.WIDTH, "--reg-block", help="Its block size k (transformer).")
     ] = None,
+    optimizer: Annotated[
+        str, typer.Option("--optimizer", help="adam, adamw or adafactor (torch's own).")
+    ] = "adam",
+    weight_decay: Annotated[
+        float, ranged(limits.WEIGHT_DECAY, "--weight-decay", help="Weight decay (adam: L2).")
+    ] = 0.0,
+    schedule: Annotated[
+        str,
+        typer.Option("--schedule", help="Learning rate: constant, warmup-cosine, warmup-linear."),
+    ] = "constant",
+    warmup: Annotated[int, ranged(limits.WARMUP, "--warmup", help="Steps of linear warm-up.")] = 0,
+    clip: Annotated[
+        float, ranged(limits.CLIP, "--clip", help="Max gradient norm (0: no clipping).")
+    ] = 0.0,
     checkpoint_dir: Annotated[
         str, written("folder", "--checkpoint-dir", help="Where the checkpoint is written.")
     ] = "results/checkpoints",
@@ -152,7 +168,9 @@ def train_cmd(
     ] = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Train one model on one task at length N; evaluate at exactly N; save a checkpoint."""
+    """Train one model on one task at length N; evaluate at exactly N; save a checkpoint. The
+    result says whether the run reached its target, plateaued below it or was still improving
+    when its steps ran out (its verdict), with a 95% interval of its final accuracy."""
     from ccomplexity.files import check_output_folder
 
     check_output_folder(checkpoint_dir, "checkpoint folder")
@@ -160,15 +178,17 @@ def train_cmd(
         raise InputError(
             "i-gsm: the query's depth is --query-depth (the model's depth is --layers)"
         )
+    from simulations.recipes import check_recipe
+
+    check_recipe(optimizer, weight_decay, schedule, warmup, clip, steps)  # before torch loads
     from simulations.training import TrainConfig, train
 
     config = TrainConfig(
         task=task, arch=arch, width=width, layers=layers, length=length, steps=steps, lr=lr,
         seed=seed, batch=batch, heads=heads, target=target, loops=loops, hops=hops,
         alphabet=alphabet, group=group, depth=depth, query_depth=query_depth, reverse=reverse,
-        digits=digits,
-        reg_lambda=reg_lambda,
-        reg_block=reg_block,
+        digits=digits, reg_lambda=reg_lambda, reg_block=reg_block, optimizer=optimizer,
+        weight_decay=weight_decay, schedule=schedule, warmup=warmup, clip=clip,
     )  # fmt: skip
     result = train(
         config, checkpoint_dir=checkpoint_dir, progress=not as_json, device=device, threads=threads
@@ -245,7 +265,9 @@ def threshold_cmd(
     precision: Annotated[int, ranged(limits.BITS, "--precision", help="p for the bounds.")] = 32,
     as_json: JsonFlag = False,
 ) -> None:
-    """Empirical length thresholds per (task, arch, size), next to the proved bound."""
+    """Empirical length thresholds per (task, arch, size), next to the proved bound. Each
+    length's point carries its verdict; a threshold that a run still improving when its budget
+    ran out would decide is "undecided" (with the length it is at least), never a length."""
     from simulations.thresholds import thresholds
 
     rows = thresholds(store, target=target, precision=precision)
@@ -262,9 +284,14 @@ def threshold_cmd(
         table.add_column(column)
     for r in rows:
         shown = (" ".join(f"{k}={v}" for k, v in r.get("options", {}).items()),) if options else ()
+        threshold = str(r["threshold_length"])
+        if threshold == "undecided":
+            threshold += (
+                "" if r["threshold_at_least"] is None else f" (>= {r['threshold_at_least']})"
+            )
         table.add_row(
             r["task"], r["arch"], str(r["width"]), str(r["layers"]), *shown,
-            str(r["threshold_length"]), str(r["bound_length"]), str(r["bound_id"]),
+            threshold, str(r["bound_length"]), str(r["bound_id"]),
         )  # fmt: skip
     print_table(table)
 

@@ -187,14 +187,17 @@ def save(
 
 
 def load_runs(store_path: str | None) -> tuple[list[dict[str, Any]], list[str]]:
-    """All runs of the store (empty if there is none) and what is missing because of that."""
+    """All current runs of the store (those not superseded by a longer run of the same config,
+    :func:`simulations.verdicts.current`; empty if there is none) and what is missing because of
+    that."""
     from simulations.store import runs
+    from simulations.verdicts import current
 
     if store_path is None:
         return [], ["no results store given (use --store DB or --profile NAME)"]
     if not Path(store_path).is_file():
         return [], [f"no results store at {store_path}"]
-    found = runs(store_path)
+    found = current(runs(store_path))
     if not found:
         return [], [f"the results store {store_path} has no runs"]
     return found, []

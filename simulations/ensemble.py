@@ -5,9 +5,9 @@ ARCHITECTURE.md, "Ensembles". Sweep cells whose training configs differ only in 
 stacked parameters, one batched forward per architecture, a checked fallback). Each member follows
 the App. H protocol of :func:`simulations.training.train` on its own: weights initialised from
 ``torch.manual_seed(seed)``, its own training and evaluation generators (so the same batches as a
-single run), its own Adam learning rate, its own evaluations and early stop, its own checkpoint and
-result dict. A member that stops leaves the batch at once (its rows are dropped from every stacked
-tensor), so the others do not pay for it.
+single run), its own learning rate (under the group's one recipe), its own evaluations and early
+stop, its own checkpoint and result dict. A member that stops leaves the batch at once (its rows
+are dropped from every stacked tensor), so the others do not pay for it.
 
 Equality with single runs (tested for every architecture): on the CPU each member's accuracy curve
 and steps are its single run's, its weights equal to float tolerance (batched matmuls and
@@ -37,6 +37,7 @@ from ccomplexity import limits
 from ccomplexity.errors import InputError
 from ccomplexity.files import check_output_folder
 from models.base import SequenceModel
+from simulations.recipes import Recipe
 from simulations.stacks import LoopStack, Stack, batched_form, make_stack
 from simulations.training import (
     EVAL_BATCH,
@@ -157,13 +158,14 @@ class StaticStep:
         self.graph: Any = None
         if self.graphed:
             self.neg_step = torch.zeros(shape[0], device=device)
+            self.shrink = torch.ones(shape[0], device=device)
             self.correction2_sqrt = torch.ones((), device=device)
 
     def body(self) -> None:
         logits = self.stack.forward(self.tokens)
         member_losses(logits, self.targets, self.mask).sum().backward()
         if self.graphed:
-            self.stack.optimiser.update(self.neg_step, self.correction2_sqrt)
+            self.stack.optimiser.update(self.neg_step, self.correction2_sqrt, self.shrink)
         else:
             self.stack.step()
 
@@ -175,8 +177,9 @@ class StaticStep:
             self.stack.zero_grad()
             self.body()
             return
-        neg_step, correction2_sqrt = self.stack.optimiser.advance()
+        neg_step, correction2_sqrt, shrink = self.stack.optimiser.advance()
         self.neg_step.copy_(neg_step.pin_memory(), non_blocking=True)
+        self.shrink.copy_(shrink.pin_memory(), non_blocking=True)
         self.correction2_sqrt.fill_(correction2_sqrt)
         if self.graph is not None:
             self.graph.replay()
@@ -239,7 +242,8 @@ def train_ensemble(
     """Train ``configs`` (one shape, :func:`shape_key`) together; one result per member, in order.
 
     Each result is the dict :func:`simulations.training.train` returns for that config (same keys,
-    plus ``ensemble``: the group size and the batched form used); ``wall_seconds`` is the time
+    plus ``ensemble``: the group size, the batched form used and the members' config hashes in
+    order, so that the run can be trained again in the same form); ``wall_seconds`` is the time
     from the group's start to the member's stop. ``on_result`` is called with each result as soon
     as its member stops, so that a caller can store it before the others finish.
     """
@@ -278,7 +282,8 @@ def _train_ensemble(
     held_out = [torch.Generator().manual_seed(c.seed + EVAL_SEED_OFFSET) for c in configs]
     batch = _batches(task, first, first.batch, data, dev, train=True)
     form = batched_form(first, dev)
-    stack = make_stack(form, members, [c.lr for c in configs], dev, batch[0])
+    lrs = [c.lr for c in configs]
+    stack = make_stack(form, members, lrs, dev, batch[0], Recipe.of(first))
     stack.set_training(True)
     active = list(range(len(configs)))  # members still training, in stack order
     curves: list[list[list[float]]] = [[] for _ in configs]
@@ -303,7 +308,7 @@ def _train_ensemble(
                 continue
             results[i] = _member_result(
                 configs[i], members[i], stack, j, step, curves[i], best[i], start,
-                checkpoint_dir, dev, len(configs), (task, held_out[i]),
+                checkpoint_dir, dev, [c.config_hash() for c in configs], (task, held_out[i]),
             )  # fmt: skip
             if on_result is not None:
                 on_result(results[i])
@@ -319,9 +324,10 @@ def _train_ensemble(
 def _member_result(
     config: TrainConfig, model: SequenceModel, stack: Stack, position: int, step: int,
     curve: list[list[float]], best: float, start: float, checkpoint_dir: str | Path | None,
-    dev: torch.device, size: int, evaluation: tuple[Any, torch.Generator],
+    dev: torch.device, group: list[str], evaluation: tuple[Any, torch.Generator],
 ) -> dict:  # fmt: skip
-    """The result of a member that stops now (its weights: row ``position`` of the stack), with
+    """The result of a member that stops now (its weights: row ``position`` of the stack; the
+    ensemble's member config hashes, in order, are ``group``), with
     what a single run reports beyond the curve (:func:`simulations.training.extra_results`,
     evaluated on the member's own held-out generator, as a single run does)."""
     state = model.state_dict()
@@ -331,4 +337,5 @@ def _member_result(
     task, held_out = evaluation
     extra = extra_results(model, config, task, held_out, torch.device("cpu"), curve[-1][1])
     result = run_result(model, config, curve, best, step, start, checkpoint_dir, dev, extra)
-    return {**result, "ensemble": {"members": size, "strategy": stack.strategy}}
+    ensemble = {"members": len(group), "strategy": stack.strategy, "configs": group}
+    return {**result, "ensemble": ensemble}

@@ -18,6 +18,7 @@ from typing import Any
 import models
 from ccomplexity import limits, typed
 from ccomplexity.errors import InputError, check_int
+from simulations.recipes import RECIPE_DEFAULTS, check_recipe
 from simulations.tasks import Task, check_task, get_task
 
 EVAL_BATCH = 500
@@ -55,7 +56,10 @@ class TrainConfig:
     ``experts``, ``top_k``, ``gate`` and ``balance``, the feed-forward width ``mlp_width`` and
     its kind ``expert``, e.g. the GLU of the layer-looping paper)
     go to architectures that have them; at their defaults they are left out of the config hash,
-    so runs stored before they existed keep their hash."""
+    so runs stored before they existed keep their hash. So is the recipe after them
+    (:data:`simulations.recipes.RECIPE_DEFAULTS`: ``optimizer``, ``weight_decay``, ``schedule``
+    with its ``warmup`` steps, gradient ``clip``; the default is App. H's Adam at a constant
+    rate)."""
 
     task: str
     arch: str
@@ -76,6 +80,12 @@ class TrainConfig:
     balance: float = 0.0
     mlp_width: int | None = None
     expert: str = ""  # "": the architecture's default feed-forward; "relu", "gelu" or "glu"
+    # The recipe (simulations.recipes): left out of the config hash at its defaults.
+    optimizer: str = "adam"  # adam | adamw | adafactor (torch's own)
+    weight_decay: float = 0.0
+    schedule: str = "constant"  # constant | warmup-cosine | warmup-linear
+    warmup: int = 0  # steps of linear warm-up
+    clip: float = 0.0  # max gradient norm; 0: no clipping
     # Settings of some architectures and tasks only. None means unused: such a field is then
     # left out of to_dict() and so of the config hash, and runs stored before it existed keep
     # their hashes.
@@ -112,6 +122,11 @@ class TrainConfig:
             check_int(self.mlp_width, "TrainConfig.mlp_width", 1, most, instead)
         if not (math.isfinite(self.balance) and self.balance >= 0):
             raise InputError(f"TrainConfig.balance must be >= 0, got {self.balance}")
+        try:
+            check_recipe(self.optimizer, self.weight_decay, self.schedule, self.warmup,
+                         self.clip, self.steps)  # fmt: skip
+        except InputError as err:
+            raise InputError(f"TrainConfig.{err}") from None
         self._check_architecture_fields()
         # The model this run builds, and its largest activation, within their limits: checked
         # here, before a sweep touches its store or a model is allocated.
@@ -185,12 +200,11 @@ class TrainConfig:
 
     def config_hash(self) -> str:
         """First 16 hex digits of the sha256 of the canonical JSON of :meth:`to_dict`, less the
-        model options at their defaults. i-gsm's ``query_depth`` is hashed under its older
-        name ``depth``, so that runs stored before the rename keep their hashes."""
+        model options and the recipe at their defaults. i-gsm's ``query_depth`` is hashed under
+        its older name ``depth``, so that runs stored before the rename keep their hashes."""
+        defaults = {**MODEL_OPTIONS, **RECIPE_DEFAULTS}
         fields = {
-            k: v
-            for k, v in self.to_dict().items()
-            if not (k in MODEL_OPTIONS and v == MODEL_OPTIONS[k])
+            k: v for k, v in self.to_dict().items() if not (k in defaults and v == defaults[k])
         }
         if "query_depth" in fields and self.task == "i-gsm":
             fields["depth"] = fields.pop("query_depth")
@@ -230,6 +244,7 @@ _LIMITS = {
     "depth": limits.IGSM_DEPTH,
     "query_depth": limits.IGSM_DEPTH,
     "reg_block": limits.LAYERS,
+    "warmup": limits.WARMUP,
 }
 """The limit of each integer field of :class:`TrainConfig`, shared with the ``ccx`` options."""
 

@@ -33,6 +33,7 @@ from torch import Tensor
 from torch.nn import functional as F
 
 from models.base import SequenceModel
+from simulations.recipes import ADAM, STACKED_OPTIMIZERS, Recipe, make_optimizer, set_lr
 from simulations.training import TrainConfig
 
 CHECK_TOLERANCE = 1e-4
@@ -43,44 +44,69 @@ ADAM_EPS = 1e-8
 
 
 class StackedAdam:
-    """Adam (torch defaults: betas (0.9, 0.999), eps 1e-8, no weight decay) on stacked parameters
-    (M, ...) with one learning rate per member and one shared step count.
+    """Adam (torch defaults: betas (0.9, 0.999), eps 1e-8) on stacked parameters (M, ...) with
+    one learning rate per member and one shared step count, under a :class:`Recipe` (Adam's L2
+    weight decay or AdamW's decoupled one, the schedule's factor of every member's rate, each
+    member's gradient clipped to its own norm).
 
-    Element by element it is the arithmetic of ``torch.optim.Adam``'s single-tensor path:
-    m.lerp_(g, 1 - b1); v.mul_(b2).addcmul_(g, g, 1 - b2); denom = sqrt(v) / sqrt(1 - b2^t) + eps;
+    Element by element it is the arithmetic of ``torch.optim.Adam``'s (``AdamW``'s)
+    single-tensor path: g += wd p (Adam) or p *= 1 - lr wd (AdamW); m.lerp_(g, 1 - b1);
+    v.mul_(b2).addcmul_(g, g, 1 - b2); denom = sqrt(v) / sqrt(1 - b2^t) + eps;
     p += (-(lr / (1 - b1^t)) * m) / denom, the step size rounded to the parameter's dtype as
-    ``addcdiv_`` rounds its scalar.
+    ``addcdiv_`` rounds its scalar; clipping as ``torch.nn.utils.clip_grad_norm_`` (the norm of
+    the member's per-tensor norms, scaled by min(1, clip / (norm + 1e-6))).
     """
 
-    def __init__(self, params: list[Tensor], lrs: Sequence[float]) -> None:
+    def __init__(self, params: list[Tensor], lrs: Sequence[float], recipe: Recipe = ADAM) -> None:
+        if recipe.optimizer not in STACKED_OPTIMIZERS:
+            raise ValueError(f"{recipe.optimizer} does not run stacked")
         self.params = params
         self.lrs = list(lrs)
+        self.recipe = recipe
         self.exp_avg = [torch.zeros_like(p) for p in params]
         self.exp_avg_sq = [torch.zeros_like(p) for p in params]
         self.steps = 0
 
-    def advance(self) -> tuple[Tensor, float]:
+    @property
+    def decoupled(self) -> bool:
+        """Whether each step first shrinks the weights (AdamW's decoupled decay)."""
+        return self.recipe.optimizer == "adamw" and self.recipe.weight_decay > 0
+
+    def advance(self) -> tuple[Tensor, float, Tensor]:
         """Count one more step; its per-member -lr / (1 - b1^t) (M,), on the CPU (a caller on a
-        GPU copies it from pinned memory, without waiting for the steps queued before), and
-        sqrt(1 - b2^t)."""
+        GPU copies it from pinned memory, without waiting for the steps queued before),
+        sqrt(1 - b2^t), and each member's weight factor 1 - lr wd (M,) (ones unless
+        :attr:`decoupled`); lr is the member's rate times the schedule's factor."""
         self.steps += 1
         beta1, beta2 = ADAM_BETAS
         correction1 = 1 - beta1**self.steps
-        neg_step = torch.tensor(
-            [-(lr / correction1) for lr in self.lrs], dtype=self.params[0].dtype
-        )
-        return neg_step, (1 - beta2**self.steps) ** 0.5
+        rates = [lr * self.recipe.factor(self.steps) for lr in self.lrs]
+        dtype = self.params[0].dtype
+        neg_step = torch.tensor([-(lr / correction1) for lr in rates], dtype=dtype)
+        wd = self.recipe.weight_decay if self.decoupled else 0.0
+        shrink = torch.tensor([1 - lr * wd for lr in rates], dtype=dtype)
+        return neg_step, (1 - beta2**self.steps) ** 0.5, shrink
 
     @torch.no_grad()
     def step(self) -> None:
-        neg_step, correction2_sqrt = self.advance()
-        self.update(neg_step.to(self.params[0].device), correction2_sqrt)
+        neg_step, correction2_sqrt, shrink = self.advance()
+        device = self.params[0].device
+        self.update(neg_step.to(device), correction2_sqrt, shrink.to(device))
 
     @torch.no_grad()
-    def update(self, neg_step: Tensor, correction2_sqrt: float | Tensor) -> None:
+    def update(
+        self, neg_step: Tensor, correction2_sqrt: float | Tensor, shrink: Tensor | None = None
+    ) -> None:
         """The update with the step's scalars; as device tensors it can be captured in a graph."""
         beta1, beta2 = ADAM_BETAS
         grads = [p.grad for p in self.params]
+        if self.recipe.clip > 0:
+            self._clip(grads)
+        if self.recipe.optimizer == "adam" and self.recipe.weight_decay > 0:
+            grads = torch._foreach_add(grads, self.params, alpha=self.recipe.weight_decay)
+        if self.decoupled and shrink is not None:
+            for p in self.params:
+                p.mul_(shrink.view(-1, *[1] * (p.dim() - 1)))
         torch._foreach_lerp_(self.exp_avg, grads, 1 - beta1)
         torch._foreach_mul_(self.exp_avg_sq, beta2)
         torch._foreach_addcmul_(self.exp_avg_sq, grads, grads, 1 - beta2)
@@ -96,6 +122,13 @@ class StackedAdam:
         ]
         torch._foreach_div_(updates, denom)
         torch._foreach_add_(self.params, updates)
+
+    def _clip(self, grads: list[Tensor]) -> None:
+        """Each member's gradients scaled as ``clip_grad_norm_`` scales a single run's."""
+        norms = torch.stack([g.flatten(1).norm(dim=1) for g in grads], dim=1)  # (M, tensors)
+        coef = (self.recipe.clip / (norms.norm(dim=1) + 1e-6)).clamp(max=1.0)
+        for g in grads:
+            g.mul_(coef.view(-1, *[1] * (g.dim() - 1)))
 
     def keep(self, index: Tensor, params: list[Tensor]) -> None:
         """Keep the members ``index`` (their moments), now optimising ``params``."""
@@ -114,7 +147,10 @@ class Stack(abc.ABC):
 
     strategy = "stack"
 
-    def __init__(self, members: list[SequenceModel], lrs: Sequence[float], device: torch.device):
+    def __init__(
+        self, members: list[SequenceModel], lrs: Sequence[float], device: torch.device,
+        recipe: Recipe = ADAM,
+    ) -> None:  # fmt: skip
         self.template = members[0]
         names = [n for n, _ in members[0].named_parameters()]
         self.params = {
@@ -123,7 +159,7 @@ class Stack(abc.ABC):
             .requires_grad_()
             for n in names
         }
-        self.optimiser = StackedAdam(list(self.params.values()), lrs)
+        self.optimiser = StackedAdam(list(self.params.values()), lrs, recipe)
 
     @abc.abstractmethod
     def forward(self, tokens: Tensor) -> Tensor:
@@ -156,8 +192,8 @@ class VmapStack(Stack):
 
     strategy = "vmap"
 
-    def __init__(self, members, lrs, device):
-        super().__init__(members, lrs, device)
+    def __init__(self, members, lrs, device, recipe=ADAM):
+        super().__init__(members, lrs, device, recipe)
         self.template = copy.deepcopy(members[0]).to(device)
 
     def _one(self, params: dict[str, Tensor], tokens: Tensor) -> Tensor:
@@ -200,8 +236,8 @@ class RecurrenceStack(Stack):
 
     strategy = "recurrence"
 
-    def __init__(self, members, lrs, device):
-        super().__init__(members, lrs, device)
+    def __init__(self, members, lrs, device, recipe=ADAM):
+        super().__init__(members, lrs, device, recipe)
         self.lstm = members[0].name == "lstm"
         self.layers = members[0].config.layers
 
@@ -245,8 +281,8 @@ class MambaStack(Stack):
 
     strategy = "mamba"
 
-    def __init__(self, members, lrs, device):
-        super().__init__(members, lrs, device)
+    def __init__(self, members, lrs, device, recipe=ADAM):
+        super().__init__(members, lrs, device, recipe)
         first = members[0]
         self.blocks = len(first.blocks)
         self.split = first.blocks[0].split
@@ -286,14 +322,16 @@ class MambaStack(Stack):
 
 class LoopStack(Stack):
     """The fallback: the members as their own modules, one after the other, each with its own
-    ``torch.optim.Adam``; exactly a single run's arithmetic."""
+    torch optimiser, schedule and clipping; exactly a single run's arithmetic."""
 
     strategy = "loop"
 
-    def __init__(self, members, lrs, device):
+    def __init__(self, members, lrs, device, recipe=ADAM):
         self.members = [m.to(device) for m in members]
+        self.lrs, self.recipe, self.steps = list(lrs), recipe, 0
         self.optimisers = [
-            torch.optim.Adam(m.parameters(), lr=lr) for m, lr in zip(members, lrs, strict=True)
+            make_optimizer(recipe.optimizer, m.parameters(), lr, recipe.weight_decay)
+            for m, lr in zip(members, lrs, strict=True)
         ]
 
     def forward(self, tokens: Tensor) -> Tensor:
@@ -308,13 +346,19 @@ class LoopStack(Stack):
             o.zero_grad(set_to_none=True)
 
     def step(self) -> None:
-        for o in self.optimisers:
-            o.step()
+        self.steps += 1
+        factor = self.recipe.factor(self.steps)
+        for member, optimiser, lr in zip(self.members, self.optimisers, self.lrs, strict=True):
+            if self.recipe.clip > 0:
+                torch.nn.utils.clip_grad_norm_(member.parameters(), self.recipe.clip)
+            set_lr(optimiser, lr * factor)
+            optimiser.step()
 
     def keep(self, index: Tensor) -> None:
         keep = index.tolist()
         self.members = [self.members[i] for i in keep]
         self.optimisers = [self.optimisers[i] for i in keep]
+        self.lrs = [self.lrs[i] for i in keep]
 
     def member_state(self, i: int) -> dict[str, Tensor]:
         return {n: p.detach().cpu() for n, p in self.members[i].named_parameters()}
@@ -334,8 +378,11 @@ def work(config: TrainConfig) -> float:
 
 
 def batched_form(config: TrainConfig, device: torch.device) -> type[Stack]:
-    """The form an ensemble of ``config``'s shape trains in on ``device`` (see :data:`BATCHED`)."""
+    """The form an ensemble of ``config``'s shape trains in on ``device`` (see :data:`BATCHED`;
+    :class:`LoopStack` for an optimiser that does not run stacked)."""
     form = BATCHED.get(config.arch, LoopStack)
+    if config.optimizer not in STACKED_OPTIMIZERS:
+        return LoopStack
     if device.type == "cpu" and (config.arch in CPU_LOOP or work(config) > CPU_BATCHED_WORK):
         return LoopStack
     return form
@@ -370,14 +417,14 @@ batched."""
 
 def make_stack(
     form: type[Stack], members: list[SequenceModel], lrs: Sequence[float], device: torch.device,
-    tokens: Tensor,
+    tokens: Tensor, recipe: Recipe = ADAM,
 ) -> Stack:  # fmt: skip
     """These members in ``form``, checked on ``tokens`` (M, B, T) against each member's own
     forward; :class:`LoopStack` if the batched form raises or disagrees."""
     arch = members[0].name
     if form is not LoopStack:
         try:
-            stack = form(members, lrs, device)
+            stack = form(members, lrs, device, recipe)
             with torch.no_grad():
                 batched = stack.forward(tokens)
                 own = torch.stack([m.to(device)(t) for m, t in zip(members, tokens, strict=True)])
@@ -394,4 +441,4 @@ def make_stack(
             RuntimeWarning,
             stacklevel=2,
         )
-    return LoopStack(members, lrs, device)
+    return LoopStack(members, lrs, device, recipe)

@@ -54,13 +54,15 @@ from urllib.parse import quote
 import ccomplexity
 from ccomplexity.errors import InputError
 from ccomplexity.files import check_output_file, umask
+from simulations.verdicts import VERDICTS, evaluated_on, judge
 
 DEFAULT_STORE = Path("results") / "ccx.db"
 APPLICATION_ID = 0x43435852
 """``PRAGMA application_id`` of a results store: "CCXR"."""
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """``PRAGMA user_version`` of a results store. 2: the marker, leases and the threads column;
-3: the diagnostics column."""
+3: the diagnostics column; 4: each run's verdict, the interval of its accuracy and the ensemble
+it trained in."""
 
 _SCHEMA = """
 CREATE TABLE runs (
@@ -88,7 +90,10 @@ CREATE TABLE runs (
     code_version       TEXT    NOT NULL,
     created            TEXT    NOT NULL,
     threads            INTEGER,
-    diagnostics        TEXT
+    diagnostics        TEXT,
+    verdict            TEXT,
+    accuracy_ci        TEXT,
+    ensemble           TEXT
 );
 CREATE INDEX runs_model ON runs (task, arch, width, layers, length);
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -107,6 +112,7 @@ _RESULT_COLUMNS = (
     "steps", "wall_seconds", "parameters", "state_numel", "device", "checkpoint", "threads"
 )  # fmt: skip
 _JSON_COLUMNS = ("config", "accuracy_by_length", "curve")
+_V4_COLUMNS = ("verdict", "accuracy_ci", "ensemble")
 DIAGNOSTICS = ("block_cosine", "layer_similarity")
 """Result keys stored together in the ``diagnostics`` column (JSON, NULL when a run has none)."""
 COLUMNS = (
@@ -122,6 +128,7 @@ COLUMNS = (
     "code_version",
     "created",
     "diagnostics",
+    *_V4_COLUMNS,
 )
 
 
@@ -166,8 +173,9 @@ class Store:
         return _Transaction(self._conn)
 
     def _upgrade(self) -> None:
-        """Schema 1 or 2 -> 3 in one transaction: (from 1) the threads column, leases, the
-        marker; the diagnostics column."""
+        """Schema 1, 2 or 3 -> 4 in one transaction: (from 1) the threads column, leases, the
+        marker; (from 2) the diagnostics column; the verdict columns, each run's verdict and
+        interval read off its stored curve (:func:`simulations.verdicts.judge`)."""
         with self._transaction():
             version = self._conn.execute("PRAGMA user_version").fetchone()[0]
             if version == SCHEMA_VERSION:
@@ -175,11 +183,29 @@ class Store:
             if version < 2:
                 self._conn.execute("ALTER TABLE runs ADD COLUMN threads INTEGER")
                 self._conn.execute(_LEASES)
-            self._conn.execute("ALTER TABLE runs ADD COLUMN diagnostics TEXT")
+            if version < 3:
+                self._conn.execute("ALTER TABLE runs ADD COLUMN diagnostics TEXT")
+            for column in _V4_COLUMNS:
+                self._conn.execute(f"ALTER TABLE runs ADD COLUMN {column} TEXT")
+            self._judge_all()
             self._conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'",
                                (str(SCHEMA_VERSION),))  # fmt: skip
             self._conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             self._conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def _judge_all(self) -> None:
+        """Every run's verdict and accuracy interval from its stored curve; a row that does not
+        decode is left as it is (readers skip it)."""
+        query = "SELECT id, config, curve, accuracy, best_accuracy FROM runs WHERE verdict IS NULL"
+        for run_id, config, curve, accuracy, best in self._conn.execute(query).fetchall():
+            try:
+                judged = _judged(json.loads(config), json.loads(curve), accuracy, best, None)
+            except (ValueError, TypeError, AttributeError, RecursionError):
+                continue
+            self._conn.execute(
+                "UPDATE runs SET verdict = ?, accuracy_ci = ? WHERE id = ?",
+                (judged["verdict"], json.dumps(judged["accuracy_ci"]), run_id),
+            )
 
     # -- lifetime -------------------------------------------------------------------------------
     def close(self) -> None:
@@ -276,6 +302,9 @@ class Store:
         accuracy = _accuracy(result["accuracy"], "accuracy")
         by_length = result.get("accuracy_by_length") or {config["length"]: accuracy}
         diagnostics = {k: result[k] for k in DIAGNOSTICS if result.get(k) is not None}
+        best = _accuracy(result["best_accuracy"], "best_accuracy")
+        judged = _judged(config, result.get("curve") or [], accuracy, best, result)
+        ensemble = result.get("ensemble")
         row: dict[str, Any] = {
             "config_hash": config_hash,
             "config": json.dumps(dict(config), sort_keys=True),
@@ -288,6 +317,9 @@ class Store:
             "code_version": ccomplexity.__version__,
             "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "diagnostics": json.dumps(diagnostics) if diagnostics else None,
+            "verdict": judged["verdict"],
+            "accuracy_ci": json.dumps(judged["accuracy_ci"]),
+            "ensemble": json.dumps(ensemble) if isinstance(ensemble, Mapping) else None,
         }
         if row["checkpoint"] is not None:
             row["checkpoint"] = str(row["checkpoint"])
@@ -375,6 +407,12 @@ def _decode(row: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(diagnostics, dict):
             raise ValueError("diagnostics must be an object")
         row["diagnostics"] = diagnostics
+        row["ensemble"] = json.loads(row["ensemble"]) if row["ensemble"] else None
+        if row["verdict"] not in VERDICTS or not row["accuracy_ci"]:  # older stores
+            row.update(_judged(row["config"], row["curve"], row["accuracy"],
+                               row["best_accuracy"], None))  # fmt: skip
+        else:
+            row["accuracy_ci"] = json.loads(row["accuracy_ci"])
         for column in _NUMBER_COLUMNS:
             if isinstance(row[column], bool) or not isinstance(row[column], int | float):
                 raise ValueError(f"{column} is not a number")
@@ -382,6 +420,25 @@ def _decode(row: dict[str, Any]) -> dict[str, Any]:
         what = f"{column} is not valid JSON" if isinstance(err, json.JSONDecodeError) else err
         raise MalformedRun(f"run {row.get('id')} is malformed ({what})") from None
     return row
+
+
+def _judged(
+    config: Mapping[str, Any], curve: object, accuracy: float, best: float,
+    result: Mapping[str, Any] | None,
+) -> dict[str, Any]:  # fmt: skip
+    """The run's verdict and accuracy interval: the result's own when it carries them, else
+    judged from its curve (:mod:`simulations.verdicts`); a curve that is not a list of (step,
+    accuracy) pairs counts as none."""
+    if result is not None and result.get("verdict") in VERDICTS and result.get("accuracy_ci"):
+        return {"verdict": result["verdict"], "accuracy_ci": list(result["accuracy_ci"])}
+    pairs = curve if isinstance(curve, list) else []
+    if not all(
+        isinstance(p, list | tuple) and len(p) == 2
+        and all(isinstance(x, int | float) and not isinstance(x, bool) for x in p)
+        for p in pairs
+    ):  # fmt: skip
+        pairs = []
+    return judge(dict(config), pairs, accuracy, evaluated_on(dict(config), result), best)
 
 
 def runs(path: str | Path, **filters: object) -> list[dict[str, Any]]:

@@ -75,6 +75,49 @@ def threshold_length(accuracy_by_length: dict[int, float], target: float) -> int
     return passed
 
 
+def decided_threshold(points: list[dict[str, Any]]) -> tuple[int | str | None, int | None]:
+    """The threshold of points (``length``, ``verdict``) read in order of length: the largest
+    length before the first one not reached, when that one plateaued (None when the shortest
+    did); "undecided" when it is undecided, with the largest length decided so far (a one-sided
+    bound: the threshold is at least that) as the second value."""
+    passed = None
+    for point in sorted(points, key=lambda p: p["length"]):
+        if point["verdict"] == "reached":
+            passed = point["length"]
+        elif point["verdict"] == "undecided":
+            return "undecided", passed
+        else:
+            return passed, passed
+    return passed, passed
+
+
+def length_points(
+    members: list[dict[str, Any]], metric: str, target: float
+) -> list[dict[str, Any]]:
+    """One point per length: the best ``metric`` over the runs there and its verdict at
+    ``target`` (:func:`simulations.verdicts.combine` of the runs' verdicts, each judged at the
+    target from its curve; a run whose metric is at the target has reached it)."""
+    from simulations.verdicts import combine, run_verdict
+
+    by_length: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for run in members:
+        by_length[run["length"]].append(run)
+    points = []
+    for n, at_n in sorted(by_length.items()):
+        verdicts = []
+        for run in at_n:
+            if run[metric] >= target:
+                verdicts.append("reached")
+            else:  # the best was at the target but the final accuracy is not: no longer there
+                v = run_verdict(run, target)
+                verdicts.append("plateaued" if v == "reached" else v)
+        points.append({
+            "length": n, metric: max(run[metric] for run in at_n),
+            "verdict": combine(verdicts), "runs": len(at_n),
+        })  # fmt: skip
+    return points
+
+
 def thresholds(
     store_path: str | Path,
     target: float = 0.99,
@@ -84,8 +127,13 @@ def thresholds(
     """Per (task, arch, width, layers) in the store: the threshold length and the bound.
 
     Each row: task, arch, width, layers, threshold_length, bound_length, bound_id,
-    bound_params ({m, p, H, m_is} or None), runs (how many stored runs it summarises) and
-    lengths ({N: best accuracy over those runs}).  Rows are sorted by the first four keys.
+    bound_params ({m, p, H, m_is} or None), runs (how many stored runs it summarises),
+    lengths ({N: best accuracy over those runs}) and points (per length: the best accuracy, its
+    verdict and the number of runs, :func:`length_points`). Only current runs count (an
+    undecided run extended with more steps is replaced by its extension). Where the first
+    length not reached is undecided, ``threshold_length`` is "undecided", never a length, and
+    ``threshold_at_least`` the largest length reached before it (None if none).
+    Rows are sorted by the first four keys.
     """
     if isinstance(target, bool) or not isinstance(target, int | float) or not 0 < target <= 1:
         raise InputError(f"target must be a number in (0, 1], got {target!r}")
@@ -95,20 +143,24 @@ def thresholds(
         raise InputError(f"metric must be one of {', '.join(METRICS)}, got {metric!r}")
 
     from simulations.run_config import OPTIONAL_FIELDS
+    from simulations.verdicts import current
 
     groups: dict[tuple[str, str, int, int, str], list[dict[str, Any]]] = defaultdict(list)
-    for run in runs(store_path):
+    for run in current(runs(store_path)):
         options = {k: run["config"][k] for k in OPTIONAL_FIELDS if k in run["config"]}
         key = (run["task"], run["arch"], run["width"], run["layers"], json.dumps(options))
         groups[key].append(run)
 
     rows = []
     for (task, arch, width, layers, options), members in sorted(groups.items()):
-        best: dict[int, float] = {}
-        for run in members:
-            best[run["length"]] = max(best.get(run["length"], 0.0), run[metric])
+        points = length_points(members, metric, target)
+        best = {p["length"]: p[metric] for p in points}
+        threshold, at_least = decided_threshold(points)
+        decided = {"threshold_length": threshold, "threshold_at_least": at_least,
+                   "points": points}  # fmt: skip
         if is_plugin_task(task):
-            rows.append(_plugin_row(task, arch, width, layers, members, best, target, precision))
+            row = _plugin_row(task, arch, width, layers, members, best, target, precision)
+            rows.append({**row, **decided})
             continue
         claim = claim_for(task, arch, layers)
         bound_id = claim.bound_id if claim is not None else None
@@ -129,7 +181,7 @@ def thresholds(
                 "width": width,
                 "layers": layers,
                 **({"options": json.loads(options)} if options != "{}" else {}),
-                "threshold_length": threshold_length(best, target),
+                **decided,
                 "bound_length": bound_length,
                 "bound_id": bound_id,
                 "bound_params": bound_params,
@@ -140,7 +192,7 @@ def thresholds(
     return rows
 
 
-__all__ = ["claim_for", "threshold_length", "thresholds"]
+__all__ = ["claim_for", "decided_threshold", "length_points", "threshold_length", "thresholds"]
 
 
 def _plugin_row(

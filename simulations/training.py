@@ -1,8 +1,10 @@
 """Training one model on one task, as in the experimental protocol of Sec. 6 and App. H.
 
-App. H (spec section 4.1): Adam, cross-entropy, a fresh batch of 64 examples every step,
-evaluation on fresh examples at exactly length N, early stop once validation accuracy is (almost)
-perfect. Accuracy is sequence-level: an example counts only if every masked position is right.
+App. H (spec section 4.1): Adam (or the recipe a config names, :mod:`simulations.recipes`),
+cross-entropy, a fresh batch of 64 examples every step, evaluation on fresh examples at exactly
+length N, early stop once validation accuracy is (almost) perfect. Every run ends with a verdict
+(:mod:`simulations.verdicts`): reached, plateaued or undecided. Accuracy is sequence-level: an
+example counts only if every masked position is right.
 
 Determinism: the model is initialised on the CPU from ``torch.manual_seed(seed)``; training data
 come from ``torch.Generator().manual_seed(seed)`` and evaluation data from a second generator
@@ -31,6 +33,7 @@ from ccomplexity.errors import InputError
 from ccomplexity.files import check_output_folder
 from models.base import SequenceModel
 from models.looped import block_cosine, block_cosine_penalty, layer_similarity
+from simulations.recipes import lr_factor, make_optimizer, set_lr
 from simulations.run_config import (
     EVAL_BATCH,
     EVAL_SEED_OFFSET,
@@ -38,6 +41,7 @@ from simulations.run_config import (
     model_config,
 )
 from simulations.tasks import Task
+from simulations.verdicts import judge
 
 # --- models -------------------------------------------------------------------------------------
 
@@ -65,6 +69,12 @@ def resolve_device(device: str) -> torch.device:
 
 
 # --- training -----------------------------------------------------------------------------------
+
+
+def step_factor(config: TrainConfig, step: int) -> float:
+    """The factor of ``config.lr`` at step ``step`` (1-based): :func:`simulations.recipes.lr_factor`
+    of the run's schedule."""
+    return lr_factor(config.schedule, config.warmup, config.steps, step)
 
 
 def masked_loss(logits: torch.Tensor, targets: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -165,7 +175,8 @@ def _train(
     start = time.perf_counter()
     model, task = build_model(config)
     model.to(dev).train()
-    optimiser = torch.optim.Adam(model.parameters(), lr=config.lr)
+    optimiser = make_optimizer(config.optimizer, model.parameters(), config.lr,
+                               config.weight_decay)  # fmt: skip
     data = torch.Generator().manual_seed(config.seed)
     held_out = torch.Generator().manual_seed(config.seed + EVAL_SEED_OFFSET)
     curve: list[list[float]] = []
@@ -184,6 +195,9 @@ def _train(
                 loss = loss + config.reg_lambda * block_cosine_penalty(model, config.reg_block)
             optimiser.zero_grad(set_to_none=True)
             loss.backward()
+            if config.clip > 0:
+                torch.nn.utils.clip_grad_norm_(model.parameters(), config.clip)
+            set_lr(optimiser, config.lr * step_factor(config, step))
             optimiser.step()
             evaluated = step % config.eval_every == 0 or step == config.steps
             if evaluated:
@@ -213,10 +227,15 @@ def run_result(
         from simulations.checkpoints import save_checkpoint
 
         checkpoint = str(save_checkpoint(model, config, checkpoint_dir))
+    extra = dict(extra or {})
+    evaluated = extra.pop("evaluated", config.eval_samples)
     return {
-        **(extra or {}),
+        **extra,
         "accuracy": curve[-1][1],
         "best_accuracy": best,
+        **judge(config.to_dict(), curve, curve[-1][1], evaluated),
+        "evaluated": evaluated,
+        "lr_final": config.lr * step_factor(config, steps),
         "steps": steps,
         "wall_seconds": time.perf_counter() - start,
         "checkpoint": checkpoint,
@@ -240,11 +259,14 @@ def extra_results(
     dev: torch.device,
     accuracy: float,
 ) -> dict[str, Any]:
-    """What some runs report beyond the rest: the final accuracy at the task's further
+    """How many examples each evaluation measured (``evaluated``: the training set of a task
+    that has a fixed one), and what some runs report beyond the rest: the final accuracy at the
+    task's further
     evaluation lengths (``accuracy_by_length``), the regulariser's R_G(k) per group
     (``block_cosine``) and, for a transformer of two or more layers, the cosine between every
     pair of its layers per parameter group (``layer_similarity``, the paper's Figs. 2-3)."""
-    extra: dict[str, Any] = {}
+    fixed = task.training_set(config.length)
+    extra: dict[str, Any] = {"evaluated": config.eval_samples if fixed is None else len(fixed[0])}
     lengths = task.eval_lengths(config.length)
     if lengths:
         by_length = {

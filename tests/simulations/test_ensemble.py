@@ -12,6 +12,7 @@ from ccomplexity.errors import InputError
 from simulations import stacks
 from simulations.checkpoints import load_checkpoint
 from simulations.ensemble import StaticStep, plan_groups, shape_key, train_ensemble
+from simulations.recipes import Recipe, make_optimizer, set_lr
 from simulations.stacks import BATCHED, LoopStack, StackedAdam, VmapStack
 from simulations.training import TrainConfig, build_model, train
 
@@ -101,10 +102,57 @@ def test_the_graph_step_adam_with_device_scalars_is_the_eager_one():
             for p, g in zip(adam.params, grads, strict=True):
                 p.grad = g.clone()
         eager.step()
-        neg_step, correction2_sqrt = graphable.advance()
-        graphable.update(neg_step.clone(), torch.tensor(correction2_sqrt))
+        neg_step, correction2_sqrt, shrink = graphable.advance()
+        graphable.update(neg_step.clone(), torch.tensor(correction2_sqrt), shrink.clone())
     for a, b in zip(eager.params, graphable.params, strict=True):
         assert torch.allclose(a, b, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("optimizer", ["adam", "adamw"])
+def test_stacked_adam_follows_the_recipe_as_torch_does(optimizer):
+    """Weight decay (Adam's L2, AdamW's decoupled), the warm-up and cosine schedule and each
+    member's gradient clipped to its own norm: torch's optimiser, clip_grad_norm_ and rate,
+    member by member, to float tolerance."""
+    recipe = Recipe(optimizer, 0.1, "warmup-cosine", 2, 0.5, 6)
+    gen = torch.Generator().manual_seed(1)
+    lrs = [1e-2, 3e-3]
+    start = [torch.randn(2, 5, 4, generator=gen), torch.randn(2, 7, generator=gen)]
+    own = [[p[i].clone().requires_grad_() for p in start] for i in range(2)]
+    optimisers = [make_optimizer(optimizer, o, lr, 0.1) for o, lr in zip(own, lrs, strict=True)]
+    stacked = StackedAdam([p.clone().requires_grad_() for p in start], lrs, recipe)
+    for step in range(1, 7):
+        grads = [3 * torch.randn(p.shape, generator=gen) for p in start]  # norms above the clip
+        for i, optimiser in enumerate(optimisers):
+            for p, g in zip(own[i], grads, strict=True):
+                p.grad = g[i].clone()
+            torch.nn.utils.clip_grad_norm_(own[i], 0.5)
+            set_lr(optimiser, lrs[i] * recipe.factor(step))
+            optimiser.step()
+        for p, g in zip(stacked.params, grads, strict=True):
+            p.grad = g.clone()
+        stacked.step()
+    for i in range(2):
+        for k in range(2):
+            assert torch.allclose(stacked.params[k][i], own[i][k], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("arch", "optimizer"), [("transformer", "adamw"), ("lstm", "adafactor"), ("dss", "adam")]
+)
+def test_members_follow_their_single_runs_recipe(arch, optimizer):
+    """A recipe (optimiser, decay, schedule, warm-up, clipping) in an ensemble: every member's
+    curve, steps, verdict and last rate are its single run's; Adafactor members step one by
+    one."""
+    recipe = {"optimizer": optimizer, "weight_decay": 0.1, "schedule": "warmup-cosine",
+              "warmup": 5, "clip": 0.5}  # fmt: skip
+    configs = members(arch=arch, steps=30, **recipe)[:2]
+    together = train_ensemble(configs, device="cpu")
+    if optimizer == "adafactor":
+        assert together[0]["ensemble"]["strategy"] == "loop"
+    for config, result in zip(configs, together, strict=True):
+        alone = train(config, progress=False, device="cpu")
+        for key in ("curve", "steps", "verdict", "accuracy_ci", "lr_final", "config_hash"):
+            assert result[key] == alone[key], key
 
 
 def test_the_static_step_on_the_cpu_is_a_plain_step():
@@ -151,7 +199,9 @@ def test_every_architecture_trains_each_member_as_if_alone(arch, tmp_path, batch
              for c in configs]  # fmt: skip
     together = train_ensemble(configs, checkpoint_dir=tmp_path / "together", device="cpu")
     expected = BATCHED[arch].strategy if arch in BATCHED else "loop"
-    assert all(r["ensemble"] == {"members": 3, "strategy": expected} for r in together)
+    hashes = [c.config_hash() for c in configs]
+    expected_form = {"members": 3, "strategy": expected, "configs": hashes}
+    assert all(r["ensemble"] == expected_form for r in together)
     for a, b in zip(alone, together, strict=True):
         assert b["config_hash"] == a["config_hash"] and b["config"] == a["config"]
         assert (b["steps"], b["curve"], b["best_accuracy"]) == (a["steps"], a["curve"],

@@ -3,6 +3,7 @@ recognising its own files (and nobody else's), read-only reading, leases."""
 
 from __future__ import annotations
 
+import json
 import socket
 import sqlite3
 import subprocess
@@ -33,7 +34,7 @@ def result(length: int = 20, arch: str = "lstm", seed: int = 0, accuracy: float 
         "config_hash": f"{arch}-{length}-{seed}",
         "accuracy": accuracy,
         "best_accuracy": max(accuracy, 0.6),
-        "curve": [{"step": 50, "accuracy": 0.4}, {"step": 100, "accuracy": accuracy}],
+        "curve": [[50, 0.4], [100, accuracy]],
         "steps": 100,
         "wall_seconds": 1.25,
         "parameters": 1234,
@@ -242,12 +243,15 @@ def test_a_schema_2_store_gains_the_diagnostics_column_when_written(tmp_path):
     conn.close()
     (old,) = runs(path)
     assert old["diagnostics"] == {}
+    assert old["verdict"] in ("reached", "plateaued", "undecided")  # judged on reading
     similarity = {"attn_q": [[1.0, 0.5], [0.5, 1.0]]}
     with Store(path) as store:
         assert store.add_run({**result(), "layer_similarity": similarity, "block_cosine": None})
     conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+    stored = conn.execute("SELECT verdict, accuracy_ci FROM runs ORDER BY id").fetchall()
     conn.close()
+    assert stored[0][0] == old["verdict"] and json.loads(stored[0][1]) == old["accuracy_ci"]
     new = runs(path)[1]
     assert new["diagnostics"] == {"layer_similarity": similarity}  # None values are left out
 

@@ -14,8 +14,12 @@ from simulations.thresholds import claim_for, threshold_length, thresholds
 _ids = itertools.count()
 
 
-def add(store: Store, task: str, arch: str, length: int, best: float, **config) -> None:
-    """One stored run; width 16, one layer, heads 4 unless given."""
+def add(
+    store: Store, task: str, arch: str, length: int, best: float, curve: list | None = None,
+    **config: object,
+) -> None:  # fmt: skip
+    """One stored run; width 16, one layer, heads 4 unless given; its curve flat at ``best``
+    over 9 evaluations (so a run below the target plateaued) unless given."""
     config = {"width": 16, "layers": 1, "heads": 4, "lr": 1e-3, "seed": 0, **config}
     config.update(task=task, arch=arch, length=length)
     width, layers = config["width"], config["layers"]
@@ -25,6 +29,7 @@ def add(store: Store, task: str, arch: str, length: int, best: float, **config) 
             "config_hash": f"run-{next(_ids)}",
             "accuracy": best,
             "best_accuracy": best,
+            "curve": curve if curve is not None else [[100 * i, best] for i in range(1, 10)],
             "state_numel": config.pop("state_numel", 2 * width * layers),
         }
     )
@@ -132,8 +137,9 @@ def test_runs_differing_in_loops_or_hops_are_separate_models(tmp_path):
         for loops, hops, acc in ((2, 1, 1.0), (3, 1, 0.5), (2, 2, 0.3)):
             config = {"task": "p-hop", "arch": "looped", "width": 32, "layers": 1, "length": 16,
                       "lr": 1e-3, "seed": 0, "loops": loops, "hops": hops}  # fmt: skip
+            flat = [[100 * i, acc] for i in range(1, 10)]  # plateaued below the target
             store.add_run({"config": config, "config_hash": f"h{loops}{hops}",
-                           "accuracy": acc, "best_accuracy": acc})  # fmt: skip
+                           "accuracy": acc, "best_accuracy": acc, "curve": flat})  # fmt: skip
     rows = thresholds(path)
     assert [(r["options"], r["threshold_length"]) for r in rows] == [
         ({"loops": 2, "hops": 1}, 16), ({"loops": 2, "hops": 2}, None),
@@ -165,3 +171,41 @@ def test_a_claim_that_does_not_bound_length_draws_no_length(tmp_path):
     (row,) = thresholds(db)
     assert row["bound_id"] == "kg.thm_b19" and row["threshold_length"] == 2
     assert row["bound_length"] is None and row["bound_params"] is None
+
+
+RISING = [[100 * i, 0.1 * i] for i in range(1, 10)]  # 0.1 .. 0.9: still improving at the end
+
+
+def test_an_undecided_run_makes_the_threshold_undecided_never_a_length(tmp_path):
+    db = tmp_path / "ccx.db"
+    with Store(db) as store:
+        add(store, "index-lookup", "lstm", 20, 1.0)
+        add(store, "index-lookup", "lstm", 50, 0.9, curve=RISING)
+        add(store, "index-lookup", "lstm", 100, 0.2)
+    (row,) = thresholds(db)
+    assert row["threshold_length"] == "undecided" and row["threshold_at_least"] == 20
+    assert [p["verdict"] for p in row["points"]] == ["reached", "undecided", "plateaued"]
+    assert all({"length", "best_accuracy", "verdict", "runs"} <= set(p) for p in row["points"])
+
+
+def test_a_plateaued_run_decides_and_a_reached_one_outweighs_an_undecided_one(tmp_path):
+    db = tmp_path / "ccx.db"
+    with Store(db) as store:
+        add(store, "index-lookup", "lstm", 20, 1.0)
+        add(store, "index-lookup", "lstm", 50, 0.9, curve=RISING)
+        add(store, "index-lookup", "lstm", 50, 1.0, seed=1)  # another seed reached N = 50
+        add(store, "index-lookup", "lstm", 100, 0.2)  # plateaued: decides the threshold
+        add(store, "index-lookup", "lstm", 200, 0.3, curve=RISING)  # after it: irrelevant
+    (row,) = thresholds(db)
+    assert row["threshold_length"] == 50 and row["threshold_at_least"] == 50
+
+
+def test_an_extension_replaces_the_undecided_run_it_extends(tmp_path):
+    db = tmp_path / "ccx.db"
+    with Store(db) as store:
+        add(store, "index-lookup", "lstm", 20, 1.0)
+        add(store, "index-lookup", "lstm", 50, 0.9, curve=RISING, steps=100)
+        add(store, "index-lookup", "lstm", 50, 0.95, steps=200)  # the same run, more steps
+    (row,) = thresholds(db)
+    assert row["threshold_length"] == 20 and row["points"][1]["verdict"] == "plateaued"
+    assert row["runs"] == 2

@@ -56,7 +56,8 @@ def test_config_round_trip_and_hash():
 @pytest.mark.parametrize(
     ("change", "match"),
     [
-        ({"optimizer": "sgd"}, "no field"),
+        ({"optimizer": "sgd"}, "optimizer must be one of adam, adamw, adafactor"),
+        ({"momentum": 0.9}, "no field"),
         ({"width": "16"}, "width must be an integer"),
         ({"steps": True}, "steps must be an integer"),
         ({"lr": -1.0}, "lr must be a positive"),
@@ -89,7 +90,7 @@ def test_deterministic_on_cpu():
     assert set(a) == {
         "accuracy", "best_accuracy", "steps", "wall_seconds", "checkpoint", "curve",
         "parameters", "active_parameters", "state_numel", "config", "config_hash", "seed",
-        "device", "threads",
+        "device", "threads", "verdict", "accuracy_ci", "evaluated", "lr_final",
     }  # fmt: skip
     assert a["config"] == TINY.to_dict() and a["seed"] == 0 and a["state_numel"] == 0
 

@@ -1,0 +1,135 @@
+"""Training recipes: the optimiser, its weight decay, the learning-rate schedule with its
+warm-up, and gradient clipping, as the papers state them.
+
+* separations (App. H) and knowledge-graph looping: Adam at a constant learning rate, over a
+  grid of learning rates;
+* mixture of parrots: AdamW with weight decay 0.1;
+* looped reasoning: Adafactor with linear warm-up and cosine decay (lr 0.005).
+
+One rule serves a single run (:func:`simulations.training.train`, torch's own optimisers) and an
+ensemble (:mod:`simulations.stacks`: Adam and AdamW stacked, Adafactor member by member), so a
+member of an ensemble follows its single run's recipe step for step.
+
+The schedule is a factor of the configured ``lr`` at step t = 1 .. T (T = ``steps``, W =
+``warmup``): t / W during the warm-up (t <= W), then 1 (``constant``), the cosine
+(1 + cos(pi s)) / 2 (``warmup-cosine``) or 1 - s (``warmup-linear``) of s = (t - W - 1) / (T - W),
+so the first step after the warm-up runs at ``lr`` and the last at a small positive rate. The
+factor depends on T: a run with a schedule other than ``constant`` is not a prefix of the same
+run with more steps.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ccomplexity.errors import InputError
+
+if TYPE_CHECKING:  # torch loads only when an optimiser is made: checks stay fast
+    import torch
+
+OPTIMIZERS = ("adam", "adamw", "adafactor")
+SCHEDULES = ("constant", "warmup-cosine", "warmup-linear")
+RECIPE_DEFAULTS: dict[str, object] = {
+    "optimizer": "adam",
+    "weight_decay": 0.0,
+    "schedule": "constant",
+    "warmup": 0,
+    "clip": 0.0,
+}
+"""The recipe fields of :class:`simulations.run_config.TrainConfig` and their defaults (App. H:
+Adam, constant rate, no decay, no clipping); at these values they are left out of the config
+hash, so runs stored before recipes existed keep their hashes."""
+STACKED_OPTIMIZERS = ("adam", "adamw")
+"""Optimisers an ensemble's batched forms step for all members at once; Adafactor scales each
+step by its tensor's root mean square, which a stacked tensor would share between members, so
+its members step one by one (:class:`simulations.stacks.LoopStack`)."""
+
+
+def check_recipe(
+    optimizer: str, weight_decay: float, schedule: str, warmup: int, clip: float, steps: int
+) -> None:
+    """InputError naming the field when a recipe is not one this trainer runs."""
+    if optimizer not in OPTIMIZERS:
+        raise InputError(f"optimizer must be one of {', '.join(OPTIMIZERS)}, got {optimizer!r}")
+    if schedule not in SCHEDULES:
+        raise InputError(f"schedule must be one of {', '.join(SCHEDULES)}, got {schedule!r}")
+    if not (math.isfinite(weight_decay) and 0 <= weight_decay <= 1):
+        raise InputError(f"weight_decay must lie in [0, 1], got {weight_decay}")
+    if not (math.isfinite(clip) and clip >= 0):
+        raise InputError(f"clip must be a max gradient norm >= 0 (0: off), got {clip}")
+    if not 0 <= warmup < steps:
+        raise InputError(f"warmup must be 0 .. steps - 1 = {steps - 1} steps, got {warmup}")
+
+
+def lr_factor(schedule: str, warmup: int, steps: int, step: int) -> float:
+    """The factor of the configured learning rate at step ``step`` (1-based) of ``steps``."""
+    if step <= warmup:
+        return step / warmup
+    if schedule == "constant":
+        return 1.0
+    s = (step - warmup - 1) / (steps - warmup)
+    if schedule == "warmup-cosine":
+        return 0.5 * (1.0 + math.cos(math.pi * s))
+    return 1.0 - s
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """The recipe fields of a run's config, with its ``steps`` (the schedule's length)."""
+
+    optimizer: str = "adam"
+    weight_decay: float = 0.0
+    schedule: str = "constant"
+    warmup: int = 0
+    clip: float = 0.0
+    steps: int = 1
+
+    @classmethod
+    def of(cls, config: object) -> Recipe:
+        """The recipe of a :class:`simulations.run_config.TrainConfig`."""
+        return cls(**{name: getattr(config, name) for name in (*RECIPE_DEFAULTS, "steps")})
+
+    def factor(self, step: int) -> float:
+        """:func:`lr_factor` of this schedule at ``step`` (1-based)."""
+        return lr_factor(self.schedule, self.warmup, self.steps, step)
+
+
+ADAM = Recipe()
+"""App. H's recipe: Adam at a constant rate, no weight decay, no clipping."""
+
+
+def make_optimizer(
+    optimizer: str, params: Iterable[torch.nn.Parameter], lr: float, weight_decay: float
+) -> torch.optim.Optimizer:
+    """Torch's own optimiser of that name (defaults otherwise). Adam's weight decay is the L2
+    term added to the gradient; AdamW's and Adafactor's are decoupled."""
+    import torch
+
+    if optimizer == "adam":
+        return torch.optim.Adam(params, lr=lr, weight_decay=weight_decay)
+    if optimizer == "adamw":
+        return torch.optim.AdamW(params, lr=lr, weight_decay=weight_decay)
+    return torch.optim.Adafactor(params, lr=lr, weight_decay=weight_decay)
+
+
+def set_lr(optimizer: torch.optim.Optimizer, lr: float) -> None:
+    """Every parameter group of ``optimizer`` at learning rate ``lr`` for its next step."""
+    for group in optimizer.param_groups:
+        group["lr"] = lr
+
+
+__all__ = [
+    "ADAM",
+    "OPTIMIZERS",
+    "RECIPE_DEFAULTS",
+    "Recipe",
+    "SCHEDULES",
+    "STACKED_OPTIMIZERS",
+    "check_recipe",
+    "lr_factor",
+    "make_optimizer",
+    "set_lr",
+]

@@ -1,0 +1,69 @@
+"""Verdicts: the Wilson interval against its formula's known values, the rule on curves."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from simulations.verdicts import combine, current, judge, verdict, wilson
+
+
+def test_wilson_matches_known_values():
+    # 50/100: 0.5 +- 0.0962 (the textbook example); 0/10: [0, 0.2775]; 10/10: [0.7225, 1].
+    assert wilson(0.5, 100) == pytest.approx((0.40383, 0.59617), abs=1e-5)
+    assert wilson(0.0, 10) == pytest.approx((0.0, 0.27754), abs=1e-5)
+    assert wilson(1.0, 10) == pytest.approx((0.72246, 1.0), abs=1e-5)
+
+
+@given(st.integers(1, 10_000), st.data())
+def test_wilson_holds_the_estimate_within_zero_and_one(n, data):
+    k = data.draw(st.integers(0, n))
+    lo, hi = wilson(k / n, n)
+    assert 0 <= lo <= k / n <= hi <= 1
+
+
+def curve(*accuracies: float) -> list[list[float]]:
+    return [[100 * (i + 1), a] for i, a in enumerate(accuracies)]
+
+
+def test_reached_plateaued_and_undecided():
+    assert verdict(curve(0.2, 0.5, 0.995), 0.99, 1000) == "reached"
+    # still climbing in the last third of the budget: 0.35 -> 0.52 -> 0.70 -> 0.73
+    rising = curve(0.1, 0.2, 0.35, 0.45, 0.52, 0.6, 0.70, 0.72, 0.73)
+    assert verdict(rising, 0.99, 1000) == "undecided"
+    # at chance, within sampling noise, for the whole budget
+    flat = curve(0.02, 0.025, 0.018, 0.022, 0.03, 0.024, 0.021, 0.026, 0.02)
+    assert verdict(flat, 0.99, 1000) == "plateaued"
+    # rose, then stopped well before the budget ended
+    stalled = curve(0.1, 0.5, 0.8, 0.81, 0.8, 0.82, 0.81, 0.8, 0.81)
+    assert verdict(stalled, 0.99, 1000) == "plateaued"
+    # the same small gain is noise on 100 examples but not on 10,000
+    gain = curve(0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.53, 0.53, 0.53)
+    assert verdict(gain, 0.99, 100) == "plateaued"
+    assert verdict(gain, 0.99, 10_000) == "undecided"
+
+
+def test_too_short_a_curve_is_undecided():
+    assert verdict(curve(0.1, 0.1), 0.99, 1000) == "undecided"
+    assert verdict([], 0.99, 1000) == "undecided"
+
+
+def test_judge_gives_the_interval_of_the_final_accuracy():
+    judged = judge({"target": 0.9}, curve(0.1, 0.5, 0.95), 0.95, 200)
+    assert judged["verdict"] == "reached"
+    assert judged["accuracy_ci"] == list(wilson(0.95, 200))
+
+
+def test_cells_combine_as_a_best_over_runs():
+    assert combine(["plateaued", "reached", "undecided"]) == "reached"
+    assert combine(["plateaued", "undecided"]) == "undecided"
+    assert combine(["plateaued", "plateaued"]) == "plateaued"
+
+
+def test_an_extension_supersedes_the_run_it_extends():
+    def run(steps: int, lr: float) -> dict:
+        return {"config": {"task": "dyck", "lr": lr, "steps": steps}}
+
+    runs = [run(100, 1e-3), run(100, 1e-2), run(200, 1e-3), run(400, 1e-3)]
+    assert current(runs) == [runs[1], runs[3]]
