@@ -250,3 +250,27 @@ seed = [1, 2]
     assert row["parameters"] > 0 and row["flops_per_query"] > 0
     assert row["tried"] == 2 and row["passed_all"]
     assert out["ran"] == 4  # best over 2 learning rates x 2 seeds
+
+
+def test_kg_profile_has_parameter_matched_points_and_one_grid():
+    """Every standard model of the kg profile has a looped-MoE (and, for q >= 2, a looped)
+    model within 10% of its parameters at the same q; every model the same lrs and 3 seeds."""
+    from simulations.training import build_model
+
+    spec = load_spec("kg")
+    sizes: dict[tuple[str, int], set[int]] = {}
+    grids: dict[tuple, set[tuple[float, int]]] = {}
+    for c in spec.configs:
+        model, _ = build_model(c)
+        fam = capacity.family(c.to_dict())
+        sizes.setdefault((fam, c.length), set()).add(sum(p.numel() for p in model.parameters()))
+        grids.setdefault(capacity.model_key(c.to_dict(), "relations"), set()).add((c.lr, c.seed))
+    assert {c.optimizer for c in spec.configs} == {"adam"}
+    assert all(g == {(lr, s) for lr in (1e-3, 3.16e-3) for s in (0, 1, 2)} for g in grids.values())
+    for (fam, q), params in sizes.items():
+        if fam != "standard":
+            continue
+        partners = ["looped-moe"] + (["looped"] if q >= 2 else [])
+        for p in params:
+            for other in partners:
+                assert any(abs(o - p) <= 0.1 * p for o in sizes[other, q]), (fam, q, p, other)

@@ -11,6 +11,11 @@ def test_looped_profile_grid():
     spec = load_spec("looped")
     configs = spec.configs
     assert len(configs) == 72 and spec.target == 0.99
+    # the paper's recipe: Adafactor, linear warm-up over 10% of the steps, cosine decay
+    assert {(c.optimizer, c.schedule, c.warmup * 10 == c.steps) for c in configs} == {
+        ("adafactor", "warmup-cosine", True)
+    }
+    assert {c.lr for c in configs if c.task != "addition"} == {5e-3}
     phop = Counter((c.hops, c.loops) for c in configs if c.task == "p-hop" and c.arch == "looped"
                    and c.layers == 1)  # fmt: skip
     assert phop == {(p, loops): 3 for p in (1, 2, 3) for loops in (1, 2, 3, 4)}  # three seeds
