@@ -234,7 +234,12 @@ def test_profiles_load():
         "dyck"
     }
     quick = load_spec("quick")
-    assert len(quick.configs) == 27
+    assert len(quick.configs) == 24
+    # equal budgets: every index-lookup model (Figs. 2(a, b), 3) the same steps, N = 20, 50
+    index_runs = [c for c in quick.configs if c.task == "index-lookup"]
+    assert {(c.steps, c.length in (20, 50)) for c in index_runs} == {(1500, True)}
+    for task in ("dyck", "eq-random"):
+        assert len({c.steps for c in quick.configs if c.task == task}) == 1
     index = {(c.arch, c.layers) for c in quick.configs if c.task == "index-lookup"}
     assert index == {("transformer", 1), ("lstm", 1), ("mamba", 1)}
     widths = {c.width for c in quick.configs if c.task == "index-lookup" and c.arch == "mamba"}
