@@ -69,6 +69,9 @@ def test_looped_igsm_profile_varies_the_models_depth():
     shapes = Counter((c.layers, c.loops or 1) for c in configs)
     assert shapes == {s: 4 for s in ((1, 1), (2, 1), (4, 1), (1, 2), (1, 4), (2, 2))}
     assert {(c.lr, c.seed) for c in configs} == {(lr, s) for lr in (1e-3, 3e-3) for s in (0, 1)}
+    assert {(c.optimizer, c.schedule, c.warmup) for c in configs} == {
+        ("adafactor", "warmup-cosine", 150)
+    }
 
 
 def test_stored_addition_configs_keep_their_hash_and_meaning():
