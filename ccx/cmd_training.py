@@ -230,10 +230,20 @@ def sweep_cmd(
             "--allow-large-grid", help="Run a grid of more than 10,000 runs (up to 1,000,000)."
         ),
     ] = False,
+    extend_undecided: Annotated[
+        int,
+        ranged(
+            limits.EXTEND_ROUNDS,
+            "--extend-undecided",
+            help="Then train runs still improving at their last step again with doubled steps, "
+            "at most this many times.",
+        ),
+    ] = 0,
     as_json: JsonFlag = False,
 ) -> None:
     """Run a grid of trainings into the store; a killed sweep resumes where it stopped, and
-    sweeps running at once on one store share its runs."""
+    sweeps running at once on one store share its runs. With --extend-undecided K, runs whose
+    verdict is undecided are trained again with twice the steps, up to K times."""
     if (spec is None) == (profile is None):
         raise InputError("give a spec file or --profile NAME (one of them)")
     from simulations.sweeps import check_outputs
@@ -249,10 +259,44 @@ def sweep_cmd(
 
     result = run_sweep(
         spec or profile, store, workers=workers, backend=backend, checkpoint_dir=checkpoint_dir,
-        ensemble=ensemble, allow_large_grid=allow_large_grid,
+        ensemble=ensemble, allow_large_grid=allow_large_grid, extend_undecided=extend_undecided,
     )  # fmt: skip
     emit(result, as_json, "Sweep")
     if result["failed"]:
+        raise typer.Exit(1)
+
+
+@app.command("rerun")
+def rerun_cmd(
+    store: Annotated[str, typer.Option("--store", help="SQLite results store.")],
+    run: Annotated[str, typer.Option("--run", help="The run: its row id or config hash.")],
+    as_json: JsonFlag = False,
+) -> None:
+    """Train one stored run again from its stored config, in the form it was trained (alone or
+    as the same ensemble, same threads), and compare with what the store holds. Writes
+    nothing; exit 1 when the re-run differs."""
+    if not run or len(run) > 64 or not run.replace("-", "").isalnum():
+        raise InputError(f"--run must be a row id or a config hash, got {run[:64]!r}")
+    from simulations.store import identify
+
+    if not Path(store).is_file():
+        raise InputError(f"no results store at {store!r}")
+    identify(store)
+    from simulations.rerun import find_run
+
+    find_run(store, run)  # a missing run is refused before torch is loaded
+    from simulations.rerun import rerun
+
+    result = rerun(store, run)
+    if as_json:
+        print_json(result)
+    else:
+        for side in ("stored", "rerun"):
+            shown = {k: v for k, v in result[side].items() if k != "curve"}
+            print(f"{side:>6}: {shown}")
+        print(f"form: {result['form']}")
+        print("identical" if result["identical"] else f"differs in {result['differences']}")
+    if not result["identical"]:
         raise typer.Exit(1)
 
 

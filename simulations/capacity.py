@@ -194,9 +194,20 @@ def run_search(
 
 
 def _best_by_hash(store_path: str | Path, hashes: list[str]) -> dict[str, float]:
+    """The best accuracy of each stored run, read from its extension with the most steps where
+    ``--extend-undecided`` extended it (:func:`simulations.verdicts.current`)."""
+    from simulations.verdicts import current, extension_key
+
     with Store(store_path, readonly=True) as store:
         found = store.runs(config_hash=hashes)
-    return {r["config_hash"]: r["best_accuracy"] for r in found}
+        if not found:
+            return {}
+        latest = {extension_key(r["config"]): r for r in current(store.runs(task=found[0]["task"]))}
+    out = {}
+    for run in found:
+        now = latest.get(extension_key(run["config"]), run)
+        out[run["config_hash"]] = now["best_accuracy"]
+    return out
 
 
 def capacities(

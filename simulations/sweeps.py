@@ -420,6 +420,7 @@ def run_sweep(
     ensemble: int | None = None,
     ensemble_fn: EnsembleFn | None = None,
     allow_large_grid: bool = False,
+    extend_undecided: int = 0,
 ) -> dict[str, Any]:
     """Run every config of ``spec`` (a file, a profile name or a SweepSpec) not yet in the store.
 
@@ -435,7 +436,9 @@ def run_sweep(
     the folder is created.  Each run is leased in the store before it trains, so sweeps running
     at once on one store share the work (``shared``: runs another sweep stored).  A run that
     raises is reported in ``failed`` and left out of the store, so running the sweep again
-    retries it.  Returns a JSON-ready summary.
+    retries it.  ``extend_undecided``: then up to that many rounds of the runs still improving
+    when their steps ran out, with steps doubled (:mod:`simulations.extend`; in a capacity
+    search, after each round). Returns a JSON-ready summary.
     """
     if backend not in BACKENDS:
         raise InputError(f"unknown backend {backend!r}; known: {', '.join(BACKENDS)}")
@@ -445,6 +448,7 @@ def run_sweep(
         limits.WORKERS.check(workers, "workers")
     if ensemble is not None:
         limits.ENSEMBLE.check(ensemble, "ensemble")
+    limits.EXTEND_ROUNDS.check(extend_undecided, "extend-undecided")
     folder = str(checkpoint_folder(store_path) if checkpoint_dir is None else checkpoint_dir)
     check_outputs(store_path, folder, spec)
     sweep = spec if isinstance(spec, SweepSpec) else load_spec(spec, allow_large_grid)
@@ -454,7 +458,7 @@ def run_sweep(
         return run_search(
             sweep, store_path, run_sweep, workers=workers, backend=backend, train_fn=train_fn,
             progress=progress, checkpoint_dir=folder, ensemble=ensemble,
-            ensemble_fn=ensemble_fn,
+            ensemble_fn=ensemble_fn, extend_undecided=extend_undecided,
         )  # fmt: skip
     ray = _import_ray() if backend == "ray" else None
     if ensemble is None:
@@ -523,6 +527,17 @@ def run_sweep(
                 shared = workers_mod.run_leased(store, owner, units, runner, deliver)
         total_stored = len(store)
 
+    extended = []
+    if extend_undecided:
+        from simulations.extend import extend_undecided as extend
+
+        extended = extend(
+            sweep, store_path, extend_undecided, run_sweep, progress=progress, workers=workers,
+            backend=backend, train_fn=train_fn, checkpoint_dir=folder, ensemble=ensemble,
+            ensemble_fn=ensemble_fn,
+        )  # fmt: skip
+        with Store(store_path, readonly=True) as store:
+            total_stored = len(store)
     return {
         "sweep": sweep.name,
         "source": sweep.source,
@@ -533,7 +548,8 @@ def run_sweep(
         "skipped": skipped,
         "ran": stored,
         "shared": shared,
-        "failed": failed,
+        "failed": failed + [f for r in extended for f in r.pop("failures")],
+        **({"extended": extended} if extend_undecided else {}),
         "stored_total": total_stored,
         "wall_seconds": round(time.perf_counter() - start, 3),
     }

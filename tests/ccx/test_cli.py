@@ -357,6 +357,21 @@ def test_train_sweep_threshold_commands(ccx, ccx_json, tmp_path: Path, monkeypat
     )  # fmt: skip
     assert out["steps"] <= 20 and Path(out["checkpoint"]).is_file()
     assert 0.0 <= out["accuracy"] <= 1.0 and out["wall_seconds"] > 0
+    assert out["verdict"] in ("reached", "plateaued", "undecided")
+    assert out["config"]["optimizer"] == "adam" and out["lr_final"] == 1e-3
+    recipe = ccx_json(
+        "train", "--task", "dyck", "--arch", "lstm", "--width", "8", "--length", "8",
+        "--steps", "20", "--optimizer", "adamw", "--weight-decay", "0.1", "--schedule",
+        "warmup-cosine", "--warmup", "2", "--clip", "1.0", "--checkpoint-dir", str(tmp_path / "ck"),
+    )  # fmt: skip
+    assert {k: recipe["config"][k] for k in ("optimizer", "weight_decay", "schedule", "warmup",
+            "clip")} == {"optimizer": "adamw", "weight_decay": 0.1, "schedule": "warmup-cosine",
+                         "warmup": 2, "clip": 1.0}  # fmt: skip
+    lo, hi = recipe["accuracy_ci"]
+    assert lo <= recipe["accuracy"] <= hi and 0 < recipe["lr_final"] < 1e-3
+    code, _, err = ccx("train", "--task", "dyck", "--arch", "lstm", "--width", "8", "--length",
+                       "8", "--optimizer", "sgd")  # fmt: skip
+    assert code == 2 and "optimizer must be one of" in err
     spec = tmp_path / "s.toml"
     spec.write_text(
         '[baseline]\ntask = "index-lookup"\nlayers = 1\nsteps = 10\nbatch = 8\nheads = 2\n'
@@ -377,6 +392,18 @@ def test_train_sweep_threshold_commands(ccx, ccx_json, tmp_path: Path, monkeypat
     assert {r["arch"] for r in rows} == {"transformer", "lstm"}
     assert all(set(r) >= {"task", "arch", "width", "layers", "threshold_length", "bound_length"}
                for r in rows)  # fmt: skip
+    assert all(p["verdict"] in ("reached", "plateaued", "undecided")
+               for r in rows for p in r["points"])  # fmt: skip
+    extended = ccx_json("sweep", str(spec), "--store", db, "--workers", "1",
+                        "--extend-undecided", "1")  # fmt: skip
+    assert extended["skipped"] == 2 and len(extended["extended"]) <= 1
+    again = ccx_json("rerun", "--store", db, "--run", "1")
+    assert (
+        again["identical"] is True
+        and again["rerun"]["best_accuracy"] == (again["stored"]["best_accuracy"])
+    )
+    code, _, err = ccx("rerun", "--store", db, "--run", "12345")
+    assert code == 2 and "no run" in err and len(err.strip().splitlines()) == 1
     spec.write_text('[baseline]\ntask = "index-lookup"\nbogus = 1\n[grid]\narch = ["lstm"]\n')
     code, _, err = ccx("sweep", str(spec), "--store", db)
     assert code == 2 and "bogus" in err and len(err.strip().splitlines()) == 1

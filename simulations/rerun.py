@@ -1,0 +1,105 @@
+"""Re-training a stored run from its stored config, in the form it was trained, and comparing
+(``ccx rerun --store S --run ID``).
+
+A run is trained again as it was: alone, or as the same ensemble (the member configs the store
+recorded for it, in their order, read back from the store), with the same number of torch
+threads, on the CPU (or CUDA, for a run stored from a GPU when one is present). Training is
+deterministic on the CPU (:mod:`simulations.training`), so a CPU run re-trained in its own form
+gives the same curve, steps and accuracies; ``identical`` says whether it did. Nothing is written:
+no checkpoint, no row.
+
+A run whose ensemble cannot be rebuilt (a member is no longer in the store, or the store predates
+the record of ensembles) is trained alone, and the report says so: on the CPU an ensemble member's
+curve and steps equal its single run's (:mod:`simulations.ensemble`), its weights only to float
+tolerance.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ccomplexity.errors import InputError
+from simulations.store import Store
+
+COMPARED = ("best_accuracy", "accuracy", "steps", "curve", "verdict")
+"""What a re-run must reproduce to count as identical."""
+
+
+def find_run(store_path: str | Path, run: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The stored run ``run`` (its row id, or its config hash) and the stored runs of its
+    ensemble in their recorded order (empty when it trained alone or they are not all stored)."""
+    with Store(store_path, readonly=True) as store:
+        found = store.runs(id=int(run)) if run.isdigit() else store.runs(config_hash=run)
+        if not found:
+            raise InputError(f"no run {run!r} in {str(store_path)!r} (give a row id or hash)")
+        row = found[0]
+        group = (row.get("ensemble") or {}).get("configs")
+        if not isinstance(group, list) or len(group) < 2:
+            return row, []
+        members = {r["config_hash"]: r for r in store.runs(config_hash=group)}
+    if set(group) - set(members):
+        return row, []
+    return row, [members[h] for h in group]
+
+
+def _device(stored: str | None) -> str:
+    import torch
+
+    if stored and stored.startswith("cuda") and torch.cuda.is_available():
+        return "cuda"
+    return "cpu"
+
+
+def rerun(store_path: str | Path, run: str) -> dict[str, Any]:
+    """Train stored run ``run`` again in its form and compare: ``{"run", "config_hash",
+    "form", "stored", "rerun", "identical", "differences"}``; ``stored`` and ``rerun`` hold
+    best_accuracy, accuracy, steps, verdict and the curve."""
+    import torch
+
+    from simulations.ensemble import train_ensemble
+    from simulations.training import TrainConfig, deterministic_on, resolve_device, train
+
+    row, group = find_run(store_path, run)
+    config = TrainConfig.from_dict(row["config"])
+    if config.config_hash() != row["config_hash"]:
+        raise InputError(f"run {row['id']}: its stored config does not give its hash")
+    device = _device(row.get("device"))
+    threads = row.get("threads")
+    threads = threads if isinstance(threads, int) and 0 < threads <= 1024 else None
+    form: dict[str, Any] = {"device": device, "threads": threads}
+    if group:
+        configs = [TrainConfig.from_dict(member["config"]) for member in group]
+        with deterministic_on(resolve_device(device), threads):
+            results = train_ensemble(configs, device=device)
+        again = next(r for r in results if r["config_hash"] == row["config_hash"])
+        form["trained"] = f"ensemble of {len(configs)} ({again['ensemble']['strategy']})"
+    else:
+        again = train(config, progress=False, device=device, threads=threads)
+        recorded = row.get("ensemble")
+        form["trained"] = "alone" + (
+            " (its ensemble's members are not all in the store)" if recorded else ""
+        )
+    form["torch"] = torch.__version__
+    stored = {k: row[k] for k in COMPARED}
+    fresh = {k: again[k] for k in COMPARED}
+    differences = [k for k in COMPARED if _plain(stored[k]) != _plain(fresh[k])]
+    return {
+        "run": row["id"],
+        "config_hash": row["config_hash"],
+        "form": form,
+        "stored": stored,
+        "rerun": fresh,
+        "identical": not differences,
+        "differences": differences,
+    }
+
+
+def _plain(value: Any) -> Any:
+    """Curves compare as lists of [step, accuracy] whatever sequence type holds them."""
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+__all__ = ["COMPARED", "find_run", "rerun"]
