@@ -164,7 +164,7 @@ def kg_capacity(
         return
     header = ("family", "hops", "width", "layers", "loops", "experts", "parameters",
               "active_parameters", "flops_per_query", "relations", "triples", "tried",
-              "lr")  # fmt: skip
+              "verdict", "lr")  # fmt: skip
     print("  ".join(header))
     for r in rows:
         print("  ".join(str(r[k]).rjust(max(len(k), 10 * (k == "family"))) for k in header))

@@ -140,7 +140,8 @@ def make_figure(
     The output folder and a given store are checked before anything is run or drawn. Figures
     that need no store (bounds) never run a sweep. Panels without data are left out of the
     files (:mod:`paper_figures.style`); the result then lists their notes under ``left_out``,
-    and the caption says which command fills them (``fill_command``).
+    and the caption says which command fills them (``fill_command``). The caption also says how
+    many of the trained points drawn reached, plateaued and are undecided (``verdicts``).
     """
     if name not in FIGURES:
         raise InputError(f"unknown figure {name!r}; known: {', '.join(FIGURES)}")
@@ -150,8 +151,12 @@ def make_figure(
     else:
         store_path = prepare_store(store, None)
     result = FIGURES[name].make(store_path, Path(out_dir), profile)
-    from paper_figures.style import LEFT_OUT
+    from paper_figures.style import LEFT_OUT, VERDICTS, verdict_sentence
 
+    counts = VERDICTS.pop(name, None)
+    if counts:
+        result["verdicts"] = {v: counts.get(v, 0) for v in ("reached", "plateaued", "undecided")}
+        result["caption"] += " " + verdict_sentence(counts)
     left_out = LEFT_OUT.pop(name, [])
     if left_out:
         command = fill_command(name)

@@ -3,7 +3,8 @@
 Top row: best accuracy (over learning rates, seeds and evaluations) against length N on index
 lookup and on Dyck-(2,2), one line per model (architecture, layers) at the width swept over
 the most lengths.  Bottom row: the validation curve of each model's best run at the length
-where the most models were trained (the largest such).
+where the most models were trained (the largest such).  Undecided points and runs (still
+improving when their budget ran out) are half-filled (``paper_figures.style``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from paper_figures import style
 
 NAME = "fig2"
 TASKS = {"index-lookup": "Index lookup", "dyck": "Dyck-(2,2)"}
-COLUMNS = ("series", "task", "arch", "layers", "width", "length", "step", "accuracy")
+COLUMNS = ("series", "task", "arch", "layers", "width", "length", "step", "accuracy", "verdict")
 
 
 def main_widths(rows: list[dict[str, Any]], task: str) -> list[dict[str, Any]]:
@@ -43,13 +44,14 @@ def accuracy_panel(
     for row in main_widths(rows, task):
         lengths = sorted(row["lengths"])
         acc = [row["lengths"][n] for n in lengths]
-        ax.plot(
-            lengths,
-            acc,
-            marker=style.marker(row["layers"]),
-            color=style.colour(row["arch"]),
-            label=style.model_label(row["arch"], row["layers"], row["width"]),
-        )
+        verdicts = {p["length"]: p["verdict"] for p in row.get("points") or []}
+        colour, marker = style.colour(row["arch"]), style.marker(row["layers"])
+        ax.plot(lengths, acc, color=colour)
+        ax.plot([], [], color=colour, marker=marker, ms=6,
+                label=style.model_label(row["arch"], row["layers"], row["width"]))  # fmt: skip
+        for n, a in zip(lengths, acc, strict=True):
+            ax.plot([n], [a], ls="none", marker=marker, ms=6,
+                    **style.verdict_marks(verdicts.get(n), colour))  # fmt: skip
         out.extend(
             {
                 "series": "best accuracy",
@@ -59,9 +61,12 @@ def accuracy_panel(
                 "width": row["width"],
                 "length": n,
                 "accuracy": a,
+                "verdict": verdicts.get(n),
             }
             for n, a in zip(lengths, acc, strict=True)
         )
+    if any(r["verdict"] == "undecided" for r in out):
+        style.add_undecided_entry(ax)
     ax.axhline(target, color="k", ls=":", lw=1, label=f"target {target:g}")
     ax.set_xscale("log")
     ticks = sorted({n for row in rows if row["task"] == task for n in row["lengths"]})
@@ -73,7 +78,7 @@ def accuracy_panel(
     ax.set_ylabel("best validation accuracy (fraction)")
     ax.set_title(title)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7, loc="lower left")
+    ax.legend(*style.legend_entries(ax), fontsize=7, loc="lower left")
     return out
 
 
@@ -109,22 +114,33 @@ def _curve_panel(
     for (arch, layers, width), r in sorted(best.items()):
         steps, acc = zip(*r["curve"], strict=True)
         lr = r["config"].get("lr")
-        ax.plot(steps, acc, marker=style.marker(layers), ms=4, color=style.colour(arch),
-                ls="-" if layers == 1 else "--",
-                label=f"{style.model_label(arch, layers, width)} lr={lr:g}")  # fmt: skip
+        verdict = style.verdict_of(r, target)
+        ax.plot(steps, acc, marker=style.marker(layers), ms=4, ls="-" if layers == 1 else "--",
+                label=f"{style.model_label(arch, layers, width)} lr={lr:g}",
+                **style.verdict_marks(verdict, style.colour(arch)))  # fmt: skip
         out.extend(
             {"series": "validation curve", "task": task, "arch": arch, "layers": layers,
-             "width": width, "length": longest, "step": s, "accuracy": a}
+             "width": width, "length": longest, "step": s, "accuracy": a, "verdict": verdict}
             for s, a in zip(steps, acc, strict=True)
         )  # fmt: skip
+        if verdict == "undecided":
+            style.add_undecided_entry(ax)
     ax.axhline(target, color="k", ls=":", lw=1, label=f"target {target:g}")
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("training step")
     ax.set_ylabel("validation accuracy (fraction)")
     ax.set_title(f"{title}: validation curves at N = {longest}")
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7, loc="lower right")
+    ax.legend(*style.legend_entries(ax), fontsize=7, loc="lower right")
     return out, True
+
+
+def point_verdicts(csv_rows: list[dict[str, Any]]) -> list[str]:
+    """The verdicts of the points drawn: one per best-accuracy point, one per validation curve."""
+    curves = {(r["task"], r["arch"], r["layers"], r["width"]): r["verdict"] for r in csv_rows
+              if r["series"] == "validation curve"}  # fmt: skip
+    points = [r["verdict"] for r in csv_rows if r["series"] == "best accuracy" and r["verdict"]]
+    return points + list(curves.values())
 
 
 def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str, Any]:
@@ -150,7 +166,7 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
             bottom.set_ylabel("validation accuracy (fraction)")
     fig.suptitle(f"Accuracy vs length (target accuracy {target:g})")
     fig.tight_layout()
-    files = style.save(fig, out_dir, NAME, csv_rows, COLUMNS)
+    files = style.save(fig, out_dir, NAME, csv_rows, COLUMNS, point_verdicts(csv_rows))
     caption = (
         f"Top: best validation accuracy against length N on index lookup (left) and "
         f"Dyck-(2,2) (right), per model (architecture, layers L, width d; other widths are in "
@@ -158,6 +174,8 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         f"the target accuracy {target:g}; guessing scores 1/64 on index lookup and about 1/2 "
         f"on Dyck-(2,2). Bottom: validation accuracy during training of each "
         f"model's best run at the largest length at which the most models were trained. "
+        f"Half-filled markers: undecided (still improving when the budget ran out; a best over "
+        f"runs is undecided when none reached the target and one was still improving). "
         f"Training: {style.training_summary(runs)} "
         f"Data: {style.store_label(store_path, profile)}."
     )

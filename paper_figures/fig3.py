@@ -2,7 +2,9 @@
 
 One heat map per recurrent architecture (Mamba, and LSTM for contrast): rows are widths, columns
 lengths N, cells the best accuracy over learning rates, seeds and evaluations.  Where the store
-has several depths of an architecture, the depth with the most widths is shown.
+has several depths of an architecture, the depth with the most widths is shown.  A cell whose
+best is undecided (no run reached the target and one was still improving when its budget ran
+out) reads ``0.42?`` (``paper_figures.style``).
 """
 
 from __future__ import annotations
@@ -18,16 +20,24 @@ from paper_figures import style
 
 NAME = "fig3"
 ARCHS = ("mamba", "lstm")
-COLUMNS = ("arch", "layers", "width", "length", "accuracy")
+COLUMNS = ("arch", "layers", "width", "length", "accuracy", "verdict")
 
 
-def _grid(rows: list[dict[str, Any]], arch: str) -> tuple[int, dict[int, dict[int, float]]] | None:
-    """(layers, {width: {N: best accuracy}}) of ``arch`` on index lookup, or None."""
+Grid = dict[int, dict[int, tuple[float, str]]]
+"""{width: {N: (best accuracy, verdict)}}."""
+
+
+def _grid(rows: list[dict[str, Any]], arch: str) -> tuple[int, Grid] | None:
+    """(layers, {width: {N: (best accuracy, verdict)}}) of ``arch`` on index lookup, or None."""
     mine = [r for r in rows if r["task"] == "index-lookup" and r["arch"] == arch]
     if not mine:
         return None
     layers = Counter(r["layers"] for r in mine).most_common(1)[0][0]
-    return layers, {r["width"]: r["lengths"] for r in mine if r["layers"] == layers}
+    return layers, {
+        r["width"]: {p["length"]: (p["best_accuracy"], p["verdict"]) for p in r["points"]}
+        for r in mine
+        if r["layers"] == layers
+    }
 
 
 def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str, Any]:
@@ -56,24 +66,30 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         for i, w in enumerate(widths):
             for j, n in enumerate(lengths):
                 if n in grid[w]:
-                    cells[i, j] = grid[w][n]
+                    accuracy, verdict = grid[w][n]
+                    cells[i, j] = accuracy
                     csv_rows.append(
                         {"arch": arch, "layers": layers, "width": w, "length": n,
-                         "accuracy": grid[w][n]}
+                         "accuracy": accuracy, "verdict": verdict}
                     )  # fmt: skip
-                    ax.text(j, i, f"{grid[w][n]:.2f}", ha="center", va="center", fontsize=8,
-                            color="white" if grid[w][n] < 0.5 else "black")  # fmt: skip
+                    ax.text(j, i, style.cell_text(accuracy, verdict), ha="center", va="center",
+                            fontsize=8, color="white" if accuracy < 0.5 else "black")  # fmt: skip
         image = ax.imshow(cells, origin="lower", cmap="viridis", vmin=0, vmax=1, aspect="auto")
         ax.set_xticks(range(len(lengths)), [str(n) for n in lengths])
         ax.set_yticks(range(len(widths)), [str(w) for w in widths])
         ax.set_title(f"{arch} L={layers} on index lookup")
     if image is not None:
         fig.colorbar(image, ax=list(axes), label="best validation accuracy (fraction)")
+    if any(r["verdict"] == "undecided" for r in csv_rows):
+        fig.legend(handles=[style.undecided_handle(cells=True)], loc="upper center",
+                   bbox_to_anchor=(0.45, 0.0), fontsize=8, frameon=False)  # fmt: skip
     fig.suptitle("Index lookup: accuracy over width and length (recurrent models)")
     files = style.save(fig, out_dir, NAME, csv_rows, COLUMNS)
     caption = (
         f"Best validation accuracy on index lookup for each width d and length N (cells; "
-        f"empty where not run), for Mamba and the LSTM; target accuracy {target:g}; guessing "
+        f"empty where not run), for Mamba and the LSTM; target accuracy {target:g}; '?' after a "
+        f"number: undecided, no run there reached the target and one was still improving when "
+        f"its budget ran out; guessing "
         f"scores 1/64 ~ 0.016 (64 symbols). Thm 3 says "
         f"a recurrent model needs state size m with m p >= N, so the accuracy frontier should "
         f"move right as the width grows. Training: {style.training_summary(runs)} "

@@ -12,7 +12,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 
 from paper_figures import style
-from paper_figures.fig2 import COLUMNS, accuracy_panel
+from paper_figures.fig2 import COLUMNS, accuracy_panel, point_verdicts
 
 NAME = "fig4"
 FILL_PROFILE = "paper"
@@ -34,11 +34,12 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
             style.note(ax, f"no runs of {task} in the store")
     fig.suptitle(f"Equality tasks: accuracy vs length (target accuracy {target:g})")
     fig.tight_layout()
-    files = style.save(fig, out_dir, NAME, csv_rows, COLUMNS)
+    files = style.save(fig, out_dir, NAME, csv_rows, COLUMNS, point_verdicts(csv_rows))
     caption = (
         f"Best validation accuracy against length N on the equality tasks, per model "
         f"(architecture, layers L, width d), best over evaluations, learning rates and seeds; "
-        f"dotted: the target {target:g}. Thm 11: a recurrent model needs m p >= N/2; Thm 6: a "
+        f"dotted: the target {target:g}; half-filled markers: undecided (still improving when "
+        f"the budget ran out). Thm 11: a recurrent model needs m p >= N/2; Thm 6: a "
         f"two-layer transformer of width O(log N) suffices. Training: "
         f"{style.training_summary(runs)} Data: {style.store_label(store_path, profile)}."
     )

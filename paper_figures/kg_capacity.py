@@ -4,7 +4,9 @@ against its parameters (layer-looping paper, Figure 2), one panel per q.
 Points: each model's capacity from the capacity search (:func:`simulations.capacity.capacities`:
 the largest T = E R whose best test accuracy over learning rates and seeds reached the target,
 every smaller graph passing too); hollow points passed every graph tried (the capacity is at
-least that). Lines, read from the claims table for ``kg-path`` (nothing here names a bound):
+least that); half-filled points with an arrow up are undecided (the first graph missed was
+still improving when its budget ran out: at least that, never a number). Lines, read from the
+claims table for ``kg-path`` (nothing here names a bound):
 the upper-bound rows' constructions (Thm 5.1 standard, Prop B.13 looped, Thm 5.3 looped-MoE:
 the triples a construction with that many parameters holds), and the lower-bound rows (Thm
 B.19 for relation product models with L = q layers, Lemma B.18 for any model at log2 E bits per
@@ -32,7 +34,7 @@ CLAIM_FAMILY = {"standard": "attention", "looped": "looped", "looped-moe": "loop
 LOWER_STYLES = {"kg.thm_b19": ":", "kg.lemma_b18": "-."}
 COLUMNS = ("kind", "family", "hops", "width", "layers", "loops", "experts", "parameters",
            "active_parameters", "flops_per_query", "entities", "relations", "triples",
-           "passed_all", "lr", "bound_id")  # fmt: skip
+           "passed_all", "lr", "bound_id", "triples_at_least", "verdict")  # fmt: skip
 
 
 def _upper_family(claim: claims.Claim) -> str:
@@ -74,6 +76,16 @@ def bound_line(claim: claims.Claim, entities: int, hops: int, most_parameters: f
     return points
 
 
+def _undecided(ax: Any, row: dict[str, Any], colour: str) -> None:
+    """A capacity left open by an undecided miss: the half-filled marker with an arrow up at the
+    largest graph passed (on the bottom edge when none was)."""
+    if row["triples_at_least"]:
+        style.one_sided(ax, row["parameters"], row["triples_at_least"], colour)
+    else:
+        ax.plot(row["parameters"], 0.03, "o", transform=ax.get_xaxis_transform(), clip_on=False,
+                **style.verdict_marks("undecided", colour))  # fmt: skip
+
+
 def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str, Any]:
     """Draw one panel per q from the capacity runs in the store at ``store_path``."""
     from simulations.capacity import capacities, slopes
@@ -99,11 +111,14 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
             mine = sorted((r for r in here if r["family"] == fam), key=lambda r: r["parameters"])
             if not mine:
                 continue
-            learned = [r for r in mine if r["triples"]]
+            learned = [r for r in mine if isinstance(r["triples"], int) and r["triples"]]
             ax.plot([r["parameters"] for r in learned], [r["triples"] for r in learned], "-",
                     color=colour, alpha=0.6)  # fmt: skip
             for r in mine:
                 csv_rows.append({"kind": "trained", **r})
+                if r["verdict"] == "undecided":  # a one-sided bound, never a number
+                    _undecided(ax, r, colour)
+                    continue
                 if not r["triples"]:  # missed the first graph: an x on the bottom edge
                     ax.plot(r["parameters"], 0.03, "x", color=colour, markersize=9, mew=2,
                             transform=ax.get_xaxis_transform(), clip_on=False)  # fmt: skip
@@ -117,6 +132,9 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         if any(not r["triples"] for r in here):
             ax.plot([], [], "x", color=style.OTHER_COLOUR, mew=2,
                     label="x on the bottom edge: missed the first graph")  # fmt: skip
+        if any(r["verdict"] == "undecided" for r in here):
+            ax.plot([], [], "o", color=style.OTHER_COLOUR, **style.HALF_FILLED,
+                    label=f"{style.UNDECIDED}: capacity at least T (arrow)")  # fmt: skip
         entities = here[0]["entities"]
         ax.set_title(f"q = {q} hop{'s' if q > 1 else ''}, E = {entities} entities")
         most = 2 * max(r["parameters"] for r in here)
@@ -145,7 +163,10 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         f"with best test accuracy >= {target:g} (best over learning rates and seeds, every "
         "smaller graph passing too; each graph trained from scratch); hollow: it passed every "
         "graph tried, so its capacity is at least that; x on the bottom edge: it missed the "
-        "first graph. Dashed: the hand-wired constructions of "
+        "first graph; half-filled with an arrow up: undecided, the first graph missed was "
+        "still being learned when the budget ran out (no run reached the target, one still "
+        "improving), so the capacity is at least the T drawn and is left out of the fits. Dashed: "
+        "the hand-wired constructions of "
         "the claims table's upper-bound rows (Thm 5.1 standard, Prop B.13 looped, Thm 5.3 "
         "looped-MoE), the triples they hold with that many parameters at b = ceil(log2 c) bits "
         "per code. Black: the claims table's lower bounds on parameters, drawn as the most "

@@ -1,12 +1,16 @@
 """Figure ``looped-loops``: the fewest loops a trained looped model needs, against the proved count.
 
-Two panels, group composition against n and p-hop against p. Each cell (x, L) is the best
-accuracy of the stored ``(k ⊗ L)`` looped models (best over learning rates, seeds and
-evaluations) at that task size with L loops; a star marks the fewest loops reaching the target,
-an x a size where no stored L did. The step line is the loop count the paper proves suffices,
-read from the claims table: ceil(lg n) (Thm 2.1) and floor(lg p) + 2 (Cor. 2.3); they are also
-the rounds of the exact simulators (Algorithm 2, pointer doubling). A trained model may need
-more loops (it has to learn the algorithm) or fewer (a wider block can do more per loop).
+Two panels, group composition against n and p-hop against p. Each cell (x, L) is the best accuracy
+of the stored ``(k ⊗ L)`` looped models (best over learning rates, seeds and evaluations) at that
+task size with L loops; a star marks the fewest loops reaching the target, an x a size where no
+stored L did. An undecided cell (no run reached the target, one was still improving when its budget
+ran out) reads ``0.42?``; where such a cell below the first L reaching the target (or, none
+reaching it, any cell) leaves the fewest loops open, it is undecided: a half-filled star with an
+arrow down at the L that reached (the fewest is at most that), or at the top when none did (a
+half-filled X: nothing is known). The step line is the loop count the paper proves suffices, read
+from the claims table: ceil(lg n) (Thm 2.1) and floor(lg p) + 2 (Cor. 2.3); they are also the
+rounds of the exact simulators (Algorithm 2, pointer doubling). A trained model may need more loops
+(it has to learn the algorithm) or fewer (a wider block can do more per loop).
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ PANELS = (
     ("group-composition", "length", "n, elements composed"),
     ("p-hop", "hops", "p, hops"),
 )
-COLUMNS = ("task", "variant", "x", "loops", "accuracy", "runs", "fewest_loops", "proved_loops")
+COLUMNS = ("task", "variant", "x", "loops", "accuracy", "runs", "verdict", "fewest_loops",
+           "fewest_loops_at_most", "proved_loops")  # fmt: skip
 
 
 def _x(run: dict[str, Any], key: str) -> int:
@@ -51,27 +56,41 @@ def proved_loops(task: str, run: dict[str, Any]) -> int:
     return int(claim.bound.value(hops=cfg["hops"]))
 
 
-Cells = dict[int, tuple[dict[int, tuple[float, int]], dict[str, Any]]]
-"""{x: ({loops: (best accuracy, runs)}, one run of that size)} of one variant."""
+Cells = dict[int, tuple[dict[int, tuple[float, int, str]], dict[str, Any]]]
+"""{x: ({loops: (best accuracy, runs, verdict)}, one run of that size)} of one variant."""
 
 
-def grid(runs: list[dict[str, Any]], task: str, key: str) -> dict[str, Cells]:
-    """{variant: cells} of the looped runs on ``task``."""
+def grid(runs: list[dict[str, Any]], task: str, key: str, target: float) -> dict[str, Cells]:
+    """{variant: cells} of the looped runs on ``task``, each cell's verdict at ``target`` the
+    best over its runs (:func:`simulations.verdicts.combine`)."""
+    from simulations.verdicts import combine
+
     out: dict[str, Cells] = defaultdict(dict)
     for run in runs:
         if run["task"] != task or run["arch"] != "looped":
             continue
         by_loops, _ = out[_variant(run, task)].setdefault(_x(run, key), ({}, run))
         loops = run["config"]["loops"]
-        best, count = by_loops.get(loops, (0.0, 0))
-        by_loops[loops] = (max(best, run["best_accuracy"]), count + 1)
+        best, count, verdict = by_loops.get(loops, (0.0, 0, "plateaued"))
+        by_loops[loops] = (max(best, run["best_accuracy"]), count + 1,
+                           combine([verdict, style.verdict_of(run, target)]))  # fmt: skip
     return out
 
 
-def fewest_loops(by_loops: dict[int, tuple[float, int]], target: float) -> int | None:
-    """The smallest L whose best accuracy reaches ``target`` (None if none does)."""
-    passed = [loops for loops, (acc, _) in by_loops.items() if acc >= target]
-    return min(passed) if passed else None
+def fewest_loops(
+    by_loops: dict[int, tuple[float, int, str]], target: float
+) -> tuple[int | str | None, int | None]:
+    """(fewest, at most): the smallest L whose best accuracy reaches ``target``, when every
+    smaller stored L plateaued below it; "undecided" when a smaller L (or, none reaching it, any
+    L) is undecided: still improving, it might have reached it, so the fewest loops is only at
+    most the smallest L that did (None when none did). (None, None): no L reached the target
+    and none is undecided."""
+    passed = [loops for loops, (acc, _, _) in by_loops.items() if acc >= target]
+    first = min(passed) if passed else None
+    open_below = [loops for loops, (acc, _, verdict) in by_loops.items()
+                  if verdict == "undecided" and acc < target
+                  and (first is None or loops < first)]  # fmt: skip
+    return ("undecided" if open_below else first), first
 
 
 def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str, Any]:
@@ -84,7 +103,7 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     for ax, (task, key, xlabel) in zip(axes, PANELS, strict=True):
         ax.set_xlabel(xlabel)
         ax.set_ylabel("loops L of the block")
-        data = grid(runs, task, key)
+        data = grid(runs, task, key, target)
         if not data:
             missing.append(f"{NAME}: no looped runs on {task} in the store")
             style.note(ax, f"no looped runs on {task}")
@@ -95,18 +114,22 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         xs = sorted(cells)
         top = max(max(by_loops) for by_loops, _ in cells.values())
         acc = np.full((top, len(xs)), np.nan)
-        proved, fewest = [], []
+        proved, fewest, at_most = [], [], []
         for j, x in enumerate(xs):
             by_loops, run = cells[x]
             proved.append(proved_loops(task, run))
-            fewest.append(fewest_loops(by_loops, target))
-            for loops, (best, count) in by_loops.items():
+            found, most = fewest_loops(by_loops, target)
+            fewest.append(found)
+            at_most.append(most)
+            for loops, (best, count, verdict) in by_loops.items():
                 acc[loops - 1, j] = best
-                ax.text(j, loops, f"{best:.2f}", ha="center", va="center", fontsize=7,
-                        color="white" if best < 0.5 else "black")  # fmt: skip
+                ax.text(j, loops, style.cell_text(best, verdict), ha="center", va="center",
+                        fontsize=7, color="white" if best < 0.5 else "black")  # fmt: skip
                 csv_rows.append(
                     {"task": task, "variant": variant, "x": x, "loops": loops, "accuracy": best,
-                     "runs": count, "fewest_loops": fewest[-1], "proved_loops": proved[-1]}
+                     "runs": count, "verdict": verdict, "fewest_loops": found,
+                     "fewest_loops_at_most": most if found == "undecided" else None,
+                     "proved_loops": proved[-1]}
                 )  # fmt: skip
         image = ax.imshow(acc, origin="lower", cmap="viridis", vmin=0, vmax=1, aspect="auto",
                           extent=(-0.5, len(xs) - 0.5, 0.5, top + 0.5))  # fmt: skip
@@ -114,10 +137,21 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         ax.stairs(np.array(proved) - 0.5, steps, color="black", linewidth=2.5, baseline=None,
                   label="proved to suffice: the loops on and above the line")  # fmt: skip
         reached = f"fewest trained loops reaching {target:g}"
-        hit = [(j - 0.33, f) for j, f in enumerate(fewest) if f is not None]
+        hit = [(j - 0.33, f) for j, f in enumerate(fewest) if isinstance(f, int)]
         if hit:
             ax.plot(*zip(*hit, strict=True), "*", color="#d62728", markersize=14,
                     markeredgecolor="white", label=reached)  # fmt: skip
+        for j, (f, most) in enumerate(zip(fewest, at_most, strict=True)):
+            if f == "undecided" and most is not None:
+                style.one_sided(ax, j - 0.33, most, "#d62728", "*", up=False, ms=14,
+                                label="fewest loops undecided: at most this (a smaller L still "
+                                "improving)")  # fmt: skip
+            elif f == "undecided":  # none reached it, one still improving: nothing is known
+                ax.plot([j - 0.33], [top], "X", color="#d62728", ms=11, **style.HALF_FILLED,
+                        label=f"none reaches {target:g}, one still improving")  # fmt: skip
+        if "undecided" in fewest or any(r["verdict"] == "undecided" for r in csv_rows):
+            ax.plot([], [], ls="none", marker="$?$", color="black",
+                    label=f"0.42? in a cell: {style.UNDECIDED}")  # fmt: skip
         miss = [j for j, f in enumerate(fewest) if f is None]
         if miss:
             ax.plot(
@@ -138,10 +172,11 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         ax.set_title(f"{task}: proved {bound}\n{variant}", fontsize=10)
     entries = {}  # one legend for both panels: the same marks mean the same things
     for ax in axes:
-        entries.update(zip(*reversed(ax.get_legend_handles_labels()), strict=True))
+        entries.update(zip(*reversed(style.legend_entries(ax)), strict=True))
     if entries:
-        fig.legend(entries.values(), entries.keys(), loc="upper center", ncol=len(entries),
-                   bbox_to_anchor=(0.45, 0.0), fontsize=8, frameon=False)  # fmt: skip
+        fig.legend(entries.values(), entries.keys(), loc="upper center",
+                   ncol=min(3, len(entries)), bbox_to_anchor=(0.45, 0.0), fontsize=8,
+                   frameon=False)  # fmt: skip
     if image is not None:
         fig.colorbar(image, ax=list(axes), label="best accuracy at that size and loop count")
     fig.suptitle("Loops a trained 1-layer-block looped transformer needs, against the proved count")
@@ -150,7 +185,12 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         "Cells: best accuracy (fresh examples, best over evaluations, learning rates and seeds) of "
         "looped transformers (k ⊗ L) with the block width d shown, for each task size and loop "
         f"count L; star: the fewest loops reaching the target {target:g}; x: none of the stored "
-        "loop counts reached it. Black steps: the loops the paper proves suffice, ceil(lg n) for "
+        "loop counts reached it; '?' after a number: undecided (no run reached the target and one "
+        "was still improving when its budget ran out); a half-filled star with an arrow down: "
+        "the fewest loops is undecided, at most the L drawn, since a smaller L was still "
+        "improving; a half-filled X: no loop count reached the target and one was still "
+        "improving, so nothing is known. Black steps: the loops the paper proves suffice, ceil(lg "
+        "n) for "
         "group composition (Thm 2.1, also Algorithm 2's rounds) and floor(lg p) + 2 for p-hop "
         "(Cor. 2.3, also the pointer-doubling simulator's rounds); they are upper bounds for a "
         "construction, not lower bounds for trained models. Guessing scores 1/|G| on group "

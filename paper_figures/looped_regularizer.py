@@ -9,6 +9,8 @@ k-layer blocks, cos(θ_G^(j), θ_G^(j+k)) for j = 0..D-k-1, per parameter group 
 K, V, O; MLP in and out), read from the ``layer_similarity`` each deep run stores with its row
 (mean over its runs): with the regulariser near 1 (the paper's Figure 2), without it low (its
 Figure 3). Of the tasks and settings with regularised runs, the one with the most is shown.
+A run still improving when its budget ran out (undecided) is a half-filled dot
+(``paper_figures.style``).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ GROUPS = ("attn_q", "attn_k", "attn_v", "attn_o", "ff_w1", "ff_w2")
 GROUP_LABELS = {"attn_q": "Attn-Q", "attn_k": "Attn-K", "attn_v": "Attn-V", "attn_o": "Attn-O",
                 "ff_w1": "FFN-W1 (in)", "ff_w2": "FFN-W2 (out)"}  # fmt: skip
 COLUMNS = ("setting", "model", "k", "reg_lambda", "layers", "loops", "parameters", "accuracy",
-           "runs", "seeds", "lrs", "group", "pair", "cosine")  # fmt: skip
+           "runs", "seeds", "lrs", "group", "pair", "cosine", "verdict")  # fmt: skip
 
 
 def setting(run: dict[str, Any]) -> tuple[Any, ...]:
@@ -106,13 +108,18 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         style.note(ax, "no regularised runs (reg_lambda) in the store")
         ax.set_xticks([])
         ax.set_yticks([])
+    from simulations.verdicts import combine
+
     keys = sorted(found, key=_order)
     colours = plt.get_cmap("viridis")(np.linspace(0.15, 0.85, max(1, len(keys))))
+    verdicts = {key: [style.verdict_of(r) for r in found[key]] for key in keys}
     for i, key in enumerate(keys):
         accs = [r["accuracy"] for r in found[key]]
         colour = {"deep": "#7f7f7f", "looped": "#d62728"}.get(key[0], colours[i])
         ax.bar(i, max(accs), color=colour, alpha=0.8)
-        ax.plot([i] * len(accs), accs, "o", color="black", markersize=4)
+        for acc, verdict in zip(accs, verdicts[key], strict=True):
+            ax.plot([i], [acc], ls="none", marker="o", markersize=5,
+                    **style.verdict_marks(verdict, "black"))  # fmt: skip
         ax.text(i, max(accs) + 0.02, f"{max(accs):.3f}", ha="center", fontsize=8)
         first = found[key][0]
         csv_rows.append(
@@ -121,7 +128,8 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
              "loops": first["config"].get("loops", 1), "parameters": first["parameters"],
              "accuracy": max(accs), "runs": len(accs),
              "seeds": " ".join(str(s) for s in sorted({r["seed"] for r in found[key]})),
-             "lrs": " ".join(f"{lr:g}" for lr in sorted({r["lr"] for r in found[key]}))}
+             "lrs": " ".join(f"{lr:g}" for lr in sorted({r["lr"] for r in found[key]})),
+             "verdict": combine(verdicts[key])}
         )  # fmt: skip
     if found:
         ax.set_xticks(range(len(keys)), [label(k) for k in keys], fontsize=8)
@@ -129,6 +137,9 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         ax.set_ylabel("final accuracy")
         ax.set_title(f"(a) accuracy, best over learning rates and seeds (dots: runs)\n"
                      f"{_setting_label(chosen)}", fontsize=10)  # fmt: skip
+        if any("undecided" in v for v in verdicts.values()):
+            ax.legend(handles=[style.undecided_handle(colour="black")], fontsize=7,
+                      loc="upper left")  # fmt: skip
     depth_keys = [k for k in keys if k[0] in ("deep", "reg")]
     for row, k in enumerate(blocks or [1], start=1):
         for col, group in enumerate(GROUPS):
@@ -155,7 +166,8 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
                 for j, value in enumerate(mean):
                     csv_rows.append({"setting": _setting_label(chosen), "model": label(key),
                                      "k": k, "reg_lambda": key[3], "group": group,
-                                     "pair": f"{j}-{j + k}", "cosine": float(value)})  # fmt: skip
+                                     "pair": f"{j}-{j + k}", "cosine": float(value),
+                                     "verdict": combine(verdicts[key])})  # fmt: skip
             if row == 1 and col == len(GROUPS) - 1 and depth_keys:
                 sub.legend(fontsize=7, loc="lower right")
     if found and not any(r.get("diagnostics", {}).get("layer_similarity")
@@ -163,12 +175,15 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         missing.append(f"{NAME}: the deep runs stored no layer similarity (older store)")
     fig.suptitle("Block-cosine regulariser (Sec. 4): accuracy and similarity of successive blocks")
     fig.tight_layout()
-    files = style.save(fig, out_dir, NAME, csv_rows, COLUMNS)
+    every = [v for key in keys for v in verdicts[key]]  # one per run drawn as a dot
+    files = style.save(fig, out_dir, NAME, csv_rows, COLUMNS, every)
     caption = (
         "(a) The paper's Table 4 at this store's scale: a deep transformer (D⊗1) trained plain, "
         "with the regulariser λ (1 - R(k)) of Eq. 5 (sign fixed so that it pulls blocks "
         "together) for block size k, and the looped (k⊗D/k) it emulates; final accuracy on "
-        "fresh examples, best over learning rates and seeds, each run a dot. (b) The paper's "
+        "fresh examples, best over learning rates and seeds, each run a dot (half-filled: "
+        "undecided, still improving when its budget ran out, so its accuracy is the budget's). "
+        "(b) The paper's "
         "Figures 2-3: cosine between layer j and layer j+k of the final deep models per "
         "parameter group, mean over runs; regularised near 1, plain low. "
         f"Training: {style.training_summary(runs)} "

@@ -9,7 +9,9 @@ on), for p-hop the hops p, for i-GSM the query depth of its one problem distribu
 paper's Table 2 varies the *model's* depth: the rows). Cells: the best accuracy over learning
 rates and seeds of the final models (a sum counts only when every digit is right). Each task
 shows one setting (operand digits, N and width; n, |Σ|, width and heads; statements, query
-depth, P and width): the one with the most runs.
+depth, P and width): the one with the most runs. A row whose best is undecided (none of its
+runs reached its target and one was still improving when its budget ran out) reads ``0.421?``
+(``paper_figures.style``): its accuracy is a budget's, not a finding.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ NAME = "looped-table1"
 PAPER = "looped"
 TASKS = ("addition", "p-hop", "i-gsm")
 COLUMNS = ("task", "setting", "row", "k", "loops", "layers", "arch", "parameters", "x",
-           "accuracy", "runs", "seeds", "lrs")  # fmt: skip
+           "accuracy", "runs", "seeds", "lrs", "verdict")  # fmt: skip
 
 Row = tuple[str, dict[str, Any], dict[int, float]]
 """(row label, row facts, {column: best accuracy})."""
@@ -85,8 +87,10 @@ def table(runs: list[dict[str, Any]], task: str) -> tuple[str | None, list[Row]]
         for x, acc in _cells(run).items():
             cells[x] = max(cells.get(x, 0.0), acc)
         entry = facts.setdefault(shape, {"parameters": run["parameters"], "runs": 0,
-                                         "archs": set(), "seeds": set(), "lrs": set()})  # fmt: skip
+                                         "archs": set(), "seeds": set(), "lrs": set(),
+                                         "verdicts": []})  # fmt: skip
         entry["runs"] += 1
+        entry["verdicts"].append(style.verdict_of(run))
         entry["archs"].add(run["arch"])
         entry["seeds"].add(run["seed"])
         entry["lrs"].add(run["lr"])
@@ -113,22 +117,25 @@ def _panel(ax: Any, task: str, chosen: str | None, rows: list[Row], csv_rows: li
         ax.set_yticks([])
         ax.set_title(task)
         return None
+    from simulations.verdicts import combine
+
     xs = sorted({x for _, _, cells in rows for x in cells})
     acc = np.full((len(rows), len(xs)), np.nan)
     for i, (label, row, cells) in enumerate(rows):
+        verdict = combine(row["verdicts"])
         for j, x in enumerate(xs):
             if x not in cells:
                 continue
             acc[i, j] = cells[x]
-            ax.text(j, i, f"{cells[x]:.3f}", ha="center", va="center", fontsize=10,
-                    color="white" if cells[x] < 0.5 else "black")  # fmt: skip
+            ax.text(j, i, style.cell_text(cells[x], verdict, 3), ha="center", va="center",
+                    fontsize=10, color="white" if cells[x] < 0.5 else "black")  # fmt: skip
             csv_rows.append(
                 {"task": task, "setting": chosen, "row": label, "k": row["k"],
                  "loops": row["loops"], "layers": row["k"] * row["loops"],
                  "arch": "/".join(sorted(row["archs"])), "parameters": row["parameters"],
                  "x": x, "accuracy": cells[x], "runs": row["runs"],
                  "seeds": " ".join(map(str, sorted(row["seeds"]))),
-                 "lrs": " ".join(f"{lr:g}" for lr in sorted(row["lrs"]))}
+                 "lrs": " ".join(f"{lr:g}" for lr in sorted(row["lrs"])), "verdict": verdict}
             )  # fmt: skip
     image = ax.imshow(acc, cmap="viridis", vmin=0, vmax=1, aspect="auto")
     labels = [f"{label}\n{row['parameters']:,} parameters" for label, row, _ in rows]
@@ -168,8 +175,12 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         image = _panel(ax, task, chosen, rows, csv_rows) or image
     if image is not None:
         fig.colorbar(image, ax=list(axes), label="accuracy (fraction correct)")
+    if any(r["verdict"] == "undecided" for r in csv_rows):
+        fig.legend(handles=[style.undecided_handle(cells=True)], loc="upper center",
+                   bbox_to_anchor=(0.45, 0.0), fontsize=8, frameon=False)  # fmt: skip
     fig.suptitle("Looped (k⊗L) against iso-param (k⊗1) and iso-FLOP (kL⊗1) models", y=1.08)
-    files = style.save(fig, out_dir, NAME, csv_rows, COLUMNS)
+    verdicts = {(r["task"], r["row"]): r["verdict"] for r in csv_rows}  # one per model row
+    files = style.save(fig, out_dir, NAME, csv_rows, COLUMNS, verdicts.values())
     caption = (
         "The paper's Tables 1 and 2 at this store's scale: accuracy (fraction correct; the paper "
         "writes %) on fresh inputs, best over "
@@ -178,7 +189,9 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         "guessing a whole sum scores about 0. p-hop (right): the symbol p hops back; guessing "
         "scores 1/|Σ|. i-GSM (right, Table 2): one problem distribution, the model's depth "
         "varied (the rows); answering 0 scores about 1/4 (products by 0). (k⊗1) has the "
-        "parameters of (k⊗L), (kL⊗1) its depth and FLOPs. "
+        "parameters of (k⊗L), (kL⊗1) its depth and FLOPs. '?' after a number: that model is "
+        "undecided, none of its runs reached its target and one was still improving when its "
+        "budget ran out, so its row measures the budget, not the model. "
         f"Parameters compared: {_parameters_text(tables)}. "
         f"Training: {style.training_summary(runs)} "
         f"Data: {style.store_label(store_path, profile)}."

@@ -8,6 +8,9 @@ of the finite-precision model counts it (``parrots.thm3_1_exact``), its asymptot
 and K (what (a) is read from).
 (c) Cor 3.3: accuracy against K at the total parameters of the dense width-|V| model. (d) The
 training curve of the widest model per |V| and K (what a missed target looked like).
+Undecided models (none reached the target, one still improving when its budget ran out) are
+half-filled; a smallest width they would decide is drawn as a one-sided bound, at most the
+width that reached the target (``paper_figures.style``).
 """
 
 from __future__ import annotations
@@ -26,33 +29,65 @@ PAPER = "parrots"
 TASK = "length2-path"
 PRECISION = 16
 COLUMNS = ("panel", "vertices", "experts", "width", "heads", "best_accuracy", "min_mH",
-           "parameters", "bound", "value", "seed", "step", "accuracy")  # fmt: skip
+           "at_most", "parameters", "bound", "value", "seed", "step", "accuracy",
+           "verdict")  # fmt: skip
 K_COLOURS = {1: "#1f77b4", 4: "#ff7f0e", 16: "#2ca02c", 64: "#d62728"}
+
+
+def _groups(
+    runs: list[dict[str, Any]], paper_psi: bool = False
+) -> dict[tuple[int, int, int, int], list[dict[str, Any]]]:
+    """{(|V|, K, width, heads): its runs} on length-2 path; with ``paper_psi`` only the runs
+    whose psi has the default width m' = m H (those Cor 3.3's parameter count speaks of)."""
+    out: dict[tuple[int, int, int, int], list[dict[str, Any]]] = defaultdict(list)
+    for r in runs:
+        if r["task"] != TASK or r["arch"] != "concat-transformer":
+            continue
+        if paper_psi and r["config"].get("mlp_width") is not None:
+            continue
+        out[r["length"], r["config"].get("experts", 1), r["width"], r["heads"] or 1].append(r)
+    return out
 
 
 def best_by_model(
     runs: list[dict[str, Any]], paper_psi: bool = False
 ) -> dict[tuple[int, int, int, int], float]:
     """{(|V|, K, width, heads): best accuracy over learning rates, seeds and psi widths} on
-    length-2 path; with ``paper_psi`` only the runs whose psi has the default width m' = m H
-    (those Cor 3.3's parameter count speaks of)."""
-    best: dict[tuple[int, int, int, int], float] = {}
-    for r in runs:
-        if r["task"] != TASK or r["arch"] != "concat-transformer":
-            continue
-        if paper_psi and r["config"].get("mlp_width") is not None:
-            continue
-        key = (r["length"], r["config"].get("experts", 1), r["width"], r["heads"] or 1)
-        best[key] = max(best.get(key, 0.0), r["best_accuracy"])
-    return best
+    length-2 path (``paper_psi``: see :func:`_groups`)."""
+    return {k: max(r["best_accuracy"] for r in rs) for k, rs in _groups(runs, paper_psi).items()}
 
 
-def min_mh(best: dict[tuple[int, int, int, int], float], target: float) -> dict[tuple, int]:
-    """{(|V|, K): the smallest m H whose best accuracy reaches ``target``} where one does."""
-    out: dict[tuple[int, int], int] = {}
-    for (v, k, w, h), acc in best.items():
-        if acc >= target and ((v, k) not in out or w * h < out[v, k]):
-            out[v, k] = w * h
+def verdicts_by_model(
+    runs: list[dict[str, Any]], target: float, paper_psi: bool = False
+) -> dict[tuple[int, int, int, int], str]:
+    """{(|V|, K, width, heads): the verdict at ``target`` of its best over runs}."""
+    return {k: style.combined(rs, target) for k, rs in _groups(runs, paper_psi).items()}
+
+
+def min_mh(
+    best: dict[tuple[int, int, int, int], float],
+    target: float,
+    verdicts: dict[tuple[int, int, int, int], str] | None = None,
+) -> dict[tuple[int, int], tuple[int | str | None, int | None]]:
+    """{(|V|, K): (smallest m H, at most)}: the smallest m H whose best accuracy reaches
+    ``target`` when every smaller m H tried plateaued below it (None: none reached it, none
+    undecided); "undecided" when a smaller m H (or, none reaching it, any) is undecided, still
+    improving when its budget ran out, with the smallest m H that reached it (the smallest width
+    is at most that; None when none did)."""
+    verdicts = verdicts or {}
+    out: dict[tuple[int, int], tuple[int | str | None, int | None]] = {}
+    for v, k in sorted({(v, k) for v, k, _, _ in best}):
+        here = {w * h: key for key in best for (vv, kk, w, h) in [key] if (vv, kk) == (v, k)}
+        passed = [mh for mh, key in here.items() if best[key] >= target]
+        first = min(passed) if passed else None
+        open_below = [
+            mh
+            for mh, key in here.items()
+            if best[key] < target
+            and verdicts.get(key) == "undecided"
+            and (first is None or mh < first)
+        ]
+        out[v, k] = ("undecided" if open_below else first), first
     return out
 
 
@@ -62,9 +97,10 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     mine = [r for r in runs if r["task"] == TASK]
     target = style.target_of(mine)
     best = best_by_model(mine)
+    verdicts = verdicts_by_model(mine, target)
     if runs and not best:
         missing.append(f"{NAME}: no concat-transformer runs on {TASK} in the store")
-    reached = min_mh(best, target)
+    smallest = min_mh(best, target, verdicts)
     rows: list[dict[str, Any]] = []
     fig, ((ax_a, ax_b), (ax_c, ax_d)) = plt.subplots(2, 2, figsize=(13, 10))
 
@@ -91,9 +127,14 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
                  {"panel": "a", "vertices": v, "bound": "thm3_1_asymptotic", "value": a},
                  {"panel": "a", "vertices": v, "bound": "thm3_2_width", "value": u}]  # fmt: skip
     by_k: dict[int, list[tuple[int, int]]] = defaultdict(list)
-    for (v, k), mh in sorted(reached.items()):
-        by_k[k].append((v, mh))
-        rows.append({"panel": "a", "vertices": v, "experts": k, "min_mH": mh})
+    for (v, k), (mh, at_most) in sorted(smallest.items()):
+        if isinstance(mh, int):
+            by_k[k].append((v, mh))
+        verdict = "undecided" if mh == "undecided" else "reached" if mh else "plateaued"
+        rows.append({"panel": "a", "vertices": v, "experts": k,
+                     "min_mH": mh if isinstance(mh, int) else None,
+                     "at_most": at_most if mh == "undecided" else None,
+                     "verdict": verdict})  # fmt: skip
     ks = sorted({k for _, k, _, _ in best})
 
     def shifted(v: int, k: int) -> float:  # K's markers set slightly apart: equal values show
@@ -103,13 +144,27 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         colour = K_COLOURS.get(k, style.OTHER_COLOUR)
         ax_a.plot([shifted(v, k) for v, _ in points], [mh for _, mh in points], "o-",
                   color=colour, label=f"trained, K = {k}")  # fmt: skip
-    unreached = sorted({(v, k) for v, k, _, _ in best} - set(reached))
+    unreached = sorted((v, k) for (v, k), (mh, _) in smallest.items() if mh is None)
     for v, k in unreached:
         top = max(w * h for (vv, kk, w, h) in best if (vv, kk) == (v, k))
         ax_a.plot([shifted(v, k)], [top], "v", color=K_COLOURS.get(k, style.OTHER_COLOUR),
                   mfc="none")  # fmt: skip
     if unreached:
         ax_a.plot([], [], "kv", mfc="none", label="target not reached (largest m H tried)")
+    undecided = [(key, most) for key, (mh, most) in sorted(smallest.items()) if mh == "undecided"]
+    for (v, k), most in undecided:  # at most the m H that reached it; none: nothing known
+        colour = K_COLOURS.get(k, style.OTHER_COLOUR)
+        if most:
+            style.one_sided(ax_a, shifted(v, k), most, colour, "o", up=False)
+            continue
+        top = max(w * h for (vv, kk, w, h) in best if (vv, kk) == (v, k))
+        ax_a.plot([shifted(v, k)], [top], "v", **style.verdict_marks("undecided", colour))
+    if any(not most for _, most in undecided):
+        ax_a.plot([], [], "kv", **style.HALF_FILLED,
+                  label="target not reached, one still improving (largest m H tried)")  # fmt: skip
+    if any(most for _, most in undecided):
+        ax_a.plot([], [], "ko", **style.HALF_FILLED,
+                  label="undecided: a smaller m H still improving; at most this")  # fmt: skip
     ax_a.set_xscale("log", base=2)
     ax_a.set_yscale("log", base=2)
     ax_a.set_xlabel("vertices |V| (items besides s and d)")
@@ -121,13 +176,19 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     for (v, k, w, h), acc in sorted(best.items()):
         curves[v, k].append((w * h, acc))
         rows.append({"panel": "b", "vertices": v, "experts": k, "width": w, "heads": h,
-                     "best_accuracy": acc})  # fmt: skip
+                     "best_accuracy": acc, "verdict": verdicts[v, k, w, h]})  # fmt: skip
     styles = ["-", "--", ":", "-."]
+    by_mh = {(v, k, w * h): verdict for (v, k, w, h), verdict in verdicts.items()}
     for (v, k), points in sorted(curves.items()):
         ls = styles[sorted({vv for vv, _ in curves}).index(v) % len(styles)]
         colour = K_COLOURS.get(k, style.OTHER_COLOUR)
-        ax_b.plot(*zip(*points, strict=True), marker="o", ls=ls, color=colour,
-                  label=f"|V| = {v}, K = {k}")  # fmt: skip
+        ax_b.plot(*zip(*points, strict=True), ls=ls, color=colour)
+        ax_b.plot([], [], marker="o", ls=ls, color=colour, label=f"|V| = {v}, K = {k}")
+        for mh, acc in points:
+            ax_b.plot([mh], [acc], ls="none", marker="o",
+                      **style.verdict_marks(by_mh[v, k, mh], colour))  # fmt: skip
+    if "undecided" in verdicts.values():
+        style.add_undecided_entry(ax_b)
     ax_b.axhline(target, color="k", lw=0.8)
     ax_b.set_xscale("log", base=2)
     ax_b.set_xlabel("width x heads, m H")
@@ -136,20 +197,26 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     ax_b.set_title(f"(b) accuracy against width at |V| = {sizes[0]} (colour: K)" if len(sizes) == 1
                    else "(b) accuracy against width (colour: K, line: |V|)")  # fmt: skip
     if curves:
-        ax_b.legend(fontsize=7)
+        ax_b.legend(*style.legend_entries(ax_b), fontsize=7)
     else:
         style.note(ax_b, f"no {TASK} runs in the store")
 
     matched = _parameter_matched(best_by_model(mine, paper_psi=True))
+    matched_verdicts = verdicts_by_model(mine, target, paper_psi=True)
     for v, points in sorted(matched.items()):
         ks, accs, widths = zip(*points, strict=True)
         counts = ", ".join(f"{_paper_params(w, k):,}" for k, _, w in points)
-        ax_c.plot(ks, accs, "o-", label=f"|V| = {v} (widths {', '.join(map(str, widths))}; "
+        (line,) = ax_c.plot(ks, accs, "-")
+        ax_c.plot([], [], "o-", color=line.get_color(),
+                  label=f"|V| = {v} (widths {', '.join(map(str, widths))}; "
                   f"parameters {counts})")  # fmt: skip
         need = exact.value(vertices=v, precision=PRECISION)
         for k, acc, w in points:
+            verdict = matched_verdicts[v, k, w, 1]
+            ax_c.plot([k], [acc], ls="none", marker="o",
+                      **style.verdict_marks(verdict, line.get_color()))  # fmt: skip
             rows.append({"panel": "c", "vertices": v, "experts": k, "width": w,
-                         "best_accuracy": acc,
+                         "best_accuracy": acc, "verdict": verdict,
                          "parameters": _paper_params(w, k)})  # fmt: skip
             ax_c.annotate(f"m={w}" + (" (ruled out)" if w < need else ""), (k, acc),
                           textcoords="offset points", xytext=(4, 4), fontsize=7)  # fmt: skip
@@ -160,7 +227,9 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     ax_c.set_ylabel("best accuracy")
     ax_c.set_title("(c) Cor 3.3: parameter-matched MoE against K")
     if matched:
-        ax_c.legend(fontsize=7)
+        if any(r["verdict"] == "undecided" for r in rows if r["panel"] == "c"):
+            style.add_undecided_entry(ax_c)
+        ax_c.legend(*style.legend_entries(ax_c), fontsize=7)
     else:
         style.note(ax_c, "no parameter-matched runs (dense width |V| with MoE of equal size)")
         if runs:
@@ -169,23 +238,29 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     styles_v = {v: styles[i % len(styles)] for i, v in enumerate(sorted({v for v, _ in widest}))}
     for (v, k), run in sorted(widest.items()):
         steps, accs = zip(*run["curve"], strict=True) if run["curve"] else ((), ())
-        ax_d.plot(steps, accs, ls=styles_v[v], color=K_COLOURS.get(k, style.OTHER_COLOUR),
+        colour, verdict = K_COLOURS.get(k, style.OTHER_COLOUR), style.verdict_of(run, target)
+        ax_d.plot(steps, accs, ls=styles_v[v], color=colour,
                   label=f"|V| = {v}, K = {k}, m = {run['width']} (seed {run['seed']})")  # fmt: skip
+        if steps and verdict == "undecided":  # its end: still improving when the budget ran out
+            ax_d.plot(steps[-1:], accs[-1:], ls="none", marker="o",
+                      **style.verdict_marks(verdict, colour))  # fmt: skip
+            style.add_undecided_entry(ax_d)
         rows += [{"panel": "d", "vertices": v, "experts": k, "width": run["width"],
                   "heads": run["heads"] or 1, "seed": run["seed"], "step": step,
-                  "accuracy": acc} for step, acc in run["curve"]]  # fmt: skip
+                  "accuracy": acc, "verdict": verdict} for step, acc in run["curve"]]  # fmt: skip
     ax_d.axhline(target, color="k", lw=0.8)
     ax_d.set_xlabel("training step")
     ax_d.set_ylabel("accuracy (fresh instances)")
     ax_d.set_title("(d) training curves: the widest model per |V| and K, best seed")
     if widest:
-        ax_d.legend(fontsize=7)
+        ax_d.legend(*style.legend_entries(ax_d), fontsize=7)
     else:
         style.note(ax_d, f"no {TASK} runs in the store")
     fig.suptitle("Mixture of parrots: experts do not lower the width length-2 path needs "
                  f"({style.store_label(store_path, profile)})", fontsize=10)  # fmt: skip
     fig.subplots_adjust(hspace=0.75, wspace=0.3)  # panel (a)'s legend sits between the rows
-    files = style.save(fig, out_dir, NAME, rows, COLUMNS)
+    points = [r["verdict"] for r in rows if r["panel"] == "b"]  # one per model tried
+    files = style.save(fig, out_dir, NAME, rows, COLUMNS, points)
     caption = (
         "Length-2 path (equivalently DISJ_|V|) on one-layer concat-transformers of the paper's "
         "class (dense psi, K = 1, or K experts with top-1 routing). (a) The smallest width x "
@@ -195,7 +270,10 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         "values takes ceil(log2 |V|) bits more than p); hatched: ruled out only by the paper's "
         f"count H (m + 1) p >= |V| (parrots.thm3_1), which gives every sum p bits (at |V| = 256, "
         f"p = 16: width 15 against 10); dashed: Thm 3.2's width-|V| construction; open "
-        "triangles: no width tried reached the target. The trained models are float32 (24-bit "
+        "triangles: no width tried reached the target (each plateaued below it); half-filled "
+        "with an arrow down: undecided, a smaller width was still improving when its budget "
+        "ran out, so the smallest width is at most the one drawn; half-filled points in (b) "
+        "to (d): undecided runs. The trained models are float32 (24-bit "
         "significands, sums rounded in the order torch adds them), not the p-bit model either "
         "count speaks of: the shaded regions are what is proved at p = 16, drawn for scale. "
         "(b) Best accuracy against m H. (c) Cor 3.3: accuracy of MoE models whose total "

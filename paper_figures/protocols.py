@@ -72,6 +72,7 @@ COLUMNS = (
     "task_accuracy",
     "state_numel",
     "checkpoint",
+    "verdict",
 )
 
 
@@ -90,7 +91,7 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     fig.suptitle("The proofs' protocols run on real models: bits sent against the bounds (a), "
                  "and the bits trained models use (b)")  # fmt: skip
     fig.tight_layout()
-    files = style.save(fig, out_dir, NAME, rows, COLUMNS)
+    files = style.save(fig, out_dir, NAME, rows, COLUMNS, _drawn_verdicts(rows))
     exact = (
         "every run reproduced the model's prediction and logits bit for bit on every input"
         if agreement == (1.0, 1.0)
@@ -314,6 +315,13 @@ def _checkpoints(store_path: str | None) -> tuple[list[dict[str, Any]], list[str
     return [best[k] for k in sorted(best)], missing
 
 
+def _drawn_verdicts(rows: list[dict[str, Any]]) -> list[str]:
+    """The verdicts of the trained models panel (b) draws (those that solve the task)."""
+    return [
+        r["verdict"] for r in rows if r.get("kind") == "bits_used" and r["task_accuracy"] >= SOLVED
+    ]
+
+
 def _cut(task: str, length: int) -> int:
     half = length // 2
     return half - half % 2 if task == "dyck" else half
@@ -361,6 +369,7 @@ def _panel_used(
             "task_accuracy": r["task_accuracy"],
             "state_numel": r["state_numel"],
             "checkpoint": run["checkpoint"],
+            "verdict": style.verdict_of(run),
         }
         used = r["bits_used"]
         solved = r["task_accuracy"] >= SOLVED
@@ -375,7 +384,8 @@ def _panel_used(
             ax.plot(x, used_y, ls="none", marker="^", ms=9, color=colour)
         else:
             used_y = used
-            ax.plot(x, used_y, ls="none", marker=mark, ms=8, color=colour)
+            ax.plot(x, used_y, ls="none", marker=mark, ms=8,
+                    **style.verdict_marks(common["verdict"], colour))  # fmt: skip
         if solved:
             ax.annotate(f"acc {r['task_accuracy']:.2f}", (x, used_y), xytext=(5, 3),
                         textcoords="offset points", fontsize=7, color=colour)  # fmt: skip
@@ -488,6 +498,8 @@ def _panel_used(
         for t in sorted(drawn)
     ]
     handles += [Line2D([], [], ls="-", lw=4, color=style.colour(a), label=a) for a in sorted(archs)]
+    if "undecided" in _drawn_verdicts(rows):
+        handles.append(style.undecided_handle())
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=2)
     lengths = sorted({r["length"] for r in runs})
@@ -507,7 +519,8 @@ def _panel_used(
     )
     caption = (
         f"Bits used by {len(runs)} trained recurrent checkpoints of {store_path} (the best run "
-        f"per task, architecture, size and N), at the cut K = N/2 (even for Dyck): filled, "
+        f"per task, architecture, size and N), at the cut K = N/2 (even for Dyck): filled "
+        f"(half-filled: the run was undecided, still improving when its budget ran out), "
         f"p x m for the smallest p in {ps[0]}..{ps[-1]} (round to nearest) whose rounded state "
         f"gives the float model's prediction on all {BITS_SAMPLES} test inputs of the training "
         f"task at length N; hollow, log2 of the distinct rounded states at the cut (over all "

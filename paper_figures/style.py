@@ -8,12 +8,24 @@ missing; if the note is all it holds (no curve, marker, bar, image or table in d
 coordinates), :func:`save` leaves the panel out of the files and records its note in
 :data:`LEFT_OUT`, from which :func:`paper_figures.make_figure` tells the caption, and the report,
 which command fills it.
+
+Verdicts (:mod:`simulations.verdicts`), one convention in every figure: a point, bar dot or
+curve end of a run (or a best over runs) that is ``undecided`` (still improving when its budget
+ran out) is drawn with its usual marker half-filled (:func:`verdict_marks`, left half in colour,
+right half white); in a grid of numbers its cell reads ``0.42?`` (:func:`cell_text`). Either way
+the legend says :data:`UNDECIDED`. A number an undecided run would decide (a threshold, a
+capacity, a fewest-loops or smallest-width count) is never drawn as a number: it is drawn as a
+one-sided bound (:func:`one_sided`: the half-filled marker at the bound with an arrow pointing
+where the number may lie), or not at all. Every figure's CSV has a ``verdict`` column, and
+:func:`save` counts the verdicts of the points drawn (:data:`VERDICTS`), which
+:func:`paper_figures.make_figure` adds to the caption (:func:`verdict_sentence`).
 """
 
 from __future__ import annotations
 
 import csv
 import weakref
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -27,6 +39,7 @@ matplotlib.use("Agg")  # files only, never a window
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
 
 ARCH_COLOURS: dict[str, str] = {
     "transformer": "#1f77b4",
@@ -69,6 +82,112 @@ def model_label(arch: str, layers: int, width: int | None = None) -> str:
     """A short legend label such as ``lstm L=1 d=64``."""
     label = f"{arch} L={layers}"
     return f"{label} d={width}" if width is not None else label
+
+
+UNDECIDED = "undecided: still improving when its budget ran out"
+"""The legend entry of the undecided marker, in every figure."""
+HALF_FILLED = {"fillstyle": "left", "markerfacecoloralt": "white"}
+"""Marker keywords of an undecided point (``ax.plot``, ``Line2D``)."""
+
+VERDICTS: dict[str, Counter[str]] = {}
+"""Figure name -> how many of the points its last :func:`save` drew are reached, plateaued or
+undecided."""
+
+
+def verdict_of(
+    run: Mapping[str, Any], target: float | None = None, metric: str = "best_accuracy"
+) -> str:
+    """A stored run's verdict at ``target`` (default: its own): ``reached`` when its ``metric``
+    meets the target, else its stored verdict (judged again from its curve at a target other than
+    its own, :func:`simulations.verdicts.run_verdict`); a run whose best was at the target but
+    whose ``metric`` is not counts as ``plateaued``."""
+    from simulations.verdicts import run_verdict
+
+    own = float(run["config"].get("target", 0.99))
+    goal = own if target is None else float(target)
+    if float(run[metric]) >= goal:
+        return "reached"
+    judged = run_verdict(dict(run), None if goal == own else goal)
+    return "plateaued" if judged == "reached" else judged
+
+
+def combined(
+    runs: Iterable[Mapping[str, Any]], target: float | None = None, metric: str = "best_accuracy"
+) -> str:
+    """The verdict of a best over ``runs`` (:func:`simulations.verdicts.combine`)."""
+    from simulations.verdicts import combine
+
+    return combine([verdict_of(r, target, metric) for r in runs])
+
+
+def verdict_marks(verdict: str | None, colour: str) -> dict[str, Any]:
+    """Marker keywords for a point of that verdict: filled in ``colour``, half-filled when
+    undecided."""
+    marks: dict[str, Any] = {"color": colour, "markeredgecolor": colour}
+    return {**marks, **HALF_FILLED} if verdict == "undecided" else marks
+
+
+def undecided_handle(marker: str = "o", colour: str = OTHER_COLOUR, cells: bool = False) -> Line2D:
+    """A legend handle saying what the undecided marker (or, ``cells``, the ``?`` of a grid
+    cell) means."""
+    if cells:
+        return Line2D([], [], ls="none", marker="$?$", color="black", ms=8,
+                      label=f"0.42? in a cell: {UNDECIDED}")  # fmt: skip
+    return Line2D([], [], ls="none", marker=marker, ms=7, label=UNDECIDED,
+                  **verdict_marks("undecided", colour))  # fmt: skip
+
+
+_EXTRA: weakref.WeakKeyDictionary[Axes, list[Line2D]] = weakref.WeakKeyDictionary()
+"""Panel -> legend handles drawn by its legend only (not on the panel)."""
+
+
+def add_undecided_entry(ax: Axes, marker: str = "o") -> None:
+    """Add the undecided entry to ``ax``'s legend handles (call before ``ax.legend``)."""
+    _EXTRA.setdefault(ax, []).append(undecided_handle(marker))
+
+
+def legend_entries(ax: Axes) -> tuple[list[Any], list[str]]:
+    """``ax.get_legend_handles_labels()`` with duplicates dropped and the entries of
+    :func:`add_undecided_entry` at the end."""
+    handles, labels = ax.get_legend_handles_labels()
+    unique = dict(zip(labels, handles, strict=True))
+    for handle in _EXTRA.get(ax, []):
+        unique.setdefault(handle.get_label(), handle)
+    return list(unique.values()), list(unique.keys())
+
+
+def one_sided(ax: Axes, x: float, y: float, colour: str, marker: str = "o", up: bool = True,
+              label: str | None = None, **marks: Any) -> None:  # fmt: skip
+    """A bound an undecided run leaves one-sided: the half-filled ``marker`` at (x, y) and an
+    arrow pointing up (the number is at least y) or down (at most y)."""
+    ax.plot([x], [y], ls="none", marker=marker, ms=marks.pop("ms", 8), zorder=6,
+            **verdict_marks("undecided", colour), **({"label": label} if label else {}),
+            **marks)  # fmt: skip
+    ax.annotate("", xy=(x, y), xytext=(0, 20 if up else -20), textcoords="offset points",
+                arrowprops={"arrowstyle": "<|-", "color": colour, "lw": 1.4,
+                            "shrinkA": 0, "shrinkB": 6})  # fmt: skip
+
+
+def cell_text(value: float, verdict: str | None, digits: int = 2) -> str:
+    """A grid cell's number, ``?`` appended when its verdict is undecided."""
+    return f"{value:.{digits}f}" + ("?" if verdict == "undecided" else "")
+
+
+def verdict_sentence(counts: Mapping[str, int]) -> str:
+    """The caption's sentence on the verdicts of the points drawn ("" when none has one)."""
+    total = sum(counts.values())
+    if not total:
+        return ""
+    undecided = counts.get("undecided", 0)
+    were = "was" if undecided == 1 else "were"
+    return (
+        f"Verdicts of the {total} trained points drawn: {counts.get('reached', 0)} reached the "
+        f"target, {counts.get('plateaued', 0)} plateaued below it (no gain in the last third "
+        f"of the budget beyond the 95% Wilson interval of the best before), and {undecided} "
+        f"{were} undecided, still improving when the budget ran out (half-filled markers, "
+        "'?' in grid cells; a number such a run would decide is drawn as a one-sided bound, "
+        "an arrow)."
+    )
 
 
 _NOTES: weakref.WeakKeyDictionary[Axes, str] = weakref.WeakKeyDictionary()
@@ -159,6 +278,7 @@ def save(
     name: str,
     rows: Sequence[Mapping[str, Any]],
     columns: Sequence[str],
+    verdicts: Iterable[str] | None = None,
 ) -> list[str]:
     """Save ``fig`` as PNG and PDF and ``rows`` as CSV in ``out_dir``; return the three paths.
     Panels without data are left out first (:func:`leave_out_empty_panels`, recorded in
@@ -166,8 +286,14 @@ def save(
     (:func:`paper_figures.layout.place_legends`), the PNG's resolution is chosen so that it is
     at most :data:`~paper_figures.layout.MAX_WIDTH_PX` wide, and (while
     :data:`~paper_figures.layout.CHECK` is on) what the drawing rules still find wrong is
-    recorded in :data:`~paper_figures.layout.PROBLEMS` under ``name``."""
+    recorded in :data:`~paper_figures.layout.PROBLEMS` under ``name``. ``verdicts``: those of
+    the trained points drawn (default: the ``verdict`` of every row that has one), counted in
+    :data:`VERDICTS` under ``name``."""
     from paper_figures import layout
+
+    if verdicts is None:
+        verdicts = [str(r["verdict"]) for r in rows if r.get("verdict")]
+    VERDICTS[name] = Counter(verdicts)
 
     LEFT_OUT[name] = leave_out_empty_panels(fig)
     layout.place_legends(fig)

@@ -4,9 +4,12 @@ One panel per task (index lookup, Dyck-(2,2), equality).  Markers: the empirical
 each stored model (largest N with every swept length up to N at the target accuracy, from
 ``simulations.thresholds``).  Solid lines: each architecture's proved lower bound, the largest
 N a model of that width is not ruled out at (``Bound.max_length``), with the region above it
-(ruled out) shaded.  Dashed black: the construction's width that suffices for length N.  Both
-come from the claims table (:mod:`ccomplexity.claims`): its lower-bound rows and the upper-bound
-rows whose value is a width (Thm 1 for index lookup, Thm 6 for equality).
+(ruled out) shaded.  A threshold an undecided run would decide (:mod:`simulations.verdicts`:
+still improving when its budget ran out) is drawn as a one-sided bound, the half-filled marker at
+the largest length reached before it and an arrow up (``style.one_sided``), and its CSV row has
+no length, only ``threshold_at_least``.  Dashed black: the construction's width that suffices
+for length N.  Both come from the claims table (:mod:`ccomplexity.claims`): its lower-bound
+rows and the upper-bound rows whose value is a width (Thm 1 for index lookup, Thm 6 for equality).
 """
 
 from __future__ import annotations
@@ -29,7 +32,8 @@ PANELS: dict[str, tuple[str, ...]] = {
     "Equality": ("eq-random", "eq-one", "eq-ncp"),
 }
 ALPHABETS = {"index-lookup": 64}  # simulations.tasks: index lookup has 64 symbols
-COLUMNS = ("series", "task", "arch", "layers", "width", "length", "bound_id", "m", "p", "H")
+COLUMNS = ("series", "task", "arch", "layers", "width", "length", "bound_id", "m", "p", "H",
+           "threshold_at_least", "verdict")  # fmt: skip
 
 Curve = tuple[str, str, int | None, float, int]
 """(bound id, arch, layers, m per unit width, H) of one bound line."""
@@ -95,6 +99,46 @@ def _constructions(tasks: tuple[str, ...]) -> list[tuple[str, list[tuple[int, in
     return out
 
 
+def row_verdict(row: dict[str, Any]) -> str:
+    """The verdict of a threshold: ``undecided`` when an undecided length decides it,
+    ``reached`` when every swept length reached the target (the threshold is then only a lower
+    estimate), else ``plateaued`` (decided by a plateaued miss)."""
+    if row["threshold_length"] == "undecided":
+        return "undecided"
+    points = row.get("points") or []
+    return "reached" if points and all(p["verdict"] == "reached" for p in points) else "plateaued"
+
+
+def _empirical(ax: Any, row: dict[str, Any], csv_rows: list[dict[str, Any]]) -> None:
+    """One model's threshold: a filled marker at its length (hollow at the shortest length when
+    it fails there), or, when undecided, a one-sided bound at the largest length reached."""
+    n, tested = row["threshold_length"], sorted(row["lengths"])
+    verdict = row_verdict(row)
+    colour, marker = style.colour(row["arch"]), style.marker(row["layers"])
+    # Nudge architectures sideways so that equal points do not hide each other.
+    known = row["arch"] in style.ARCH_COLOURS
+    x = row["width"] * (1.07 ** (list(style.ARCH_COLOURS).index(row["arch"]) - 3) if known else 1)
+    label = f"{row['task']} {style.model_label(row['arch'], row['layers'])}"
+    if verdict == "undecided" and row.get("threshold_at_least") is not None:
+        style.one_sided(ax, x, row["threshold_at_least"], colour, marker,
+                        label=f"{label} (undecided: at least this)")  # fmt: skip
+    elif verdict == "undecided":  # undecided at the shortest length: nothing is known
+        ax.plot([x], [tested[0]], ls="none", marker=marker, ms=8, zorder=5,
+                label=f"{label} (undecided at the shortest N)",
+                **style.verdict_marks("undecided", colour))  # fmt: skip
+    else:
+        failed = n is None
+        ax.plot([x], [tested[0] if failed else n], ls="none", marker=marker, ms=8, zorder=5,
+                color=colour, mfc="none" if failed else colour, mew=1.5,
+                label=label + (" (fails at shortest N)" if failed else ""))  # fmt: skip
+    csv_rows.append(
+        {"series": "empirical", "task": row["task"], "arch": row["arch"],
+         "layers": row["layers"], "width": row["width"],
+         "length": n if isinstance(n, int) else None, "bound_id": row["bound_id"],
+         "threshold_at_least": row.get("threshold_at_least"), "verdict": verdict}
+    )  # fmt: skip
+
+
 def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str, Any]:
     """Draw the figure from the store at ``store_path`` (None: bounds only) into ``out_dir``."""
     runs, missing = style.load_runs(store_path)
@@ -146,35 +190,7 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
                     {"series": "construction", "task": "/".join(tasks), "width": w, "length": n}
                 )
         for row in panel_rows:
-            n = row["threshold_length"]
-            tested = sorted(row["lengths"])
-            failed = n is None
-            y = tested[0] if failed else n
-            # Nudge architectures sideways so that equal points do not hide each other.
-            nudge = 1.07 ** (list(style.ARCH_COLOURS).index(row["arch"]) - 3)
-            ax.scatter(
-                [row["width"] * (nudge if row["arch"] in style.ARCH_COLOURS else 1)],
-                [y],
-                s=60,
-                marker=style.marker(row["layers"]),
-                facecolors="none" if failed else style.colour(row["arch"]),
-                edgecolors=style.colour(row["arch"]),
-                linewidths=1.5,
-                zorder=5,
-                label=f"{row['task']} {style.model_label(row['arch'], row['layers'])}"
-                + (" (fails at shortest N)" if failed else ""),
-            )
-            csv_rows.append(
-                {
-                    "series": "empirical",
-                    "task": row["task"],
-                    "arch": row["arch"],
-                    "layers": row["layers"],
-                    "width": row["width"],
-                    "length": n,
-                    "bound_id": row["bound_id"],
-                }
-            )
+            _empirical(ax, row, csv_rows)
         if not panel_rows:
             what = f"no runs of {', '.join(tasks)} in the store"
             missing.append(f"{NAME}: {what}")
@@ -187,16 +203,16 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         ax.set_ylabel("sequence length N (tokens)")
         ax.set_title(panel)
         ax.grid(True, which="major", alpha=0.3)
-        handles, labels = ax.get_legend_handles_labels()
-        unique = dict(zip(labels, handles, strict=True))
-        ax.legend(unique.values(), unique.keys(), loc="upper left", fontsize=7)
+        if any(row_verdict(r) == "undecided" for r in panel_rows):
+            style.add_undecided_entry(ax)
+        ax.legend(*style.legend_entries(ax), loc="upper left", fontsize=7)
     if own_tasks:
         caption_own = (
             f" Panels of your own tasks ({', '.join(own_tasks)}): x the length N, y bits; the "
             "line is the task's computed bound, the most one-way bits over the cuts at N (Thm "
             "2: a recurrent model solving the task at N has m p at least that); each marker a "
             f"trained recurrent model at a swept N, at its m p (filled: accuracy {target:g} "
-            "reached; hollow: not)."
+            "reached; hollow: plateaued below it; half-filled: undecided)."
         )
     else:
         caption_own = ""
@@ -209,13 +225,15 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     caption = (
         f"Threshold length vs model width per task. Markers: the largest swept length N such "
         f"that the model reaches accuracy {target:g} at every swept length up to N (hollow: it "
-        f"fails already at the shortest); a threshold equal to the longest length swept is "
-        f"only a lower estimate. Solid lines: the largest N each lower bound of the claims "
-        f"table does not rule out at precision p = {PRECISION} bits (Thm 3 / Thm 11: m p >= N, "
-        f"resp. N/2, with m the number of values in the recurrent state, e.g. m = 2d for an "
-        f"LSTM of width d (h and c), taken from the stored runs and from the family's first "
-        f"model where a task has none; Thm 5 / Thm 12: the single-output Thm 4 protocol, "
-        f"2 + H(4p + ceil(log2 N) + 2mp) bits, must reach N - 1, resp. N/2, with m = d / H per "
+        f"fails already at the shortest); a threshold equal to the longest length swept is only "
+        f"a lower estimate; half-filled with an arrow up: undecided, the first length missed was"
+        f" still improving when its budget ran out, so the threshold is at least the length "
+        f"drawn (no number is claimed). Solid lines: the largest N each lower bound of the "
+        f"claims table does not rule out at precision p = {PRECISION} bits (Thm 3 / Thm 11: m p "
+        f">= N, resp. N/2, with m the number of values in the recurrent state, e.g. m = 2d for "
+        f"an LSTM of width d (h and c), taken from the stored runs and from the family's first "
+        f"model where a task has none; Thm 5 / Thm 12: the single-output Thm 4 protocol, 2 + "
+        f"H(4p + ceil(log2 N) + 2mp) bits, must reach N - 1, resp. N/2, with m = d / H per "
         f"head); the shaded region above a line is ruled out. Dashed: the width the paper's "
         f"construction needs for length N (Thm 1, Thm 6 with k = ceil(128 ln 2N)). "
         f"Training: {style.training_summary(runs)} Data: {style.store_label(store_path, profile)}."
@@ -256,23 +274,27 @@ def _own_task_panel(
                     "m": b,
                 }
             )
+    undecided = False
     for row in rows:
         params = row.get("bound_params")
         if params is None:
             continue
         state_bits = params["m"] * params["p"]
+        verdicts = {p["length"]: p["verdict"] for p in row.get("points") or []}
         for n, accuracy in row["lengths"].items():
-            reached = accuracy >= target
-            ax.scatter(
-                [n], [state_bits], s=60, marker=style.marker(row["layers"]),
-                facecolors=style.colour(row["arch"]) if reached else "none",
-                edgecolors=style.colour(row["arch"]), linewidths=1.5, zorder=5,
-                label=f"{style.model_label(row['arch'], row['layers'], row['width'])}: m p",
-            )  # fmt: skip
+            verdict = verdicts.get(n, "reached" if accuracy >= target else "plateaued")
+            colour = style.colour(row["arch"])
+            marks = style.verdict_marks(verdict, colour)
+            if verdict == "plateaued":
+                marks["mfc"] = "none"
+            name = style.model_label(row["arch"], row["layers"], row["width"])
+            ax.plot([n], [state_bits], ls="none", ms=8, marker=style.marker(row["layers"]),
+                    mew=1.5, zorder=5, label=f"{name}: m p", **marks)  # fmt: skip
+            undecided = undecided or verdict == "undecided"
             csv_rows.append(
                 {"series": "empirical", "task": task, "arch": row["arch"], "layers": row["layers"],
                  "width": row["width"], "length": n, "bound_id": row["bound_id"],
-                 "m": params["m"], "p": params["p"]}
+                 "m": params["m"], "p": params["p"], "verdict": verdict}
             )  # fmt: skip
     ax.set_yscale("log", base=2)
     ax.xaxis.get_major_locator().set_params(integer=True)
@@ -280,7 +302,8 @@ def _own_task_panel(
     ax.set_ylabel("bits")
     ax.set_title(f"{task} (your task)")
     ax.grid(True, which="major", alpha=0.3)
-    handles, labels = ax.get_legend_handles_labels()
+    if undecided:
+        style.add_undecided_entry(ax)
+    handles, labels = style.legend_entries(ax)
     if handles:
-        unique = dict(zip(labels, handles, strict=True))
-        ax.legend(unique.values(), unique.keys(), loc="best", fontsize=7)
+        ax.legend(handles, labels, loc="best", fontsize=7)

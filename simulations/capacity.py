@@ -18,7 +18,10 @@ This module sits below :mod:`simulations.sweeps`: it never imports it. A killed 
 by running it again: the rounds are replayed from the store, whose runs are skipped.
 :func:`capacities` reads the capacities back from the store alone (what the figure and ``ccx kg
 capacity`` show): per model, the largest value whose best run reached its target with every
-smaller stored value passing.
+smaller stored value passing. Where the first value missed is undecided (no run there reached
+the target and one was still improving when its budget ran out, :mod:`simulations.verdicts`),
+the capacity is "undecided", at least the largest value passed: an undecided run is never
+counted as a failure.
 
 Decisions where the paper is silent or differs (recorded in docs/kg-looping.md):
 
@@ -219,12 +222,19 @@ def capacities(
     One row per model (its config without field, lr, seed, under ``config``): ``family``,
     ``hops`` (the task's length q), the ``largest`` passing value (0 when the first failed),
     ``triples`` = entities x largest, the value ``tried`` last, ``passed_all`` (every stored
-    value passed: the capacity is at least this), and the ``parameters``, ``active_parameters``
-    and ``flops_per_query`` of the model at its capacity (at its first value if none passed),
-    with the learning rate of that run. Rows are sorted by family, q and parameters.
+    value passed: the capacity is at least this), ``verdict`` (:mod:`simulations.verdicts`:
+    ``reached`` when every value passed, else the verdict of the best over the runs of the
+    first value missed). When that miss is ``undecided`` (no run reached the target and one was
+    still improving when its budget ran out), the capacity is not a number: ``largest``,
+    ``triples`` and ``field`` are "undecided", and ``largest_at_least`` / ``triples_at_least``
+    give the one-sided bound (they equal ``largest`` / ``triples`` otherwise); and the
+    ``parameters``, ``active_parameters`` and ``flops_per_query`` of the model at its capacity
+    (at its first value if none passed), with the learning rate of that run. Rows are sorted
+    by family, q and parameters.
     """
     from models.looped import forward_flops
     from simulations.training import TrainConfig, build_model
+    from simulations.verdicts import combine
 
     grouped: dict[tuple, dict[int, list[dict[str, Any]]]] = {}
     for run in runs(store_path, task=task):
@@ -235,14 +245,21 @@ def capacities(
         grouped.setdefault(key, {}).setdefault(config[field], []).append(run)
     rows = []
     for key, by_value in grouped.items():
-        largest, shown, tried = 0, None, None
+        largest, shown, tried, verdict = 0, None, None, "reached"
         for v in sorted(by_value):
             best = max(by_value[v], key=lambda r: r["best_accuracy"])
             tried, shown = v, shown or best
             if best["best_accuracy"] < best["config"]["target"]:
+                # best below the target: a stored "reached" means the final accuracy fell back
+                verdict = combine([r["verdict"] if r["verdict"] != "reached" else "plateaued"
+                                   for r in by_value[v]])  # fmt: skip
                 break
             largest, shown = v, best
         config = dict(key)
+        entities = config.get("entities")
+        # An undecided miss (still improving when its budget ran out) leaves the capacity open:
+        # at least ``largest``, never a number.
+        number: int | str = "undecided" if verdict == "undecided" else largest
         model, task_obj = build_model(TrainConfig.from_dict(shown["config"]))
         rows.append({
             "family": family(config),
@@ -253,9 +270,13 @@ def capacities(
             "experts": config.get("experts", 1),
             "hops": config["length"],
             "entities": config.get("entities"),
-            field: largest,
-            "largest": largest,
-            "triples": largest * config["entities"] if "entities" in config else None,
+            field: number,
+            "largest": number,
+            "triples": (number if isinstance(number, str) else number * entities)
+            if entities is not None else None,
+            "largest_at_least": largest,
+            "triples_at_least": largest * entities if entities is not None else None,
+            "verdict": verdict,
             "tried": tried,
             "passed_all": largest == tried,
             "best_accuracy_at_next": None if largest == tried else max(
@@ -291,12 +312,14 @@ def fitted_slope(points: list[tuple[int, int]]) -> float | None:
 
 def slopes(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Least-squares slopes of the largest T against parameters per (family, q), over the models
-    of different sizes (at least two), next to the paper's where it gives one; and, per q, the
-    looped-MoE slope over the standard one, only when both slopes are positive (otherwise
-    ``ratio`` is None and ``why`` says which slope is not)."""
+    of different sizes (at least two) whose capacity is a number (undecided ones are left out),
+    next to the paper's where it gives one; and, per q, the looped-MoE slope over the standard
+    one, only when both slopes are positive (otherwise ``ratio`` is None and ``why`` says which
+    slope is not). The slopes are fitted exactly (:func:`fitted_slope`): a flat fit is 0, never
+    rounding noise of either sign."""
     cells: dict[tuple[str, int], list[tuple[int, int]]] = {}
     for r in rows:
-        if r["triples"] is not None:
+        if isinstance(r["triples"], int):  # undecided capacities are no numbers to fit
             cells.setdefault((r["family"], r["hops"]), []).append((r["parameters"], r["triples"]))
     out = []
     for (fam, q), points in sorted(cells.items()):

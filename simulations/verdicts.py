@@ -10,8 +10,8 @@ The rule, read off the run's evaluation curve ((step, accuracy) pairs, each accu
   accuracy of the last third exceeds the upper end of the 95% Wilson interval of the best accuracy
   before it (it was still gaining more than sampling noise explains), and ``plateaued`` when it
   does not;
-* a curve too short to judge (fewer than 2 evaluations on either side of the split) is
-  ``undecided``.
+* a curve too short to judge (fewer than 2 evaluations before the split or 3 after it) is
+  ``undecided``: a plateau needs three evaluations to be seen.
 
 "Plateaued" is a statement about this budget's curve, not a proof that more steps would not help:
 a model may leave a long plateau later. "Undecided" is never a failure: a threshold, a capacity,
@@ -32,8 +32,8 @@ Z95 = 1.959963984540054
 """The two-sided 95% quantile of the standard normal distribution."""
 LATE_FRACTION = 1 / 3
 """The final part of the budget whose gain decides ``undecided`` against ``plateaued``."""
-MIN_EVALUATIONS = 2
-"""Evaluations needed on each side of the split to judge a curve."""
+MIN_EARLY, MIN_LATE = 2, 3
+"""Evaluations needed before and after the split to judge a curve."""
 
 
 def wilson(accuracy: float, n: int, z: float = Z95) -> tuple[float, float]:
@@ -59,7 +59,7 @@ def verdict(curve: Sequence[Sequence[float]], target: float, n: int) -> str:
     split = float(curve[-1][0]) * (1 - LATE_FRACTION)
     early = [a for (step, a) in curve if float(step) <= split]
     late = [a for (step, a) in curve if float(step) > split]
-    if len(early) < MIN_EVALUATIONS or len(late) < MIN_EVALUATIONS:
+    if len(early) < MIN_EARLY or len(late) < MIN_LATE:
         return "undecided"
     return "undecided" if max(late) > wilson(max(early), n)[1] else "plateaued"
 
@@ -127,7 +127,8 @@ def combine(verdicts: Sequence[str]) -> str:
 
 __all__ = [
     "LATE_FRACTION",
-    "MIN_EVALUATIONS",
+    "MIN_EARLY",
+    "MIN_LATE",
     "VERDICTS",
     "combine",
     "current",

@@ -12,6 +12,7 @@ from ccomplexity.errors import InputError
 from paper_figures import FIGURES, layout, make_figure, paper_of
 from paper_figures.report import write_report
 from simulations.store import Store
+from simulations.verdicts import VERDICTS
 
 # (task, arch, width, layers, lengths, state_numel per unit width)
 MODELS = [
@@ -28,23 +29,48 @@ MODELS = [
 ]
 
 
+UNDECIDED_MODELS = {("index-lookup", "mamba", 64), ("dyck", "transformer", 2),
+                    ("eq-random", "lstm", 2)}  # fmt: skip
+"""Models whose smaller learning rate is still climbing at their second length: that point, and
+the threshold it would decide, are undecided."""
+
+
+def curve(best: float, shape: str, steps: int = 600) -> list[list[float]]:
+    """An evaluation every 100 steps ending at ``best``: ``plateaued`` (flat over the last
+    third), ``undecided`` (still climbing: the last third beats the best before it by more than
+    sampling noise), or ``reached`` (climbing to ``best`` and held)."""
+    points = range(100, steps + 1, 100)
+    if shape == "undecided":
+        return [[s, best * s / steps] for s in points]
+    return [[s, best * min(1.0, s / (steps / 2))] for s in points]
+
+
 def fake_result(task: str, arch: str, width: int, layers: int, length: int, lr: float,
-                ratio: int) -> dict:  # fmt: skip
-    """A result dict shaped like ``simulations.training.train``'s."""
+                ratio: int, shape: str | None = None) -> dict:  # fmt: skip
+    """A result dict shaped like ``simulations.training.train``'s, its curve plateaued unless
+    ``shape`` (or :data:`UNDECIDED_MODELS` at the second length, lr 1e-4) says otherwise."""
     config = {
         "task": task, "arch": arch, "width": width, "layers": layers, "length": length,
         "steps": 600, "lr": lr, "seed": 0, "batch": 32, "heads": 4, "target": 0.99,
         "eval_every": 100, "eval_samples": 500,
     }  # fmt: skip
     accuracy = max(0.0, min(1.0, 1.2 - length / 150 - (0.1 if lr < 1e-3 else 0.0)))
-    curve = [[s, accuracy * s / 600] for s in range(100, 601, 100)]
+    if shape is None:
+        climbing = (task, arch, width if arch == "mamba" else layers) in UNDECIDED_MODELS
+        shape = "undecided" if climbing and lr < 1e-3 and length == 50 else "plateaued"
     digest = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
     return {
         "accuracy": accuracy, "best_accuracy": accuracy, "steps": 600, "wall_seconds": 1.0,
-        "checkpoint": None, "curve": curve, "parameters": 1000 * width,
+        "checkpoint": None, "curve": curve(accuracy, shape), "parameters": 1000 * width,
         "state_numel": ratio * width * layers or None, "config": config,
         "config_hash": digest, "seed": 0, "device": "cpu",
     }  # fmt: skip
+
+
+def with_accuracy(result: dict, accuracy: float, shape: str = "plateaued") -> dict:
+    """``result`` with its final and best accuracy ``accuracy`` and a curve of that shape."""
+    result.update(accuracy=accuracy, best_accuracy=accuracy, curve=curve(accuracy, shape))
+    return result
 
 
 def looped_results() -> list[dict]:
@@ -57,13 +83,17 @@ def looped_results() -> list[dict]:
                                      1e-3, 0)  # fmt: skip
                 result["config"].update(loops=loops, **({"hops": x} if task == "p-hop" else {}))
                 acc = 1.0 if loops >= x.bit_length() + (task == "p-hop") else 0.3
-                result.update(best_accuracy=acc, accuracy=acc, config_hash=f"{task}{x}{loops}")
+                # n = 8 at 3 loops is still climbing: the fewest loops there is undecided
+                climbing = (task, x, loops) == ("group-composition", 8, 3)
+                with_accuracy(result, acc, "undecided" if climbing else "plateaued")
+                result["config_hash"] = f"{task}{x}{loops}"
                 out.append(result)
     for arch, layers, loops in (("transformer", 1, 1), ("looped", 1, 4), ("transformer", 4, 1)):
         result = fake_result("addition", arch, 64, layers, 8, 1e-3, 0)
         if arch == "looped":
             result["config"]["loops"] = loops
         result["accuracy_by_length"] = {2: 0.9, 4: 0.5 * layers * loops / 4, 6: 0.2, 8: 0.1}
+        with_accuracy(result, 0.4, "undecided" if layers == 4 else "plateaued")  # iso-FLOP
         result["config_hash"] = f"addition{arch}{layers}"
         out.append(result)
     for arch, layers, loops in (("transformer", 1, 1), ("transformer", 2, 1), ("looped", 1, 2),
@@ -72,8 +102,8 @@ def looped_results() -> list[dict]:
         result["config"]["depth" if arch == "transformer" and layers == 4 else "query_depth"] = 2
         if arch == "looped":
             result["config"]["loops"] = loops
-        acc = 0.25 + 0.1 * layers * loops
-        result.update(accuracy=acc, best_accuracy=acc, config_hash=f"igsm{arch}{layers}{loops}")
+        with_accuracy(result, 0.25 + 0.1 * layers * loops)
+        result["config_hash"] = f"igsm{arch}{layers}{loops}"
         out.append(result)
     return out + regularised_results()
 
@@ -94,15 +124,16 @@ def regularised_results() -> list[dict]:
         result["config"]["hops"] = 4
         if lam is not None:
             result["config"].update(reg_lambda=lam, reg_block=1)
-        result.update(accuracy=acc, best_accuracy=acc, config_hash=f"reg{lam}",
-                      layer_similarity=similarity(4, near))  # fmt: skip
+        with_accuracy(result, acc, "undecided" if lam == 10.0 else "plateaued")
+        result.update(config_hash=f"reg{lam}", layer_similarity=similarity(4, near))
         out.append(result)
     return out
 
 
 def kg_results() -> list[dict]:
     """Fake capacity-search runs of the layer-looping paper: standard and looped-MoE models of
-    two widths at q = 1 and 2, each passing up to width / 4 relations (less one for q = 2)."""
+    two widths at q = 1 and 2, each passing up to width / 4 relations (less one for q = 2); the
+    looped-MoE model of width 16 at q = 2 is still climbing where it misses (R = 4)."""
     out = []
     for arch, extra in (("transformer", {}), ("looped", {"experts": 4, "expert": "glu"})):
         for q in (1, 2):
@@ -115,8 +146,9 @@ def kg_results() -> list[dict]:
                     if arch == "looped":
                         result["config"]["loops"] = q
                     acc = 1.0 if relations <= width // 4 - (q - 1) else 0.5
-                    result.update(best_accuracy=acc, accuracy=acc,
-                                  config_hash=f"kg{arch}{q}{width}{relations}")  # fmt: skip
+                    climbing = (arch, q, width) == ("looped", 2, 16)
+                    with_accuracy(result, acc, "undecided" if climbing else "plateaued")
+                    result["config_hash"] = f"kg{arch}{q}{width}{relations}"
                     out.append(result)
     return out
 
@@ -133,6 +165,11 @@ def fake_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
             store.add_run(result)
         store.note_sweep("fake-profile")
     return path
+
+
+TRAINED = {"thresholds", "fig2", "fig3", "fig4", "looped-loops", "looped-table1",
+           "looped-regularizer", "kg-capacity"}  # fmt: skip
+"""Figures the fake store has trained points for (the parrots' have their own store)."""
 
 
 def png_size(path: Path) -> tuple[int, int]:
@@ -166,6 +203,13 @@ def test_figure_from_fake_store(name: str, fake_store: Path, tmp_path: Path, che
     _check_files(result, tmp_path)
     rows = (tmp_path / f"{name}.csv").read_text().splitlines()
     assert len(rows) > 1, "the CSV has data rows"
+    if name != "bounds":  # every figure drawn from runs says each point's verdict
+        assert "verdict" in rows[0].split(",")
+        verdicts = {r["verdict"] for r in _csv_rows(tmp_path / f"{name}.csv")}
+        if name in TRAINED:
+            assert verdicts >= {"undecided"} and verdicts - {""} <= set(VERDICTS)
+            assert result["verdicts"]["undecided"] >= 1
+            assert f"and {result['verdicts']['undecided']} " in result["caption"]
     if name == "protocols":  # the fake runs have no checkpoints for panel (b)
         assert any("no recurrent dyck or index-lookup checkpoints" in m for m in result["missing"])
     elif paper_of(name) == "parrots":  # the fake runs are the separations paper's
@@ -193,12 +237,56 @@ def test_thresholds_csv_holds_bounds_and_thresholds(fake_store: Path, tmp_path: 
     assert "separations.thm3" in text and "separations.thm5" in text
 
 
+def test_undecided_thresholds_are_one_sided_never_a_length(
+    fake_store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from paper_figures import style
+
+    drawn: list[tuple[float, float, bool]] = []
+    one_sided = style.one_sided
+
+    def recorded(ax, x, y, colour, marker="o", up=True, **kw):  # noqa: ANN001, ANN003
+        drawn.append((x, y, up))
+        one_sided(ax, x, y, colour, marker, up, **kw)
+
+    monkeypatch.setattr(style, "one_sided", recorded)
+    make_figure("thresholds", tmp_path, store=fake_store)
+    rows = [r for r in _csv_rows(tmp_path / "thresholds.csv") if r["series"] == "empirical"]
+    by_model = {(r["task"], r["arch"], r["layers"], r["width"]): r for r in rows}
+    # the smaller learning rate still climbing at N = 50: undecided, at least N = 20
+    for key in (("dyck", "transformer", "2", "64"), ("index-lookup", "mamba", "2", "64"),
+                ("eq-random", "lstm", "2", "64")):  # fmt: skip
+        row = by_model[key]
+        assert (row["verdict"], row["length"], row["threshold_at_least"]) == ("undecided", "", "20")
+    assert all(r["length"] == "" for r in rows if r["verdict"] == "undecided")
+    assert by_model["index-lookup", "mamba", "2", "32"]["length"] == "20"  # plateaued at 50
+    assert by_model["index-lookup", "mamba", "2", "32"]["verdict"] == "plateaued"
+    assert sorted(y for _, y, up in drawn if up) == [20, 20, 20]  # drawn as bounds, arrows up
+
+
+def test_capacity_with_an_undecided_miss_is_not_a_number(fake_store: Path, tmp_path: Path) -> None:
+    make_figure("kg-capacity", tmp_path, store=fake_store)
+    rows = [r for r in _csv_rows(tmp_path / "kg-capacity.csv") if r["kind"] == "trained"]
+    (row,) = [r for r in rows if (r["family"], r["hops"], r["width"]) == ("looped-moe", "2", "16")]
+    assert (row["verdict"], row["triples"], row["triples_at_least"]) == ("undecided", "undecided",
+                                                                         "32")  # fmt: skip
+    assert {r["verdict"] for r in rows} == {"reached", "plateaued", "undecided"}
+
+
 def test_looped_figures_read_the_claims_and_the_store(fake_store: Path, tmp_path: Path) -> None:
     make_figure("looped-loops", tmp_path, store=fake_store)
     rows = _csv_rows(tmp_path / "looped-loops.csv")
     fewest = {(r["task"], r["x"]): (r["fewest_loops"], r["proved_loops"]) for r in rows}
-    assert fewest[("group-composition", "8")] == ("4", "3")  # ceil(lg 8) from Thm 2.1's claim
+    assert fewest[("group-composition", "4")] == ("3", "2")  # ceil(lg 4) from Thm 2.1's claim
     assert fewest[("p-hop", "4")] == ("4", "4")  # floor(lg 4) + 2 from Cor. 2.3's claim
+    # n = 8: 4 loops reached, 3 loops was still climbing: the fewest is undecided, at most 4
+    assert fewest[("group-composition", "8")] == ("undecided", "3")
+    cells = {(r["task"], r["x"], r["loops"]): r for r in rows}
+    assert cells["group-composition", "8", "3"]["verdict"] == "undecided"
+    assert cells["group-composition", "8", "3"]["fewest_loops_at_most"] == "4"
+    assert cells["group-composition", "8", "2"]["verdict"] == "plateaued"
+    assert cells["p-hop", "4", "4"]["verdict"] == "reached"
+    assert cells["p-hop", "4", "4"]["fewest_loops_at_most"] == ""  # decided: no bound
     result = make_figure("looped-table1", tmp_path, store=fake_store)
     table = _csv_rows(tmp_path / "looped-table1.csv")
     rows = ["(1⊗1) iso-param", "(1⊗4) looped", "(4⊗1) iso-FLOP"]
@@ -290,6 +378,7 @@ def test_report_references_every_figure(fake_store: Path, tmp_path: Path) -> Non
         assert (tmp_path / "report" / f"{name}.png").is_file()
     assert str(fake_store) in html
     assert "<td>every paper: fake-profile</td>" in html  # the profile the store records
+    assert html.count("undecided, still improving when the budget ran out") >= len(TRAINED)
 
 
 def _csv_rows(path: Path) -> list[dict[str, str]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import sys
 import textwrap
 
 import pytest
@@ -54,13 +55,30 @@ def capacity_of(config: TrainConfig) -> int:
     return config.width // per_lr - (config.length - 1)
 
 
+def never(config: TrainConfig) -> bool:
+    return False
+
+
+CLIMBING = never
+"""Which fake runs are still climbing when their budget ends (undecided below the target)."""
+
+
+def curve(accuracy: float, steps: int, climbing: bool = False) -> list[list[float]]:
+    """Six evaluations ending at ``accuracy``: flat from the middle on (plateaued below the
+    target), or climbing to the end (undecided)."""
+    points = [steps * k // 6 for k in range(1, 7)]
+    if climbing:
+        return [[s, accuracy * k / 6] for k, s in enumerate(points, start=1)]
+    return [[s, accuracy * min(1.0, k / 3)] for k, s in enumerate(points, start=1)]
+
+
 def fake_train(config: TrainConfig, checkpoint_dir: str | None = None, progress: bool = True):
     accuracy = 1.0 if config.relations <= capacity_of(config) else 0.5
     return {
         "accuracy": accuracy,
         "best_accuracy": accuracy,
         "steps": config.steps,
-        "curve": [[config.steps, accuracy]],
+        "curve": curve(accuracy, config.steps, climbing=CLIMBING(config)),
         "parameters": 100 * config.width,
         "config": config.to_dict(),
         "config_hash": config.config_hash(),
@@ -125,6 +143,38 @@ def test_a_killed_search_resumes_without_training_again(tmp_path):
     assert third["ran"] == 0 and third["skipped"] == third["runs"]
     with Store(tmp_path / "c.db") as store:
         assert len(store) == 2 * (3 + 5 + 2)
+
+
+def test_an_undecided_miss_leaves_the_capacity_open(tmp_path, monkeypatch):
+    # the widest model's runs at R = 10 are still climbing when their budget ends
+    monkeypatch.setattr(sys.modules[__name__], "CLIMBING",
+                        lambda c: c.width == 16 and c.relations == 10)  # fmt: skip
+    out = search(tmp_path)
+    table = {(r["family"], r["width"]): r for r in out["capacities"]}
+    wide = table["standard", 16]
+    assert wide["verdict"] == "undecided" and wide["tried"] == 10
+    assert wide["relations"] == wide["largest"] == wide["triples"] == "undecided"  # no number
+    assert (wide["largest_at_least"], wide["triples_at_least"]) == (8, 64)  # one-sided
+    narrow = table["standard", 8]  # its miss at R = 6 plateaued: a number
+    assert (narrow["verdict"], narrow["relations"], narrow["triples"]) == ("plateaued", 4, 32)
+    fitted = {(r["family"], r["hops"]) for r in capacity.slopes(out["capacities"])}
+    assert ("standard", 1) in fitted  # fitted on the decided capacities only
+    assert [r for r in capacity.slopes(out["capacities"]) if r["family"] == "standard"][0][
+        "models"
+    ] == 1
+
+
+def test_no_ratio_to_a_slope_that_is_not_positive():
+    rows = [{"family": f, "hops": 2, "parameters": p, "triples": t}
+            for f, points in (("standard", ((1000, 64), (2000, 64))),
+                              ("looped-moe", ((1000, 32), (2000, 64))))
+            for p, t in points]  # fmt: skip
+    fitted = capacity.slopes(rows)
+    assert [r["slope"] for r in fitted if r["family"] == "standard"] == [pytest.approx(0.0)]
+    ratios = [r for r in fitted if "ratio" in r]  # flat standard slope: no division by it
+    assert [(r["ratio"], r["why"]) for r in ratios] == [
+        (None, "the standard slope is 0, not positive")
+    ]
 
 
 def test_grow_to_caps_the_search(tmp_path):
