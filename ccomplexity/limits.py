@@ -226,6 +226,7 @@ TASK_OPTIONS = {
     "entities": Limit("entities", 2, ENTITIES.most, ENTITIES.instead),
     "relations": RELATIONS,
     "graph_seed": SEED,
+    "query_depth": Limit("query_depth", 0, 64, "use a smaller query depth"),
 }
 """Ranges of the integer options of the training tasks (``ccx task NAME --OPTION VALUE``),
 checked by ``ccx task`` before the task (and torch) is loaded; each task's builder checks its
@@ -234,7 +235,8 @@ own again."""
 STATEMENTS = Limit("statements", 1, 512, "use fewer statements")
 """Statements N of an i-GSM problem (each sampled in Python)."""
 IGSM_DEPTH = Limit("depth", 0, 64, "use a smaller depth")
-"""Depth of an i-GSM query (operations in a row) or of a variable-assignment chain."""
+"""Depth of an i-GSM query (operations on its longest dependency path, the option
+``query_depth``) or of a variable-assignment chain (``depth``)."""
 MODULUS = Limit("modulus", 2, 97, "use a prime modulus up to 97")
 """The prime P of i-GSM's arithmetic mod P."""
 STATEMENT_CELLS = 1 << 20

@@ -46,7 +46,8 @@ def task_cmd(
     as_json: JsonFlag = False,
 ) -> None:
     """Draw samples of any task: ccx task NAME --length N [--OPTION VALUE]... (the task's own
-    options, e.g. p-hop --hops 16 --alphabet 4, i-gsm --depth 4; i-gsm's length has a default).
+    options, e.g. p-hop --hops 16 --alphabet 4, i-gsm --query-depth 4; i-gsm's length has a
+    default).
     Each sample: its tokens and answer(s)."""
     from ccx.cmd_bounds import parse_params
 
@@ -122,7 +123,16 @@ def train_cmd(
     group: Annotated[str | None, typer.Option("--group", help="group-composition: G.")] = None,
     depth: Annotated[
         int | None,
-        ranged(limits.IGSM_DEPTH, "--depth", help="i-gsm, var-assign: the query's depth."),
+        ranged(limits.IGSM_DEPTH, "--depth", help="var-assign: the query's depth."),
+    ] = None,
+    query_depth: Annotated[
+        int | None,
+        ranged(
+            limits.IGSM_DEPTH,
+            "--query-depth",
+            help="i-gsm: operations on the query's longest dependency path (the model's depth "
+            "is --layers).",
+        ),
     ] = None,
     reverse: Annotated[
         bool | None, typer.Option("--reverse/--no-reverse", help="addition: sum LSB first.")
@@ -173,6 +183,10 @@ def train_cmd(
     if not re.fullmatch(r"auto|cpu|cuda(:[0-9]{1,3})?", device):  # before torch is loaded
         raise InputError(f"unknown device {device!r}; use auto, cpu or cuda")
     check_output_folder(checkpoint_dir, "checkpoint folder")
+    if task == "i-gsm" and depth is not None:
+        raise InputError(
+            "i-gsm: the query's depth is --query-depth (the model's depth is --layers)"
+        )
     from simulations.recipes import check_recipe
 
     check_recipe(optimizer, weight_decay, schedule, warmup, clip, steps)  # before torch loads
@@ -181,8 +195,8 @@ def train_cmd(
     config = TrainConfig(
         task=task, arch=arch, width=width, layers=layers, length=length, steps=steps, lr=lr,
         seed=seed, batch=batch, heads=heads, target=target, loops=loops, hops=hops,
-        alphabet=alphabet, group=group, depth=depth, reverse=reverse, digits=digits,
-        reg_lambda=reg_lambda, reg_block=reg_block, optimizer=optimizer,
+        alphabet=alphabet, group=group, depth=depth, query_depth=query_depth, reverse=reverse,
+        digits=digits, reg_lambda=reg_lambda, reg_block=reg_block, optimizer=optimizer,
         weight_decay=weight_decay, schedule=schedule, warmup=warmup, clip=clip,
     )  # fmt: skip
     result = train(

@@ -281,13 +281,19 @@ reduction; each writes ``results/parrots/<command>.json``."""
 
 
 def parrots_slice(config: Any) -> bool:
-    """The demo's training slice of the ``parrots`` profile: length-2 path at |V| = 4, seed 0
-    (every width, dense and with experts, for panels (a) and (b), and Cor 3.3's parameter-matched
-    models for panel (c)), and memorisation up to n = 256 (the rest runs with
-    ``ccx sweep --profile parrots``)."""
+    """The demo's training slice of the ``parrots`` profile, at lr :data:`PARROTS_DEMO_LR` and
+    seed 0: length-2 path at |V| = 4 (every width, dense and with experts, for panels (a) and
+    (b), and Cor 3.3's parameter-matched models for panel (c)), and memorisation up to n = 256
+    (the rest runs with ``ccx sweep --profile parrots``)."""
+    if config.lr != PARROTS_DEMO_LR or config.seed != 0:
+        return False
     if config.task == "length2-path":
-        return config.length == 4 and config.seed == 0
+        return config.length == 4
     return config.length <= 256
+
+
+PARROTS_DEMO_LR = 1e-2
+"""The learning rate of the demo's parrots runs (the larger of the profile's two)."""
 
 
 def parrots_share() -> dict[str, str]:
@@ -374,9 +380,13 @@ KG_GROW_TO = 8
 
 def kg_slice(config: Any) -> bool:
     """The demo's models of the ``kg`` capacity search, one panel per q, at the larger learning
-    rate and seed 0: q = 1 at widths 8 and 16, q = 2 and 3 at width 8 (the rest runs with
-    ``ccx sweep --profile kg``)."""
-    widths = (8, 16) if config.length == 1 else (8,)
+    rate and seed 0: q = 1 at widths 8 and 16; at q = 2 and 3 the smallest parameter-matched
+    trio, the standard model at its smallest width and the looped and looped-MoE at width 14
+    (the rest runs with ``ccx sweep --profile kg``)."""
+    if config.length == 1:
+        widths: tuple[int, ...] = (8, 16)
+    else:
+        widths = (10, 8) if config.arch == "transformer" else (14,)
     return config.width in widths and config.lr == KG_DEMO_LR and config.seed == 0
 
 

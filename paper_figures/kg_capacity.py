@@ -174,11 +174,26 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         "relation product models with L = q layers, Assumption B.17: at most P / q triples at "
         "constant 1; drawn only where the theorem applies, R >= 3 relations and L <= q) and "
         "Lemma B.18 (dash-dot; any model at log2 E bits per parameter). Fitted slopes (triples "
-        f"per parameter) next to the paper's: {_slopes_text(fitted)}. Training: "
+        f"per parameter) next to the paper's: {_slopes_text(fitted)}. Parameters compared: "
+        f"{_parameters_text(rows)}. Training: "
         f"{style.training_summary(found)} Data: {style.store_label(store_path, profile)}."
     )
     return {"name": NAME, "files": files, "caption": caption, "missing": missing,
             "slopes": fitted}  # fmt: skip
+
+
+def _parameters_text(rows: list[dict[str, Any]]) -> str:
+    """Per q and family, the parameter counts (and widths) of the models drawn."""
+    parts = []
+    for q in sorted({r["hops"] for r in rows}):
+        fams = []
+        for fam in FAMILY_COLOURS:
+            sizes = sorted({(r["parameters"], r["width"]) for r in rows
+                            if r["hops"] == q and r["family"] == fam})  # fmt: skip
+            if sizes:
+                fams.append(f"{fam} " + ", ".join(f"{p:,} (d = {w})" for p, w in sizes))
+        parts.append(f"q = {q}: " + "; ".join(fams))
+    return " | ".join(parts) or "none"
 
 
 def _slopes_text(fitted: list[dict[str, Any]]) -> str:
@@ -186,6 +201,9 @@ def _slopes_text(fitted: list[dict[str, Any]]) -> str:
     for s in fitted:
         if "ratio" in s:
             paper = f" (paper: {s['paper_ratio']:g}x)" if s["paper_ratio"] else ""
+            if s["ratio"] is None:
+                parts.append(f"looped-MoE / standard at q = {s['hops']}: no ratio ({s['why']})")
+                continue
             parts.append(f"looped-MoE / standard at q = {s['hops']}: {s['ratio']:.2f}x{paper}")
         elif s["slope"] is not None:
             paper = f" (paper {s['paper_slope']:g})" if s["paper_slope"] else ""

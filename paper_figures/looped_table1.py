@@ -1,14 +1,17 @@
-"""Figure ``looped-table1``: the paper's Table 1, addition (left) and p-hop (right), as two grids.
+"""Figure ``looped-table1``: the paper's Table 1, addition (left) and p-hop (middle), and its
+Table 2, i-GSM (right), as three grids.
 
 Rows, for each looped model ``(k ⊗ L)`` of the store whose iso-FLOP baseline is there too (every
 looped model when none has it): the iso-param baseline ``(k ⊗ 1)``, the looped model ``(k ⊗ L)``
 and the iso-FLOP baseline ``(kL ⊗ 1)``. Columns: for addition the numbers of operands n
 evaluated (N/4, N/2, 3N/4 and N: the paper's 8, 16, 24, 32 for N = 32; 3N/4 is never trained
-on), for p-hop the hops p. Cells: the best accuracy over learning rates and seeds of the final
-models (a sum counts only when every digit is right). Each task shows one setting (operand
-digits, N and width; n, |Σ|, width and heads): the one with the most runs. A row whose best
-is undecided (none of its runs reached its target and one was still improving when its budget
-ran out) reads ``0.421?`` (``paper_figures.style``): its accuracy is a budget's, not a finding.
+on), for p-hop the hops p, for i-GSM the query depth of its one problem distribution (the
+paper's Table 2 varies the *model's* depth: the rows). Cells: the best accuracy over learning
+rates and seeds of the final models (a sum counts only when every digit is right). Each task
+shows one setting (operand digits, N and width; n, |Σ|, width and heads; statements, query
+depth, P and width): the one with the most runs. A row whose best is undecided (none of its
+runs reached its target and one was still improving when its budget ran out) reads ``0.421?``
+(``paper_figures.style``): its accuracy is a budget's, not a finding.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from paper_figures import style
 
 NAME = "looped-table1"
 PAPER = "looped"
-TASKS = ("addition", "p-hop")
+TASKS = ("addition", "p-hop", "i-gsm")
 COLUMNS = ("task", "setting", "row", "k", "loops", "layers", "arch", "parameters", "x",
            "accuracy", "runs", "seeds", "lrs", "verdict")  # fmt: skip
 
@@ -42,18 +45,27 @@ def setting(run: dict[str, Any]) -> str:
     """What is held fixed across one task's grid."""
     cfg = run["config"]
     if run["task"] == "addition":
-        order = "sum LSB first" if cfg.get("reverse") else "sum MSB first"
+        order = "sum most significant digit first, as the paper"
+        if cfg.get("reverse"):
+            order = "reversed sum (least significant digit first: a variant, not the paper's)"
         return (
             f"N={run['length']}, {cfg.get('digits', 3)}-digit operands, {order}, d={run['width']}"
         )
+    if run["task"] == "i-gsm":
+        depth = cfg.get("query_depth", cfg.get("depth", 1))  # "depth": its name before
+        return (f"N={run['length']} statements, query depth {depth}, "
+                f"P={cfg.get('modulus', 7)}, d={run['width']}")  # fmt: skip
     return (f"n={run['length']}, |Σ|={cfg.get('alphabet', 4)}, d={run['width']}, "
             f"heads={run['heads']}")  # fmt: skip
 
 
 def _cells(run: dict[str, Any]) -> dict[int, float]:
-    """{column: final accuracy}: per operand count for addition, at the run's p for p-hop."""
+    """{column: final accuracy}: per operand count for addition, at the run's p for p-hop, at
+    the query depth for i-GSM."""
     if run["task"] == "addition":
         return dict(run["accuracy_by_length"])
+    if run["task"] == "i-gsm":
+        return {run["config"].get("query_depth", run["config"].get("depth", 1)): run["accuracy"]}
     return {run["config"]["hops"]: run["accuracy"]}
 
 
@@ -134,6 +146,10 @@ def _panel(ax: Any, task: str, chosen: str | None, rows: list[Row], csv_rows: li
         note = f" ({', '.join(map(str, unseen))} never seen in training)" if unseen else ""
         ax.set_xlabel(f"operands n at evaluation{note}")
         ax.set_title(f"Addition: whole sum right\n{chosen}", fontsize=10)
+    elif task == "i-gsm":
+        ax.set_xticks(range(len(xs)), [f"query depth {x}" for x in xs])
+        ax.set_xlabel("one problem distribution (guessing 0: about 1/4)")
+        ax.set_title(f"i-GSM (Table 2): rows by model depth\n{chosen}", fontsize=10)
     else:
         ax.set_xticks(range(len(xs)), [f"p = {x}" for x in xs])
         ax.set_xlabel("hops p (guessing: 1/|Σ|)")
@@ -142,15 +158,17 @@ def _panel(ax: Any, task: str, chosen: str | None, rows: list[Row], csv_rows: li
 
 
 def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str, Any]:
-    """Draw both grids from the store at ``store_path`` into ``out_dir``."""
+    """Draw the grids from the store at ``store_path`` into ``out_dir`` (i-GSM's only when the
+    store has i-GSM runs)."""
     runs, missing = style.load_runs(store_path)
-    tables = {task: table(runs, task) for task in TASKS}
+    tasks = [t for t in TASKS if t != "i-gsm" or any(r["task"] == t for r in runs)]
+    tables = {task: table(runs, task) for task in tasks}
     height = max(3, *(len(rows) for _, rows in tables.values()))
-    fig, axes = plt.subplots(1, len(TASKS), figsize=(15, 1.6 + 0.7 * height),
+    fig, axes = plt.subplots(1, len(tasks), figsize=(7.5 * len(tasks), 1.6 + 0.7 * height),
                              gridspec_kw={"wspace": 0.6})  # fmt: skip
     csv_rows: list[dict[str, Any]] = []
     image = None
-    for ax, task in zip(axes, TASKS, strict=True):
+    for ax, task in zip(axes, tasks, strict=True):
         chosen, rows = tables[task]
         if not rows:
             missing.append(f"{NAME}: no looped (k ⊗ L > 1) runs on {task} in the store")
@@ -164,15 +182,25 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     verdicts = {(r["task"], r["row"]): r["verdict"] for r in csv_rows}  # one per model row
     files = style.save(fig, out_dir, NAME, csv_rows, COLUMNS, verdicts.values())
     caption = (
-        "The paper's Table 1 at this store's scale: accuracy (fraction correct; the paper "
+        "The paper's Tables 1 and 2 at this store's scale: accuracy (fraction correct; the paper "
         "writes %) on fresh inputs, best over "
         "learning rates and seeds of the final models. Addition (left): whole sums of n operands "
         "(trained on a uniform mixture of n in {2, 4, 8, 16, 32} up to the run's largest N); "
         "guessing a whole sum scores about 0. p-hop (right): the symbol p hops back; guessing "
-        "scores 1/|Σ|. (k⊗1) has the parameters of (k⊗L), (kL⊗1) its depth and FLOPs. '?' "
-        "after a number: that model is undecided, none of its runs reached its target and one was "
-        "still improving when its budget ran out, so its row measures the budget, not the model. "
+        "scores 1/|Σ|. i-GSM (right, Table 2): one problem distribution, the model's depth "
+        "varied (the rows); answering 0 scores about 1/4 (products by 0). (k⊗1) has the "
+        "parameters of (k⊗L), (kL⊗1) its depth and FLOPs. '?' after a number: that model is "
+        "undecided, none of its runs reached its target and one was still improving when its "
+        "budget ran out, so its row measures the budget, not the model. "
+        f"Parameters compared: {_parameters_text(tables)}. "
         f"Training: {style.training_summary(runs)} "
         f"Data: {style.store_label(store_path, profile)}."
     )
     return {"name": NAME, "files": files, "caption": caption, "missing": missing}
+
+
+def _parameters_text(tables: dict[str, tuple[str | None, list[Row]]]) -> str:
+    """Per task, each row's parameter count."""
+    parts = [f"{task}: " + ", ".join(f"{label} {row['parameters']:,}" for label, row, _ in rows)
+             for task, (_, rows) in tables.items() if rows]  # fmt: skip
+    return "; ".join(parts) or "none"

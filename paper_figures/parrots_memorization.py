@@ -217,8 +217,20 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         "parameters stay "
         "fixed) and grow the number of experts K. Dashed: the A.11 construction's n = W/(m+2) "
         "for the parameters beyond the attention; dash-dot: A.12 with 16 experts (even loads); "
-        f"dotted: Thm 3.5's counting bound at {BITS} bits per parameter. "
+        f"dotted: Thm 3.5's counting bound at {BITS} bits per parameter. Parameters "
+        f"compared (active / total): {_counts_text(points)}. "
         + style.training_summary(mine)
         + f" Data: {style.store_label(store_path, profile)}."
     )
     return {"name": NAME, "files": files, "caption": caption, "missing": missing}
+
+
+def _counts_text(points: dict[str, list[tuple[int, int, int, int, int, bool]]]) -> str:
+    """Per series, each model's active / total parameters (and its K or m')."""
+    parts = []
+    for series, ps in sorted(points.items()):
+        dense = series.startswith("dense")
+        models = ", ".join(f"{'m' + chr(39) if dense else 'K'} = {h if dense else k}: "
+                           f"{a:,} / {t:,}" for a, t, _, k, h, *_ in sorted(ps))  # fmt: skip
+        parts.append(f"{series}: {models}")
+    return "; ".join(parts) or "none in the store"

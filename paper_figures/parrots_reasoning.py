@@ -205,9 +205,11 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     matched_verdicts = verdicts_by_model(mine, target, paper_psi=True)
     for v, points in sorted(matched.items()):
         ks, accs, widths = zip(*points, strict=True)
+        counts = ", ".join(f"{_paper_params(w, k):,}" for k, _, w in points)
         (line,) = ax_c.plot(ks, accs, "-")
         ax_c.plot([], [], "o-", color=line.get_color(),
-                  label=f"|V| = {v} (widths {', '.join(map(str, widths))})")  # fmt: skip
+                  label=f"|V| = {v} (widths {', '.join(map(str, widths))}; "
+                  f"parameters {counts})")  # fmt: skip
         need = exact.value(vertices=v, precision=PRECISION)
         for k, acc, w in points:
             verdict = matched_verdicts[v, k, w, 1]
@@ -276,7 +278,8 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         "count speaks of: the shaded regions are what is proved at p = 16, drawn for scale. "
         "(b) Best accuracy against m H. (c) Cor 3.3: accuracy of MoE models whose total "
         "parameters (paper count, m' = m H) match the dense width-|V| model, against K; "
-        "'ruled out' marks a width below the exact count. (d) Accuracy during training of the "
+        f"'ruled out' marks a width below the exact count; parameters compared: "
+        f"{_matched_text(matched)}. (d) Accuracy during training of the "
         "widest model tried per |V| and K (its best seed): where the target was missed, whether "
         "the model was still climbing or on a plateau. " + style.training_summary(mine)
     )
@@ -332,3 +335,15 @@ def _parameter_matched(
         if len(points) > 1:
             out[v] = points
     return out
+
+
+def _matched_text(matched: dict[int, list[tuple[int, float, int]]]) -> str:
+    """Per |V|, each parameter-matched model's K, width and paper parameter count."""
+    return (
+        "; ".join(
+            f"|V| = {v}: "
+            + ", ".join(f"K = {k}, m = {w}: {_paper_params(w, k):,}" for k, _, w in pts)
+            for v, pts in sorted(matched.items())
+        )
+        or "none in the store"
+    )

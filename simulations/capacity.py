@@ -295,32 +295,49 @@ def _public(row: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in row.items() if k != "config"}
 
 
+def fitted_slope(points: list[tuple[int, int]]) -> float | None:
+    """The least-squares slope of triples against parameters, computed exactly in rationals
+    (so that equal triples give exactly 0, never a rounding error's sign); None with fewer than
+    two distinct parameter counts."""
+    from fractions import Fraction
+
+    xs = [Fraction(p) for p, _ in points]
+    ys = [Fraction(t) for _, t in points]
+    if len(set(xs)) < 2:
+        return None
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    num = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
+    return float(num / sum((x - mx) ** 2 for x in xs))
+
+
 def slopes(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Least-squares slopes of the largest T against parameters per (family, q), over the models
     of different sizes (at least two) whose capacity is a number (undecided ones are left out),
     next to the paper's where it gives one; and, per q, the looped-MoE slope over the standard
-    one, where the standard slope is positive (its fit grows by at least one triple over its
-    models' parameters)."""
-    import numpy as np
-
+    one, only when both slopes are positive (otherwise ``ratio`` is None and ``why`` says which
+    slope is not). The slopes are fitted exactly (:func:`fitted_slope`): a flat fit is 0, never
+    rounding noise of either sign."""
     cells: dict[tuple[str, int], list[tuple[int, int]]] = {}
     for r in rows:
         if isinstance(r["triples"], int):  # undecided capacities are no numbers to fit
             cells.setdefault((r["family"], r["hops"]), []).append((r["parameters"], r["triples"]))
-    out, spans = [], {}
+    out = []
     for (fam, q), points in sorted(cells.items()):
-        xs = np.array([p for p, _ in points], dtype=float)
-        spans[fam, q] = float(xs.max() - xs.min())
-        ys = np.array([t for _, t in points], dtype=float)
-        slope = float(np.polyfit(xs, ys, 1)[0]) if len(set(xs)) >= 2 else None
-        out.append({"family": fam, "hops": q, "models": len(points), "slope": slope,
+        out.append({"family": fam, "hops": q, "models": len(points),
+                    "slope": fitted_slope(points),
                     "paper_slope": PAPER_SLOPES.get((fam, q))})  # fmt: skip
     by = {(r["family"], r["hops"]): r["slope"] for r in out}
     for q in sorted({q for _, q in by}):
         moe, std = by.get(("looped-moe", q)), by.get(("standard", q))
-        # No ratio to a slope that is not positive: a flat fit (its T grows by less than one
-        # triple over the models' parameters, rounding noise of either sign) divides to nonsense.
-        if moe is not None and std is not None and std * spans[("standard", q)] >= 1:
-            out.append({"family": "looped-moe / standard", "hops": q, "ratio": moe / std,
-                        "paper_ratio": PAPER_RATIO_Q4 if q == 4 else None})  # fmt: skip
+        if moe is None or std is None:
+            continue
+        row: dict[str, Any] = {"family": "looped-moe / standard", "hops": q,
+                               "paper_ratio": PAPER_RATIO_Q4 if q == 4 else None}  # fmt: skip
+        bad = [f"the {name} slope is {slope:.4g}" for name, slope in
+               (("looped-MoE", moe), ("standard", std)) if slope <= 0]  # fmt: skip
+        if bad:
+            row.update(ratio=None, why=" and ".join(bad) + ", not positive")
+        else:
+            row["ratio"] = moe / std
+        out.append(row)
     return out

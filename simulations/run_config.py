@@ -35,6 +35,7 @@ TASK_OPTIONS = (
     "relations",
     "graph_seed",
     "depth",
+    "query_depth",
 )
 """TrainConfig fields passed to the task's builder when set."""
 OPTIONAL_FIELDS = ("loops", *TASK_OPTIONS, "reg_lambda", "reg_block")
@@ -97,12 +98,16 @@ class TrainConfig:
     entities: int | None = None  # task option: E of kg-path
     relations: int | None = None  # task option: R of kg-path (the capacity search grows it)
     graph_seed: int | None = None  # task option: the seed of kg-path's graph
-    depth: int | None = None  # task option: the query's depth (i-gsm, var-assign)
+    depth: int | None = None  # task option: var-assign's query depth (i-gsm: legacy query_depth)
+    # task option: i-gsm's query depth, the operations on the longest dependency path to the
+    # query; not the model's depth (that is ``layers``, and ``loops`` for looped models)
+    query_depth: int | None = None
     reg_lambda: float | None = None  # transformer: lambda of the block-cosine regulariser (Eq. 5)
     reg_block: int | None = None  # its block size k (layers k i + j and k (i + 1) + j are pulled)
 
     def __post_init__(self) -> None:
         typed.check_fields(self)
+        self._legacy_igsm_depth()
         for name, limit in _LIMITS.items():
             if getattr(self, name) is not None:  # None: a setting this run does not use
                 limit.check(getattr(self, name), f"TrainConfig.{name}")
@@ -143,6 +148,19 @@ class TrainConfig:
         limits.check_numbers(numbers, f"a {self.arch} batch of {rows} x {task.max_tokens} tokens")
         return numbers
 
+    def _legacy_igsm_depth(self) -> None:
+        """i-gsm's query depth was stored as ``depth`` before ``query_depth`` named it: such a
+        config reads as ``query_depth`` (and keeps its hash, :meth:`config_hash`)."""
+        if self.task != "i-gsm" or self.depth is None:
+            return
+        if self.query_depth is not None:
+            raise InputError(
+                "i-gsm: give query_depth only (depth is its older name; the model's depth is "
+                "layers)"
+            )
+        object.__setattr__(self, "query_depth", self.depth)
+        object.__setattr__(self, "depth", None)
+
     def _check_architecture_fields(self) -> None:
         fields = _model_fields(self.arch)
         if "loops" in fields:
@@ -182,11 +200,14 @@ class TrainConfig:
 
     def config_hash(self) -> str:
         """First 16 hex digits of the sha256 of the canonical JSON of :meth:`to_dict`, less the
-        model options and the recipe at their defaults."""
+        model options and the recipe at their defaults. i-gsm's ``query_depth`` is hashed under
+        its older name ``depth``, so that runs stored before the rename keep their hashes."""
         defaults = {**MODEL_OPTIONS, **RECIPE_DEFAULTS}
         fields = {
             k: v for k, v in self.to_dict().items() if not (k in defaults and v == defaults[k])
         }
+        if "query_depth" in fields and self.task == "i-gsm":
+            fields["depth"] = fields.pop("query_depth")
         text = json.dumps(fields, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -221,6 +242,7 @@ _LIMITS = {
     "relations": limits.RELATIONS,
     "graph_seed": limits.SEED,
     "depth": limits.IGSM_DEPTH,
+    "query_depth": limits.IGSM_DEPTH,
     "reg_block": limits.LAYERS,
     "warmup": limits.WARMUP,
 }

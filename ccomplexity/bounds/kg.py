@@ -308,14 +308,14 @@ def _paper_block(block: kg_blocks.Block) -> dict[str, Any]:
 
 def _lookup_outputs(entities: int, relations: int, hops: int) -> dict[str, Any]:
     b, t = code_bits(entities, relations, hops), entities * relations
-    return {
+    return {  # the paper's block first, the toolkit's program beside it
+        **_paper_block(kg_blocks.lookup_block(b, t)),
         "code_bits": b,
         "triples": t,
         "lookup_parameters": t * (3 * b + 1),
         "parameters": t * (3 * b + 1) + 1,
         "flops_per_row": _detect_flops(1, t, b),
         "parameters_counted": COUNTED,
-        **_paper_block(kg_blocks.lookup_block(b, t)),
     }
 
 
@@ -342,9 +342,9 @@ def _moe_lookup_outputs(
 
 def _substitute_outputs(entities: int, relations: int, hops: int) -> dict[str, Any]:
     b = code_bits(entities, relations, hops)
-    return {"code_bits": b, "parameters": 1, "flops_per_iteration": substitute_flops(hops, b),
-            "parameters_counted": COUNTED,
-            **_paper_block(kg_blocks.substitute_block(b))}  # fmt: skip
+    return {**_paper_block(kg_blocks.substitute_block(b)),  # the paper's block first
+            "code_bits": b, "parameters": 1, "flops_per_iteration": substitute_flops(hops, b),
+            "parameters_counted": COUNTED}  # fmt: skip
 
 
 def _wrapped(model_dim: int, mlp_width: int, layers: int = 1) -> dict[str, int]:
@@ -516,15 +516,16 @@ BOUNDS: tuple[Bound, ...] = (
         ),
         citation="App. B.4, Proposition B.10",
         formula=(
-            f"T (3b + 1) + 1 parameters; 2 T (3b + 1) FLOPs per row; {_LAYOUT}; the paper's "
-            "block: depth 4 (two NoResiduals), paper_parameters at d = 5b + 1, d' = 4b + T"
+            "the paper's block: depth 4 (two NoResiduals), paper_parameters (the value) every "
+            "entry of its Layers at d = 5b + 1, d' = 4b + T; the toolkit's program: "
+            f"T (3b + 1) + 1 parameters, 2 T (3b + 1) FLOPs per row; {_LAYOUT}"
         ),
         kind="upper",
         architecture="GLU layer (ReLU detectors)",
         task="kg lookup",
-        quantity="parameters of the construction's lookup",
+        quantity="parameters of the paper's lookup block (every entry of its 4 Layers)",
         value_params=_KG,
-        _value=lambda **p: _lookup_outputs(**p)["parameters"],
+        _value=lambda **p: _lookup_outputs(**p)["paper_parameters"],
         _outputs=_lookup_outputs,
         errata=(
             "Step 1 sets the gate weights and gate bias to 0, which zeroes the GLU; the gate "
@@ -533,9 +534,10 @@ BOUNDS: tuple[Bound, ...] = (
             "detectors are ReLU units, copies linear (here: a block assignment).",
         ),
         notes=(
-            "The T detector thresholds 1 - 2b are one shared constant (counted once). "
-            "parameters counts the toolkit's program, paper_parameters the Layers of the "
-            "proof (Q, K, V and copy blocks: the O(log^2 c) terms); see parameters_counted."
+            "value and paper_parameters count the Layers of the proof (Q, K, V and copy "
+            "blocks: the O(log^2 c) terms), parameters the toolkit's program, beside it; see "
+            "parameters_counted. The T detector thresholds 1 - 2b are one shared constant "
+            "(counted once)."
         ),
     ),
     Bound(
@@ -574,17 +576,20 @@ BOUNDS: tuple[Bound, ...] = (
         ),
         citation="App. B.4, Proposition B.12",
         formula=(
-            "1 parameter (the sink logit b - 1); 2q^2 b + 2q(q + 1)(b + 1) FLOPs; the paper's "
-            "block: depth 9 (1 + 2 + 4 + 2), paper_parameters at d = d' = 5b + 1"
+            "the paper's block: depth 9 (1 + 2 + 4 + 2; the value), paper_parameters at "
+            "d = d' = 5b + 1; the toolkit's program: 1 parameter (the sink logit b - 1), "
+            "2q^2 b + 2q(q + 1)(b + 1) FLOPs"
         ),
         kind="upper",
         architecture="attention layer (hard, with a sink)",
         task="kg substitute",
-        quantity="parameters of the construction's substitute",
+        quantity="depth of the paper's substitute block (Layers)",
         value_params=_KG,
-        _value=lambda **p: 1,
+        _value=lambda **p: _substitute_outputs(**p)["paper_depth"],
         _outputs=_substitute_outputs,
         notes=(
+            "value and paper_depth: the proof's block (paper_parameters its entries); "
+            "parameters: the toolkit's program, beside it. "
             "Hard attention: query = head block, key = variable block, value = (answer, flag); "
             "a sink key scores b - 1, between a match (b) and a mismatch (<= b - 2), value 0. "
             "Block selections are wiring, not parameters. " + _FLOPS_NOTE

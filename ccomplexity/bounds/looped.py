@@ -114,21 +114,41 @@ def phop_layers(hops: int) -> int:
     return hops.bit_length() + 1
 
 
+def stretch_selector(loop: int, boundaries: tuple[int, ...]) -> tuple[list[int], int]:
+    """The one-hot e_r(l) of a schedule whose distinct layers run in contiguous stretches
+    (stretch r starts at loop ``boundaries[r - 1]``, stretch 0 at loop 1), computed from the
+    counter l with 2 ReLUs per boundary, 1[l >= b] = [l - b + 1]_+ - [l - b]_+; returns the
+    indicators and the neurons used (the counter and the ReLUs)."""
+    relu = lambda x: max(x, 0)  # noqa: E731
+    steps = [relu(loop - b + 1) - relu(loop - b) for b in boundaries]
+    ones = [1, *steps, 0]
+    return [ones[r] - ones[r + 1] for r in range(len(boundaries) + 1)], 1 + 2 * len(boundaries)
+
+
 def cor2_3_sizes(hops: int, **widths: int) -> dict[str, int]:
     """Cor. 2.3 as Thm 2.2 gives it: R = 3 distinct layers, H = 1 head, L = floor(lg p) + 2.
 
-    The MLP gains L + 3 neurons (counter and hat selector, :func:`thm2_2_sizes`), which grow
-    with p: ``mlp_width_extra``. With the widths d, d_FF of Thm B.6's transformer given
-    (``model_dim``, ``mlp_width``) the looped layer's widths are d + 5 and 3 d_FF + L + 3
-    (``looped_model_dim``, ``looped_mlp_width``).
+    Thm 2.2's generic layer selector (a counter neuron and L + 2 hat ReLUs,
+    :func:`thm2_2_sizes`) adds L + 3 MLP neurons, which grow with p: ``mlp_width_extra``. That
+    log p term belongs to the generic selector, not to the corollary: when the distinct layers
+    run in contiguous stretches (a schedule r(l) that changes value R - 1 times), the stretch
+    indicators are differences of steps 1[l >= b] = [l - b + 1]_+ - [l - b]_+ of the counter,
+    2 ReLUs per boundary, so the selector needs 1 + 2 (R - 1) = 5 neurons whatever p:
+    ``mlp_width_extra_contiguous``, and the corollary's O(1) widths hold. With the widths d,
+    d_FF of Thm B.6's transformer given (``model_dim``, ``mlp_width``) the looped layer's
+    widths are d + 5 and 3 d_FF + L + 3 (``looped_model_dim``, ``looped_mlp_width``), or
+    3 d_FF + 5 with the contiguous selector (``looped_mlp_width_contiguous``).
     """
     loops = phop_layers(hops)
+    contiguous = 1 + 2 * (3 - 1)
     out = {"loops": loops, "block_layers": 1, "heads": 3, "distinct_layers": 3,
-           "model_dim_extra": 3 + 2, "mlp_width_extra": loops + 3}  # fmt: skip
+           "model_dim_extra": 3 + 2, "mlp_width_extra": loops + 3,
+           "mlp_width_extra_contiguous": contiguous}  # fmt: skip
     if "model_dim" in widths:
         out["looped_model_dim"] = widths["model_dim"] + 5
     if "mlp_width" in widths:
         out["looped_mlp_width"] = 3 * widths["mlp_width"] + loops + 3
+        out["looped_mlp_width_contiguous"] = 3 * widths["mlp_width"] + contiguous
     return out
 
 
@@ -338,7 +358,10 @@ BOUNDS: tuple[Bound, ...] = (
             "log n bits of precision, O(1) widths and 3 heads (Thm 2.2 with R = 3, H = 1)."
         ),
         citation="Sec. 2.2.3, Corollary 2.3",
-        formula="loops = floor(lg p) + 2; heads = 3; d' = d + 5; d_FF' = 3 d_FF + floor(lg p) + 5",
+        formula=(
+            "loops = floor(lg p) + 2; heads = 3; d' = d + 5; d_FF' = 3 d_FF + floor(lg p) + 5 "
+            "(generic selector) or 3 d_FF + 5 (contiguous stretches)"
+        ),
         kind="upper",
         architecture="looped-transformer",
         task="p-hop",
@@ -350,12 +373,17 @@ BOUNDS: tuple[Bound, ...] = (
         errata=(
             "the spec's straightforward schedule needs 2 + ceil(lg p) rounds, one more for p "
             "not a power of two; the schedule of ccomplexity.rounds needs floor(lg p) + 2",
-            "the widths are not O(1) by Thm 2.2: with R = 3, H = 1 and L = floor(lg p) + 2 it "
-            "gives width d + 5 and MLP width 3 d_FF + L + 3 = 3 d_FF + floor(lg p) + 5, which "
-            "grows as log p (mlp_width_extra); only the heads (3) are constant",
         ),
-        notes="the claim that this matches a lower bound for non-looped models is cited, "
-        "not re-derived here.",
+        notes=(
+            "widths: Thm 2.2 as stated (its generic hat-function layer selector, L + 2 ReLUs "
+            "and a counter) gives MLP width 3 d_FF + floor(lg p) + 5 (mlp_width_extra), a "
+            "log p term of that generic selector, not of the corollary; when the 3 distinct "
+            "layers run in contiguous stretches, steps of the counter select them with "
+            "1 + 2 (R - 1) = 5 neurons whatever p (mlp_width_extra_contiguous), and the "
+            "corollary's O(1) widths hold; the seed does not restate the order of Thm B.6's "
+            "layers. The claim that this matches a lower bound for non-looped models is "
+            "cited, not re-derived here."
+        ),
     ),
     Bound(
         id="looped.thmB_1",

@@ -224,10 +224,16 @@ def test_describe_refuses_an_output_that_overwrites_an_input():
         clash.describe(hops=2)
 
 
-def test_kg_prop_b10_echoes_its_inputs_and_gives_its_parameters():
+def test_kg_prop_b10_b12_lead_with_the_papers_block():
     out = bounds.describe("kg.prop_b10", entities=32, relations=4, hops=4)
     assert out["inputs"] == {"entities": 32, "relations": 4, "hops": 4}
-    assert out["parameters"] == out["value"] == 2433  # T (3b + 1) + 1, T = 128, b = 6
+    assert out["value"] == out["paper_parameters"] == 321_360  # the paper's block leads
+    assert out["parameters"] == 2433  # the toolkit's program: T (3b + 1) + 1, T = 128, b = 6
+    keys = list(out)
+    assert keys.index("value") < keys.index("paper_parameters") < keys.index("parameters")
+    b12 = bounds.describe("kg.prop_b12", entities=32, relations=4, hops=4)
+    assert b12["value"] == b12["paper_depth"] == 9 and b12["parameters"] == 1
+    assert b12["paper_parameters"] == 301_940
 
 
 def test_describe_thm3_cli_example():

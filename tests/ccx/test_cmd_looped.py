@@ -23,14 +23,14 @@ def test_task_command_p_hop(ccx_json):
 
 
 def test_task_command_i_gsm(ccx_json):
-    out = ccx_json("task", "i-gsm", "--depth", "4", "--seed", "0")
+    out = ccx_json("task", "i-gsm", "--query-depth", "4", "--seed", "0")
     assert out["length"] == 8 and out["classes"] == 7 and len(out["samples"]) == 3
     for sample in out["samples"]:
         solved = igsm.solve(sample["input"], 8, 7)
         assert solved["answer"] == sample["answer"] and solved["depth"] == 4
         assert sample["text"].endswith("?")
-    assert ccx_json("task", "i-gsm", "--depth", "4", "--seed", "0") == out
-    deep = ccx_json("task", "i-gsm", "--depth", "2", "--length", "12", "--modulus", "23")
+    assert ccx_json("task", "i-gsm", "--query-depth", "4", "--seed", "0") == out
+    deep = ccx_json("task", "i-gsm", "--query-depth", "2", "--length", "12", "--modulus", "23")
     assert deep["classes"] == 23 and all(len(s["input"]) > 12 * 4 for s in deep["samples"])
 
 

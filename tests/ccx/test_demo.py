@@ -113,6 +113,7 @@ def test_parrots_share_writes_its_results_and_slices_the_profile(tmp_path, monke
     assert {c.task for c in chosen} == {"length2-path", "memorize"}
     paths = [c for c in chosen if c.task == "length2-path"]
     assert {(c.length, c.seed) for c in paths} == {(4, 0)}
+    assert {(c.lr, c.seed) for c in chosen} == {(1e-2, 0)}  # one run per model
     # every panel of parrots-reasoning: dense and experts (a, b), Cor 3.3's matched models (c)
     assert {c.experts for c in paths if c.mlp_width is not None} == {1, 4}
     assert {(c.width, c.experts) for c in paths if c.mlp_width is None} == {(4, 1), (2, 4), (1, 16)}
@@ -139,12 +140,13 @@ def test_kg_share_runs_its_commands_and_slices_the_search(tmp_path, monkeypatch,
         ("transformer", 1),
         ("looped", 4),
     }
-    for q in (2, 3):  # standard, looped and looped-MoE
-        assert {(c.arch, c.experts) for c in chosen if c.length == q} == {
-            ("transformer", 1),
+    for q in (2, 3):  # standard, looped and looped-MoE, one of each, parameter-matched
+        assert sorted((c.arch, c.experts) for c in chosen if c.length == q) == [
             ("looped", 1),
             ("looped", 4),
-        }
+            ("transformer", 1),
+        ]
+    assert {(c.lr, c.seed) for c in chosen} == {(demo.KG_DEMO_LR, 0)}
     monkeypatch.setattr(demo, "kg_slice", lambda config: False)  # no training here
     assert demo.kg_share() == {"kg": "results/kg.db"}
     out = capsys.readouterr().out

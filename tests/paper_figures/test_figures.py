@@ -96,6 +96,15 @@ def looped_results() -> list[dict]:
         with_accuracy(result, 0.4, "undecided" if layers == 4 else "plateaued")  # iso-FLOP
         result["config_hash"] = f"addition{arch}{layers}"
         out.append(result)
+    for arch, layers, loops in (("transformer", 1, 1), ("transformer", 2, 1), ("looped", 1, 2),
+                                ("transformer", 4, 1), ("looped", 1, 4)):  # fmt: skip
+        result = fake_result("i-gsm", arch, 64, layers, 5, 1e-3, 0)
+        result["config"]["depth" if arch == "transformer" and layers == 4 else "query_depth"] = 2
+        if arch == "looped":
+            result["config"]["loops"] = loops
+        with_accuracy(result, 0.25 + 0.1 * layers * loops)
+        result["config_hash"] = f"igsm{arch}{layers}{loops}"
+        out.append(result)
     return out + regularised_results()
 
 
@@ -278,14 +287,27 @@ def test_looped_figures_read_the_claims_and_the_store(fake_store: Path, tmp_path
     assert cells["group-composition", "8", "2"]["verdict"] == "plateaued"
     assert cells["p-hop", "4", "4"]["verdict"] == "reached"
     assert cells["p-hop", "4", "4"]["fewest_loops_at_most"] == ""  # decided: no bound
-    make_figure("looped-table1", tmp_path, store=fake_store)
+    result = make_figure("looped-table1", tmp_path, store=fake_store)
     table = _csv_rows(tmp_path / "looped-table1.csv")
     rows = ["(1⊗1) iso-param", "(1⊗4) looped", "(4⊗1) iso-FLOP"]
     assert [r["row"] for r in table if r["task"] == "addition" and r["x"] == "4"] == rows
+    # the fake runs set neither digits nor reverse: the paper's addition
+    assert {r["setting"] for r in table if r["task"] == "addition"} == {
+        "N=8, 3-digit operands, sum most significant digit first, as the paper, d=64"
+    }
+    counts = {r["row"]: int(r["parameters"]) for r in table if r["task"] == "addition"}
+    assert "addition: " + ", ".join(f"{row} {counts[row]:,}" for row in rows) in result["caption"]
     assert {r["x"] for r in table if r["task"] == "addition"} == {"2", "4", "6", "8"}
     phop = {(r["row"], r["x"]): float(r["accuracy"]) for r in table if r["task"] == "p-hop"}
     assert [row for row, x in phop if x == "4"] == rows  # the plain (4⊗1), not the regularised
     assert phop[("(1⊗1) iso-param", "4")] == 0.3 and phop[("(4⊗1) iso-FLOP", "4")] == 0.6
+    # i-GSM (Table 2): rows by the model's depth on one distribution (query depth 2; a run
+    # stored with the option's old name "depth" reads the same)
+    igsm = {r["row"]: float(r["accuracy"]) for r in table if r["task"] == "i-gsm"}
+    assert list(igsm) == ["(1⊗1) iso-param", "(1⊗2) looped", "(2⊗1) iso-FLOP", "(1⊗4) looped",
+                          "(4⊗1) iso-FLOP"]  # fmt: skip
+    assert igsm["(4⊗1) iso-FLOP"] == pytest.approx(0.65)
+    assert {r["x"] for r in table if r["task"] == "i-gsm"} == {"2"}
 
 
 def test_regularizer_figure_reads_the_stored_similarity(fake_store: Path, tmp_path: Path) -> None:
@@ -313,6 +335,12 @@ def test_kg_capacity_reads_the_search_and_the_claims(fake_store: Path, tmp_path:
     bounds = {r["bound_id"] for r in rows if r["kind"] in ("upper", "lower")}
     assert bounds == {"kg.thm_b19", "kg.thm5_1", "kg.prop_b13", "kg.thm5_3", "kg.lemma_b18"}
     assert {s["family"] for s in result["slopes"]} >= {"standard", "looped-moe"}
+    sizes = sorted({int(r["parameters"]) for r in rows if r["kind"] == "trained"
+                    and r["family"] == "standard" and r["hops"] == "1"})  # fmt: skip
+    assert (
+        "Parameters compared: q = 1: standard " + ", ".join(f"{p:,} (d = " for p in sizes[:1])
+        in result["caption"]
+    )
     b19 = [int(r["triples"]) // 16 for r in rows if r["bound_id"] == "kg.thm_b19"]
     assert b19 and min(b19) == 3  # drawn from R = 3 (R >= e) only
 
@@ -432,3 +460,13 @@ def test_protocols_panel_b_on_trained_checkpoints(tmp_path: Path) -> None:
         if r["kind"] == "bits_used" and r["bits"]:
             assert int(r["bits"]) == int(r["p"]) * int(r["state_numel"])
     assert "trained recurrent checkpoints" in result["caption"]
+
+
+def test_looped_table1_labels_the_reversed_sum_a_variant() -> None:
+    from paper_figures.looped_table1 import setting
+
+    run = {"task": "addition", "length": 4, "width": 64,
+           "config": {"digits": 2, "reverse": True}}  # fmt: skip
+    assert setting(run) == ("N=4, 2-digit operands, reversed sum (least significant digit "
+                            "first: a variant, not the paper's), d=64")  # fmt: skip
+    assert "as the paper" in setting({**run, "config": {"reverse": False}})

@@ -91,6 +91,9 @@ def test_reasoning_figure(store: Path, tmp_path: Path) -> None:
     assert curves == {("4", "1", "8"), ("4", "4", "8"), ("8", "1", "8"), ("8", "4", "8"),
                       ("8", "16", "2")}  # fmt: skip
     assert "float32" in result["caption"]
+    counts = {(r["experts"], r["width"]): int(r["parameters"]) for r in table if r["panel"] == "c"}
+    said = ", ".join(f"K = {k}, m = {w}: {p:,}" for (k, w), p in counts.items())
+    assert f"parameters compared: |V| = 8: {said}." in result["caption"]
 
 
 def test_memorization_figure(store: Path, tmp_path: Path) -> None:
@@ -112,3 +115,6 @@ def test_memorization_figure(store: Path, tmp_path: Path) -> None:
     assert int(moe["active_parameters"]) == int(dense["active_parameters"]) + 4 * 16
     assert int(moe["total_parameters"]) > int(dense["total_parameters"])
     assert (tmp_path / "parrots-memorization.png").stat().st_size > 0
+    said = f"{int(moe['active_parameters']):,} / {int(moe['total_parameters']):,}"
+    assert "Parameters compared (active / total): " in result["caption"]
+    assert f"K = 4: {said}" in result["caption"]

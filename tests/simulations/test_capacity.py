@@ -171,7 +171,10 @@ def test_no_ratio_to_a_slope_that_is_not_positive():
             for p, t in points]  # fmt: skip
     fitted = capacity.slopes(rows)
     assert [r["slope"] for r in fitted if r["family"] == "standard"] == [pytest.approx(0.0)]
-    assert not [r for r in fitted if "ratio" in r]  # flat standard slope: no division by it
+    ratios = [r for r in fitted if "ratio" in r]  # flat standard slope: no division by it
+    assert [(r["ratio"], r["why"]) for r in ratios] == [
+        (None, "the standard slope is 0, not positive")
+    ]
 
 
 def test_grow_to_caps_the_search(tmp_path):
@@ -217,6 +220,27 @@ def test_slopes_fit_triples_per_parameter():
     assert fitted["standard", 1]["paper_slope"] == 0.061
     assert fitted["looped-moe / standard", 4]["ratio"] == pytest.approx(4.0)
     assert fitted["looped-moe / standard", 4]["paper_ratio"] == 9.0
+
+
+def test_no_ratio_over_a_non_positive_slope():
+    rows = [{"family": f, "hops": 2, "parameters": p, "triples": t}
+            for f, pts in (("standard", ((1464, 64), (3784, 64), (9000, 64))),
+                           ("looped-moe", ((1000, 32), (2000, 64))))
+            for p, t in pts]  # fmt: skip
+    fitted = {(r["family"], r["hops"]): r for r in capacity.slopes(rows)}
+    assert fitted["standard", 2]["slope"] == 0.0  # exactly: equal triples, no rounding sign
+    ratio = fitted["looped-moe / standard", 2]
+    assert ratio["ratio"] is None and ratio["why"] == "the standard slope is 0, not positive"
+    falling = [{**r, "triples": 100 - r["parameters"] // 100} if r["family"] == "standard"
+               else r for r in rows]  # fmt: skip
+    why = {(r["family"], r["hops"]): r for r in capacity.slopes(falling)}
+    assert why["looped-moe / standard", 2]["why"].startswith("the standard slope is -")
+    from paper_figures.kg_capacity import _slopes_text
+
+    text = _slopes_text(capacity.slopes(rows))
+    assert (
+        "looped-MoE / standard at q = 2: no ratio (the standard slope is 0, not positive)" in text
+    )
 
 
 def test_the_paper_profile_is_the_papers_grid_and_is_priced(tmp_path, monkeypatch):
@@ -276,3 +300,27 @@ seed = [1, 2]
     assert row["parameters"] > 0 and row["flops_per_query"] > 0
     assert row["tried"] == 2 and row["passed_all"]
     assert out["ran"] == 4  # best over 2 learning rates x 2 seeds
+
+
+def test_kg_profile_has_parameter_matched_points_and_one_grid():
+    """Every standard model of the kg profile has a looped-MoE (and, for q >= 2, a looped)
+    model within 10% of its parameters at the same q; every model the same lrs and 3 seeds."""
+    from simulations.training import build_model
+
+    spec = load_spec("kg")
+    sizes: dict[tuple[str, int], set[int]] = {}
+    grids: dict[tuple, set[tuple[float, int]]] = {}
+    for c in spec.configs:
+        model, _ = build_model(c)
+        fam = capacity.family(c.to_dict())
+        sizes.setdefault((fam, c.length), set()).add(sum(p.numel() for p in model.parameters()))
+        grids.setdefault(capacity.model_key(c.to_dict(), "relations"), set()).add((c.lr, c.seed))
+    assert {c.optimizer for c in spec.configs} == {"adam"}
+    assert all(g == {(lr, s) for lr in (1e-3, 3.16e-3) for s in (0, 1, 2)} for g in grids.values())
+    for (fam, q), params in sizes.items():
+        if fam != "standard":
+            continue
+        partners = ["looped-moe"] + (["looped"] if q >= 2 else [])
+        for p in params:
+            for other in partners:
+                assert any(abs(o - p) <= 0.1 * p for o in sizes[other, q]), (fam, q, p, other)

@@ -10,17 +10,34 @@ from simulations.sweeps import load_spec
 def test_looped_profile_grid():
     spec = load_spec("looped")
     configs = spec.configs
-    assert len(configs) == 55 and spec.target == 0.99
+    assert len(configs) == 72 and spec.target == 0.99
+    # the paper's recipe: Adafactor, linear warm-up over 10% of the steps, cosine decay
+    assert {(c.optimizer, c.schedule, c.warmup * 10 == c.steps) for c in configs} == {
+        ("adafactor", "warmup-cosine", True)
+    }
+    assert {c.lr for c in configs if c.task != "addition"} == {5e-3}
     phop = Counter((c.hops, c.loops) for c in configs if c.task == "p-hop" and c.arch == "looped"
                    and c.layers == 1)  # fmt: skip
     assert phop == {(p, loops): 3 for p in (1, 2, 3) for loops in (1, 2, 3, 4)}  # three seeds
     assert {c.heads for c in configs if c.task == "p-hop"} == {3}  # Cor. 2.3's three heads
     group = {(c.length, c.loops) for c in configs if c.task == "group-composition"}
     assert group == {(n, loops) for n in (2, 3, 4) for loops in (1, 2)}
-    table = sorted((c.arch, c.layers, c.loops) for c in configs if c.task == "addition")
-    assert table == [("looped", 1, 4), ("transformer", 1, None), ("transformer", 4, None)]
-    assert all(c.reverse and c.digits == 2 and c.length == 4 for c in configs
-               if c.task == "addition")  # fmt: skip
+    table = Counter((c.arch, c.layers, c.loops) for c in configs if c.task == "addition")
+    assert table == {("looped", 1, 4): 6, ("transformer", 1, None): 6,
+                     ("transformer", 4, None): 6}  # fmt: skip
+    addition = [c for c in configs if c.task == "addition"]
+    # the paper's addition: the task's defaults, 3-digit operands, the sum most significant first
+    assert all(c.reverse is None and c.digits is None and c.length == 4 for c in addition)
+    task = addition[0].make_task()
+    assert (task.digits, task.reverse) == (3, False)
+    # every Table 1 model: the same learning rates and three seeds
+    grids = {(c.arch, c.layers): set() for c in addition}
+    for c in addition:
+        grids[c.arch, c.layers].add((c.lr, c.seed))
+    assert all(g == {(lr, s) for lr in (2e-3, 5e-3) for s in (0, 1, 2)} for g in grids.values())
+    right = Counter((c.arch, c.layers, c.loops) for c in configs if c.task == "p-hop"
+                    and c.hops == 3 and c.reg_lambda is None)  # fmt: skip
+    assert right[("looped", 2, 2)] == right[("transformer", 4, None)] == 3
     regularised = sorted((c.reg_block, c.reg_lambda) for c in configs if c.reg_lambda)
     assert regularised == [(1, 1.0), (1, 10.0), (2, 10.0)]
     deep = [c for c in configs if c.task == "p-hop" and c.arch == "transformer" and c.hops == 3]
@@ -42,3 +59,34 @@ def test_demo_slice_and_paper_grid():
     addition = [c for c in paper if c.task == "addition"]
     assert {(c.width, c.batch, c.lr, c.length) for c in addition} == {(256, 1024, 5e-3, 32)}
     assert {c.seed for c in paper} == {0, 1, 2}
+
+
+def test_looped_igsm_profile_varies_the_models_depth():
+    configs = load_spec("looped-igsm").configs
+    assert len(configs) == 24
+    # one problem distribution: the query's depth is fixed; the model's depth varies
+    assert {(c.task, c.length, c.query_depth, c.depth) for c in configs} == {("i-gsm", 5, 2, None)}
+    shapes = Counter((c.layers, c.loops or 1) for c in configs)
+    assert shapes == {s: 4 for s in ((1, 1), (2, 1), (4, 1), (1, 2), (1, 4), (2, 2))}
+    assert {(c.lr, c.seed) for c in configs} == {(lr, s) for lr in (1e-3, 3e-3) for s in (0, 1)}
+    assert {(c.optimizer, c.schedule, c.warmup) for c in configs} == {
+        ("adafactor", "warmup-cosine", 150)
+    }
+
+
+def test_stored_addition_configs_keep_their_hash_and_meaning():
+    """Runs stored by the earlier looped profile (2 digits, reversed sum) keep their hash and
+    their task; a config without the options is the paper's addition, with another hash."""
+    from simulations.run_config import TrainConfig
+
+    old = TrainConfig(task="addition", arch="looped", width=64, layers=1, loops=4, length=4,
+                      steps=3000, lr=3e-3, eval_every=250, eval_samples=300, digits=2,
+                      reverse=True)  # fmt: skip
+    assert old.config_hash() == "4ef56c1d892e3b93"  # computed before the profile changed
+    assert (old.make_task().digits, old.make_task().reverse) == (2, True)
+    paper = TrainConfig(task="addition", arch="looped", width=64, layers=1, loops=4, length=4)
+    assert (paper.make_task().digits, paper.make_task().reverse) == (3, False)
+    explicit = TrainConfig(task="addition", arch="looped", width=64, layers=1, loops=4, length=4,
+                           digits=3, reverse=False)  # fmt: skip
+    assert explicit.make_task() == paper.make_task()
+    assert "reverse" not in paper.to_dict() and explicit.to_dict()["reverse"] is False

@@ -250,7 +250,12 @@ def test_profiles_load():
         "dyck"
     }
     quick = load_spec("quick")
-    assert len(quick.configs) == 27
+    assert len(quick.configs) == 24
+    # equal budgets: every index-lookup model (Figs. 2(a, b), 3) the same steps, N = 20, 50
+    index_runs = [c for c in quick.configs if c.task == "index-lookup"]
+    assert {(c.steps, c.length in (20, 50)) for c in index_runs} == {(1500, True)}
+    for task in ("dyck", "eq-random"):
+        assert len({c.steps for c in quick.configs if c.task == task}) == 1
     index = {(c.arch, c.layers) for c in quick.configs if c.task == "index-lookup"}
     assert index == {("transformer", 1), ("lstm", 1), ("mamba", 1)}
     widths = {c.width for c in quick.configs if c.task == "index-lookup" and c.arch == "mamba"}
@@ -613,3 +618,20 @@ def test_concurrent_sweeps_on_one_store_share_the_work(tmp_path):
     assert all(int(o[3]) == 0 for o in outs)
     with Store(db) as store:
         assert sorted(store.done_hashes()) == expected
+
+
+def test_parrots_profile_recipe_grid_and_equal_active_parameters():
+    from ccomplexity.bounds.parrots import one_layer_parameters
+
+    configs = load_spec("parrots").configs
+    assert {(c.optimizer, c.weight_decay) for c in configs} == {("adamw", 0.1)}
+    grids: dict[tuple, set[tuple[float, int]]] = {}
+    for c in configs:
+        key = (c.task, c.length, c.width, c.experts, c.mlp_width)
+        grids.setdefault(key, set()).add((c.lr, c.seed))
+    assert all(g == {(lr, s) for lr in (3e-3, 1e-2) for s in (0, 1, 2)} for g in grids.values())
+    memo = {(c.mlp_width, c.experts) for c in configs if c.task == "memorize"}
+    active = {key: one_layer_parameters(16, 1, key[0], key[1])["active"] for key in memo}
+    for (_, k), moe in active.items():
+        if k > 1:  # a dense model within 10% of this MoE's active parameters
+            assert any(abs(a - moe) <= 0.1 * moe for (_, kk), a in active.items() if kk == 1)

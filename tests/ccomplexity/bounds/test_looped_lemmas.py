@@ -154,7 +154,10 @@ def test_lemma_b5_shift(d):
 def test_cor2_3_widths_grow_with_p():
     b = bounds.get("looped.cor2_3")
     extra = [b.outputs(hops=p)["mlp_width_extra"] for p in (1, 2, 4, 32, 1024)]
-    assert extra == [5, 6, 7, 10, 15]  # floor(lg p) + 5: not O(1)
+    assert extra == [5, 6, 7, 10, 15]  # floor(lg p) + 5: Thm 2.2's generic selector
+    contiguous = [b.outputs(hops=p)["mlp_width_extra_contiguous"] for p in (1, 32, 1024)]
+    assert contiguous == [5, 5, 5]  # steps of the counter at the 2 boundaries: O(1)
+    assert "generic" in b.notes and not any("O(1)" in e for e in b.errata)
     via = bounds.get("looped.thm2_2").outputs(
         model_dim=8, mlp_width=16, heads=1, distinct_layers=3, layers=7
     )
@@ -162,6 +165,19 @@ def test_cor2_3_widths_grow_with_p():
     assert (out["looped_model_dim"], out["looped_mlp_width"], out["heads"]) == (
         via["looped_model_dim"], via["looped_mlp_width"], via["looped_heads"]
     ) == (13, 58, 3)  # fmt: skip
+    assert out["looped_mlp_width_contiguous"] == 3 * 16 + 5
+
+
+@pytest.mark.parametrize("loops", [3, 7, 12])
+def test_contiguous_stretches_need_constant_selector(loops):
+    from ccomplexity.bounds.looped import stretch_selector
+
+    for b1 in range(2, loops):
+        for b2 in range(b1 + 1, loops + 1):  # stretches 1..b1-1, b1..b2-1, b2..L
+            for loop in range(1, loops + 1):
+                e, neurons = stretch_selector(loop, (b1, b2))
+                r = (loop >= b1) + (loop >= b2)
+                assert e == [int(i == r) for i in range(3)] and neurons == 5
 
 
 def test_app_a1_example_count_is_about_1e96():
