@@ -36,10 +36,10 @@ the threshold it would decide, are undecided."""
 
 
 def curve(best: float, shape: str, steps: int = 600) -> list[list[float]]:
-    """An evaluation every 100 steps ending at ``best``: ``plateaued`` (flat over the last
+    """An evaluation every 50 steps ending at ``best``: ``plateaued`` (flat over the last
     third), ``undecided`` (still climbing: the last third beats the best before it by more than
     sampling noise), or ``reached`` (climbing to ``best`` and held)."""
-    points = range(100, steps + 1, 100)
+    points = range(50, steps + 1, 50)
     if shape == "undecided":
         return [[s, best * s / steps] for s in points]
     return [[s, best * min(1.0, s / (steps / 2))] for s in points]

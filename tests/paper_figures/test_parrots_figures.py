@@ -31,9 +31,9 @@ def fake(task: str, length: int, width: int, accuracy: float, **options) -> dict
 
 
 def curve(accuracy: float, climbing: bool) -> list[list[float]]:
-    """Evaluations every 20 steps ending at ``accuracy``: climbing to the end (undecided below
+    """Evaluations every 10 steps ending at ``accuracy``: climbing to the end (undecided below
     the target), or there from step 60 on (plateaued below it, or reached)."""
-    return [[s, accuracy * (s / 100 if climbing else min(1.0, s / 60))] for s in range(20, 101, 20)]
+    return [[s, accuracy * (s / 100 if climbing else min(1.0, s / 60))] for s in range(10, 101, 10)]
 
 
 @pytest.fixture(scope="module")

@@ -64,12 +64,12 @@ CLIMBING = never
 
 
 def curve(accuracy: float, steps: int, climbing: bool = False) -> list[list[float]]:
-    """Six evaluations ending at ``accuracy``: flat from the middle on (plateaued below the
+    """Nine evaluations ending at ``accuracy``: flat from the middle on (plateaued below the
     target), or climbing to the end (undecided)."""
-    points = [steps * k // 6 for k in range(1, 7)]
+    points = [steps * k // 9 for k in range(1, 10)]
     if climbing:
-        return [[s, accuracy * k / 6] for k, s in enumerate(points, start=1)]
-    return [[s, accuracy * min(1.0, k / 3)] for k, s in enumerate(points, start=1)]
+        return [[s, accuracy * k / 9] for k, s in enumerate(points, start=1)]
+    return [[s, accuracy * min(1.0, k / 4)] for k, s in enumerate(points, start=1)]
 
 
 def fake_train(config: TrainConfig, checkpoint_dir: str | None = None, progress: bool = True):
