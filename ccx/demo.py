@@ -2,9 +2,10 @@
 
 A paper's share (:data:`SHARES`) runs its bounds, constructions and protocols and a short
 training slice, and returns its results store; the report draws each paper's figures from its
-own store. The separations paper's share: (1) run the ``quick`` profile into
-``results/quick.db`` (runs already stored are skipped, so an interrupted demo resumes; the
-trained models go to ``results/quick_checkpoints/``); (2) run the simulation protocols on
+own store. The separations paper's share: (1) run a slice of the ``quick`` profile
+(:func:`separations_slice`) into ``results/quick.db`` (runs already stored are skipped, so an
+interrupted demo resumes, and ``ccx sweep --profile quick`` later adds the rest; the trained
+models go to ``results/quick_checkpoints/``); (2) run the simulation protocols on
 trained checkpoints of that store (:func:`protocol_runs`): Thm 2's one-way protocol on the LSTM
 trained on Dyck-(2,2) at the largest N, and the bits that LSTM actually uses at the cut; Thm 4's
 two-way and single-output protocols with the odd/even split on the one-layer transformer
@@ -14,9 +15,8 @@ the middle cut) on both Dyck models at the largest N it takes; each writes its J
 ``results/protocols/`` and prints one line; (3) write and independently re-check certificates
 of the lower bounds behind Thm 5 (Dyck-(2,2), Lemma 1, N = 1000, symbolic), Thm 11 (equality,
 Fact 2) and Thm 8 (disjointness) with ``ccx fooling --certificate`` and ``ccx verify``; (4)
-draw every figure and ``results/report/index.html``.  About 12 minutes on 2 cores, almost all
-of it the sweep. The other papers' shares are described in their functions. Run as
-``python -m ccx.demo``.
+draw every figure and ``results/report/index.html``. The other papers' shares are described in
+their functions. Run as ``python -m ccx.demo``.
 """
 
 from __future__ import annotations
@@ -235,14 +235,32 @@ def summary(result: dict[str, Any], keys: tuple[str, ...] = ()) -> str:
     return line if len(line) <= SUMMARY_WIDTH else line[: SUMMARY_WIDTH - 3] + "..."
 
 
-def separations_share() -> dict[str, str]:
-    """The separations paper's share: the quick sweep, protocols on its checkpoints, and the
-    certified lower bounds. Returns {paper: store} for the report."""
-    from paper_figures import profile_store
+def separations_slice(config: Any) -> bool:
+    """The demo's training slice of the ``quick`` profile: every run at N = 20 (Figs. 2-4 and the
+    width grid of Fig. 3 there, each model with the profile's budget), and at N = 50 the
+    one-layer transformer and the LSTM of width 64 on index lookup, the separation of
+    Fig. 2(a) at equal steps (the rest runs with ``ccx sweep --profile quick``)."""
+    if config.length <= 20:
+        return True
+    return (config.task == "index-lookup" and config.length == 50 and config.width == 64
+            and config.arch in ("transformer", "lstm"))  # fmt: skip
 
+
+def separations_share() -> dict[str, str]:
+    """The separations paper's share: a slice of the quick sweep (:func:`separations_slice`),
+    protocols on its checkpoints, and the certified lower bounds. Returns {paper: store} for
+    the report."""
+    import dataclasses
+
+    from paper_figures import profile_store
+    from simulations.sweeps import load_spec, run_sweep
+
+    spec = load_spec(PROFILE)
+    part = dataclasses.replace(spec, configs=tuple(c for c in spec.configs if separations_slice(c)))
     store = profile_store(PROFILE)
-    print(f"  sweep {PROFILE!r} into {store} (resumes if interrupted)", flush=True)
-    _ccx("sweep", "--profile", PROFILE, "--store", str(store))
+    print(f"  training slice of {PROFILE!r}: {len(part.configs)} of its {len(spec.configs)} "
+          f"runs into {store} (resumes if interrupted)", flush=True)  # fmt: skip
+    run_sweep(part, store)
     print(f"  protocols on trained checkpoints, p = {PROTOCOL_PRECISION}", flush=True)
     protocol_runs(store, RESULTS / "protocols")
     print("  certify the headline lower bounds", flush=True)
@@ -427,11 +445,11 @@ returning {paper: results store} for the report's figures. A paper adds one entr
 
 
 EXPECTED_SECONDS: dict[str, float] = {
-    "separations": 795.0,
-    "parrots": 127.0,
-    "looped": 62.0,
-    "kg": 293.0,
-    "figures and report": 50.0,
+    "separations": 211.0,
+    "parrots": 91.0,
+    "looped": 54.0,
+    "kg": 226.0,
+    "figures and report": 27.0,
 }
 """Seconds each part of the demo took on an idle 2-core machine, the last time it was measured
 (``docs/cli.md``, "The demo"): the progress lines' expectations and ETA start from these and
