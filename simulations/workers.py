@@ -22,9 +22,10 @@ A unit is one run or an ensemble of runs of one shape (:func:`simulations.ensemb
   that the leases taken by this sweep's driver cover only what is running. Ray ends a job's
   tasks when its driver dies, and the driver's leases die with it.
 - A worker that dies under its unit (``kill -9``, the kernel's out-of-memory killer) breaks the
-  pool: every unit then in it is started again on a fresh pool, at most :data:`WORKER_RETRIES`
-  times each, then recorded as failed (:class:`WorkerDied`) while the others go on; Ray retries
-  its tasks as often. Results are stored once per run whatever is retried.
+  pool: every unit then in it is started again on a fresh pool, one at a time (which of them
+  killed it is unknown), and a unit that dies alone more than :data:`WORKER_RETRIES` times is
+  recorded as failed (:class:`WorkerDied`) while the others go on; Ray retries its tasks as
+  often. Results are stored once per run whatever is retried.
 """
 
 from __future__ import annotations
@@ -219,6 +220,10 @@ class _Pool(_Runner):
         self.futures: dict[Future, Unit] = {}
         self.owners: dict[Future, ProcessPoolExecutor] = {}
         self.deaths: dict[tuple[str, ...], int] = {}
+        self.alone_deaths: dict[tuple[str, ...], int] = {}
+        self.sharing: dict[int, int] = {}  # a broken pool -> the units it held when it broke
+        self.suspects: list[Unit] = []  # units of a broken pool, started again one at a time
+        self.solo: Future | None = None  # the suspect running alone
 
     def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
         self.pool.shutdown(wait=exc_type is None, cancel_futures=True)
@@ -230,27 +235,42 @@ class _Pool(_Runner):
             self.pool = ProcessPoolExecutor(self.workers, self.context, _worker_init, self.initargs)
 
     def _died(self, future: Future, unit: Unit) -> Outcome | None:
-        """A unit whose worker died (the pool is broken: every unit in it fails so): started
-        again on a fresh pool, or, after :data:`WORKER_RETRIES` retries, its failure."""
-        self._replace_pool(self.owners.pop(future))
+        """A unit whose worker died (the pool is broken: every unit in it fails so). Which of
+        the units then in the pool killed it is unknown, so each is started again alone, one
+        at a time; a death counts against a unit when it ran alone, and after
+        :data:`WORKER_RETRIES` retries alone the unit is recorded as failed."""
+        broken = self.owners.pop(future)
+        if id(broken) not in self.sharing:
+            held = 1 + sum(1 for pool in self.owners.values() if pool is broken)
+            self.sharing[id(broken)] = held
+        self._replace_pool(broken)
         key = tuple(k for k, _ in unit)
         self.deaths[key] = self.deaths.get(key, 0) + 1
-        if self.deaths[key] > WORKER_RETRIES:
+        if self.sharing[id(broken)] == 1:
+            self.alone_deaths[key] = self.alone_deaths.get(key, 0) + 1
+        if self.alone_deaths.get(key, 0) > WORKER_RETRIES:
             died = WorkerDied(
                 f"the worker training this run died {self.deaths[key]} times (killed or out "
                 "of memory)"
             )
             return unit, died
-        self.start(unit)
+        self.suspects.append(unit)
         return None
+
+    def _start_suspect(self) -> None:
+        """The next unit of a broken pool, alone, once nothing else runs."""
+        if self.suspects and not self.futures:
+            self.start(self.suspects.pop(0))
+            self.solo = next(reversed(self.futures))
 
     @property
     def busy(self) -> bool:
-        return bool(self.futures)
+        return bool(self.futures) or bool(self.suspects)
 
     @property
     def full(self) -> bool:
-        return len(self.futures) >= self.workers
+        alone = self.solo is not None and self.solo in self.futures
+        return len(self.futures) >= self.workers or bool(self.suspects) or alone
 
     def start(self, unit: Unit) -> None:
         try:
@@ -282,6 +302,7 @@ class _Pool(_Runner):
                 continue
             self.owners.pop(future)
             out.append((unit, error if error is not None else future.result()))
+        self._start_suspect()
         return out
 
 

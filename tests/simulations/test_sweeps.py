@@ -8,6 +8,7 @@ workers and the killed subprocess can import them.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -361,9 +362,9 @@ def test_process_pool(tmp_path, capsys):
 
 
 def test_a_sweep_outlives_its_killed_workers(tmp_path, monkeypatch):
-    """Workers killed under their runs: each such run is trained again on a fresh worker, the
-    one that always dies is recorded as failed after its retries, and every other run is stored
-    exactly once."""
+    """Workers killed under their runs: the runs of a broken pool are trained again one at a
+    time on a fresh worker, the one that always dies is recorded as failed after its retries
+    alone (whatever ran beside it), and every other run is stored exactly once."""
     from simulations import workers
 
     monkeypatch.setattr(workers, "WORKER_RETRIES", 1)  # each retry spawns a fresh pool
@@ -376,13 +377,13 @@ def test_a_sweep_outlives_its_killed_workers(tmp_path, monkeypatch):
     configs = load_spec(spec).configs
     doomed = [c for c in configs if (c.arch, c.seed) == ("lstm", 1)]
     assert [f["config_hash"] for f in summary["failed"]] == [doomed[0].config_hash()]
-    assert "died 2 times" in summary["failed"][0]["error"]
+    assert re.search(r"died [23] times", summary["failed"][0]["error"])
     assert summary["ran"] == summary["stored_total"] == 3
     with sqlite3.connect(db) as conn:
         hashes = [h for (h,) in conn.execute("SELECT config_hash FROM runs")]
     assert sorted(hashes) == sorted(c.config_hash() for c in configs if c not in doomed)
     tries = {(c.arch, c.seed): len(list(marks.glob(f"{c.config_hash()}.*"))) for c in configs}
-    assert tries[("lstm", 1)] == 2 and tries[("transformer", 0)] >= 2
+    assert tries[("lstm", 1)] in (2, 3) and tries[("transformer", 0)] >= 2
 
 
 def test_failed_runs_are_reported_and_retried(tmp_path):
