@@ -287,16 +287,15 @@ def rerun_cmd(
     """Train one stored run again from its stored config, in the form it was trained (alone or
     as the same ensemble, same threads), and compare with what the store holds. Writes
     nothing; exit 1 when the re-run differs."""
-    if not run or len(run) > 64 or not run.replace("-", "").isalnum():
-        raise InputError(f"--run must be a row id or a config hash, got {run[:64]!r}")
+    from simulations.rerun import check_run_name, find_run
     from simulations.store import identify
 
+    check_run_name(run)
     if not Path(store).is_file():
         raise InputError(f"no results store at {store!r}")
     identify(store)
-    from simulations.rerun import find_run
 
-    find_run(store, run)  # a missing run is refused before torch is loaded
+    find_run(store, run)  # a bad or missing run is refused before torch is loaded
     from simulations.rerun import rerun
 
     result = rerun(store, run)

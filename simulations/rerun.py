@@ -16,21 +16,35 @@ tolerance.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 from ccomplexity.errors import InputError
 from simulations.store import Store
 
+ROW_ID = re.compile(r"[0-9]{1,18}")
+"""A row id: ASCII digits within SQLite's 64-bit integers."""
+RUN_NAME = re.compile(r"[0-9A-Za-z_-]{1,64}")
+"""What a run may be named by: a row id or a config hash."""
+
 COMPARED = ("best_accuracy", "accuracy", "steps", "curve", "verdict")
 """What a re-run must reproduce to count as identical."""
+
+
+def check_run_name(run: str) -> None:
+    """InputError unless ``run`` can name a run (:data:`RUN_NAME`)."""
+    if not RUN_NAME.fullmatch(run):
+        raise InputError(f"--run must be a row id or a config hash, got {run[:64]!r}")
 
 
 def find_run(store_path: str | Path, run: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The stored run ``run`` (its row id, or its config hash) and the stored runs of its
     ensemble in their recorded order (empty when it trained alone or they are not all stored)."""
+    check_run_name(run)
     with Store(store_path, readonly=True) as store:
-        found = store.runs(id=int(run)) if run.isdigit() else store.runs(config_hash=run)
+        by_id = ROW_ID.fullmatch(run)
+        found = store.runs(id=int(run)) if by_id else store.runs(config_hash=run)
         if not found:
             raise InputError(f"no run {run!r} in {str(store_path)!r} (give a row id or hash)")
         row = found[0]
@@ -102,4 +116,4 @@ def _plain(value: Any) -> Any:
     return value
 
 
-__all__ = ["COMPARED", "find_run", "rerun"]
+__all__ = ["COMPARED", "ROW_ID", "RUN_NAME", "check_run_name", "find_run", "rerun"]

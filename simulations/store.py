@@ -28,8 +28,9 @@ works (:meth:`~Store.renew`); another sweep on the same store skips runs leased 
 so concurrent sweeps share the work instead of training it twice.  A lease that is not renewed
 (its sweep was killed) expires after its time to live and the run is claimed again.
 
-The module stays whole (just over 500 lines): one file format (schema, upgrades, leases,
-row validation) and its one reader and writer.
+The module stays whole (about 620 lines): one file format (schema, its four versions and their
+upgrades, leases, the check of every row a reader decodes) and its one reader and writer; the
+verdict rule it stores lives in :mod:`simulations.verdicts`.
 """
 
 from __future__ import annotations

@@ -474,6 +474,7 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     (("rerun", "--store", "nosuch.db", "--run", "1"), "no results store"),
     (("rerun", "--store", "other.db", "--run", "1"), "another application"),
     (("rerun", "--store", "ok.db", "--run", "../x"), "row id or a config hash"),
+    (("rerun", "--store", "ok.db", "--run", "\u0661\u0662"), "row id or a config hash"),
     # sweep
     (("sweep", "--profile", "smoke", "--store", "ok.db", "--extend-undecided", "11"),
      "extend-undecided"),

@@ -117,6 +117,9 @@ def test_rerun_reproduces_runs_trained_alone_and_in_an_ensemble(tmp_path):
     run_sweep(spec, db_alone, workers=1, progress=False, ensemble=1)
     alone = rerun(db_alone, runs(db_alone)[0]["config_hash"])
     assert alone["identical"] and alone["form"]["trained"] == "alone"
-    with pytest.raises(InputError, match="no run"):
-        rerun(db, "999")
+    for missing in ("999", "9" * 23):  # beyond SQLite's integers: read as a hash
+        with pytest.raises(InputError, match="no run"):
+            rerun(db, missing)
+    with pytest.raises(InputError, match="row id or a config hash"):
+        rerun(db, "\u0661\u0662")  # digits, but not ASCII ones
     json.dumps(again)  # JSON-ready
