@@ -24,12 +24,8 @@ Soundness rests on three rules:
   checked: the verdict says "over the limit" (:class:`OverLimit`) and names it, within seconds.
   Primes are tested by a deterministic Miller-Rabin test.
 
-One module on purpose: the verifier does not import the lower-bound methods whose certificates
+One module on purpose (about 680 lines): the verifier does not import the lower-bound methods whose certificates
 it checks (only the problem definitions), so it re-derives every certificate kind here.
-
-The module stays whole (about 680 lines) on purpose: independence means the verifier shares no
-code with the producers, so every certificate kind's re-check, with the arithmetic it needs,
-lives here.
 """
 
 from __future__ import annotations
