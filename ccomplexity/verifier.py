@@ -24,8 +24,9 @@ Soundness rests on three rules:
   checked: the verdict says "over the limit" (:class:`OverLimit`) and names it, within seconds.
   Primes are tested by a deterministic Miller-Rabin test.
 
-One module on purpose (about 680 lines): the verifier does not import the lower-bound methods whose certificates
-it checks (only the problem definitions), so it re-derives every certificate kind here.
+One module on purpose (about 680 lines): the verifier does not import the lower-bound methods
+whose certificates it checks (only the problem definitions), so it re-derives every certificate
+kind here.
 """
 
 from __future__ import annotations
