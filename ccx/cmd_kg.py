@@ -174,8 +174,9 @@ def kg_capacity(
         print("  ".join(str(r[k]).rjust(max(len(k), 10 * (k == "family"))) for k in header))
     for s in fitted:
         if "ratio" in s:
-            print(f"looped-moe / standard slope at q = {s['hops']}: {s['ratio']:.2f}"
-                  + (f" (paper: {s['paper_ratio']:g}x)" if s["paper_ratio"] else ""))  # fmt: skip
+            paper = f" (paper: {s['paper_ratio']:g}x)" if s["paper_ratio"] else ""
+            shown = f"{s['ratio']:.2f}" if s["ratio"] is not None else f"no ratio ({s['why']})"
+            print(f"looped-moe / standard slope at q = {s['hops']}: {shown}{paper}")
         else:
             shown = "n/a" if s["slope"] is None else f"{s['slope']:.4f}"
             paper = "" if s["paper_slope"] is None else f" (paper: {s['paper_slope']:g})"

@@ -209,7 +209,10 @@ def train_cmd(
 def sweep_cmd(
     spec: Annotated[str | None, typer.Argument(help="Sweep spec (TOML).")] = None,
     profile: Annotated[
-        str | None, typer.Option("--profile", help="A shipped profile: smoke, quick, gpu, paper.")
+        str | None,
+        typer.Option(
+            "--profile", help="A profile of simulations/profiles/, e.g. quick, parrots, looped, kg."
+        ),
     ] = None,
     store: Annotated[
         str, written("file", "--store", create_folder=True, help="SQLite results store.")

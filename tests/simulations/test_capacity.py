@@ -324,3 +324,19 @@ def test_kg_profile_has_parameter_matched_points_and_one_grid():
         for p in params:
             for other in partners:
                 assert any(abs(o - p) <= 0.1 * p for o in sizes[other, q]), (fam, q, p, other)
+
+
+def test_the_capacity_listing_prints_why_there_is_no_ratio(tmp_path, monkeypatch, capsys):
+    from ccx.cmd_kg import kg_capacity
+
+    search(tmp_path)  # a real store, so that the command accepts it
+    rows = [{"family": f, "hops": 2, "width": w, "layers": 1, "loops": 2, "experts": 1,
+             "parameters": p, "active_parameters": p, "flops_per_query": 1, "relations": t // 16,
+             "triples": t, "tried": 4, "verdict": "plateaued", "lr": 1e-3}
+            for f, pts in (("standard", ((1000, 64), (2000, 64))),
+                           ("looped-moe", ((1000, 32), (2000, 64))))
+            for w, (p, t) in enumerate(pts)]  # fmt: skip
+    monkeypatch.setattr(capacity, "capacities", lambda store: rows)
+    kg_capacity(store=str(tmp_path / "c.db"), as_json=False)
+    out = capsys.readouterr().out
+    assert "looped-moe / standard slope at q = 2: no ratio (the standard slope is 0" in out
