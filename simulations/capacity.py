@@ -143,6 +143,8 @@ def run_search(
     ``failed``; running the search again retries it). Returns a JSON-ready summary with the
     capacities of the spec's models."""
     grow, start = spec.grow, time.perf_counter()
+    extend_rounds = sweep_options.pop("extend_undecided", 0)
+    extended: list[dict[str, Any]] = []
     models = _models(spec.configs, grow.field)
     value = {key: getattr(members[0], grow.field) for key, members in models.items()}
     growing, stops = list(models), {}
@@ -166,6 +168,15 @@ def run_search(
             totals[name] += summary[name]
         failed += summary["failed"]
         best = _best_by_hash(store_path, [c.config_hash() for c in configs])
+        missed = [c for members in batch.values() if _missed(best, members) for c in members]
+        if extend_rounds and missed:  # only a miss can be undecided in a way that matters
+            from simulations.extend import extend_undecided
+
+            extended += extend_undecided(
+                dataclasses.replace(part, configs=tuple(missed)), store_path, extend_rounds,
+                run_grid, progress=progress, **sweep_options,
+            )  # fmt: skip
+            best = _best_by_hash(store_path, [c.config_hash() for c in configs])
         for key, members in batch.items():
             scores = [best.get(c.config_hash()) for c in members]
             if None in scores:
@@ -191,9 +202,16 @@ def run_search(
         **totals,
         "failed": failed,
         "stored_total": summary.get("stored_total"),
+        **({"extended": extended} if extend_rounds else {}),
         "capacities": [_public(row) for row in table],
         "wall_seconds": round(time.perf_counter() - start, 3),
     }
+
+
+def _missed(best: dict[str, float], members: list[Any]) -> bool:
+    """Whether a model's runs of one round all stored and their best missed the target."""
+    scores = [best.get(c.config_hash()) for c in members]
+    return None not in scores and max(scores) < members[0].target
 
 
 def _best_by_hash(store_path: str | Path, hashes: list[str]) -> dict[str, float]:
@@ -234,14 +252,23 @@ def capacities(
     """
     from models.looped import forward_flops
     from simulations.training import TrainConfig, build_model
-    from simulations.verdicts import combine
+    from simulations.verdicts import combine, current, extension_key
 
+    found = runs(store_path, task=task)
+    first: dict[str, int] = {}  # the steps a run had before any extension doubled them
+    for run in found:
+        ext = extension_key(run["config"])
+        steps = int(run["config"].get("steps", 0))
+        first[ext] = min(first.get(ext, steps), steps)
     grouped: dict[tuple, dict[int, list[dict[str, Any]]]] = {}
-    for run in runs(store_path, task=task):
+    for run in current(found):  # an extension stands in for the run it extends
         config = run["config"]
         if config.get(field) is None:
             continue
-        key = model_key(config, field)
+        key = model_key(
+            {**config, "steps": first[extension_key(config)]} if "steps" in config else config,
+            field,
+        )
         grouped.setdefault(key, {}).setdefault(config[field], []).append(run)
     rows = []
     for key, by_value in grouped.items():

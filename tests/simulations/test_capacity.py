@@ -340,3 +340,32 @@ def test_the_capacity_listing_prints_why_there_is_no_ratio(tmp_path, monkeypatch
     kg_capacity(store=str(tmp_path / "c.db"), as_json=False)
     out = capsys.readouterr().out
     assert "looped-moe / standard slope at q = 2: no ratio (the standard slope is 0" in out
+
+
+def test_extensions_decide_the_misses_only_and_stand_in_for_their_runs(tmp_path):
+    """--extend-undecided in a search: a model whose best missed while still climbing gets its
+    runs trained again with doubled steps (here they learn two more relations), a run that
+    missed where another run of its model passed is left alone, and the capacities read each
+    extension in place of its run (one row per model)."""
+    doubled: list[tuple[int, int]] = []
+
+    def train(config, checkpoint_dir=None, progress=True):
+        if config.steps > 10:
+            doubled.append((config.width, config.relations))
+        passes = config.relations <= capacity_of(config) + (2 if config.steps > 10 else 0)
+        out = fake_train(config, checkpoint_dir, progress)
+        accuracy = 1.0 if passes else 0.5
+        return {**out, "accuracy": accuracy, "best_accuracy": accuracy,
+                "curve": curve(accuracy, config.steps, climbing=config.steps == 10)}  # fmt: skip
+
+    out = run_sweep(spec_file(tmp_path), tmp_path / "c.db", workers=1, train_fn=train,
+                    progress=False, extend_undecided=1)  # fmt: skip
+    table = {(r["family"], r["width"]): r for r in out["capacities"]}
+    assert len(out["capacities"]) == len(capacity.capacities(tmp_path / "c.db")) == 3
+    assert (table["standard", 16]["relations"], table["standard", 16]["verdict"]) == (
+        10,
+        "plateaued",
+    )
+    assert table["standard", 8]["relations"] == 6 and table["looped-moe", 8]["relations"] == 4
+    assert sorted({r for w, r in doubled if w == 16}) == [10, 12]  # not R = 6, 8 (passed)
+    assert [r["steps"] for r in out["extended"]] == [[20]] * len(out["extended"])
