@@ -153,7 +153,19 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
                           "parameters": p, "entities": entities, "triples": t,
                           "bound_id": claim.bound_id} for p, t in points]  # fmt: skip
         ax.set_xlim(min(r["parameters"] for r in here) / 2, most)
-        ax.legend(fontsize=7, loc="upper left")
+    legend: dict[str, Any] = {}  # one legend for the figure: every panel's entries, once each
+    for ax in axes[0]:  # the families first, in their order
+        handles, labels = style.legend_entries(ax)
+        for fam in FAMILY_COLOURS:
+            if f"{fam} (trained)" in labels:
+                legend[f"{fam} (trained)"] = handles[labels.index(f"{fam} (trained)")]
+    legend = {k: legend[k] for fam in FAMILY_COLOURS for k in [f"{fam} (trained)"] if k in legend}
+    for ax in axes[0]:
+        handles, labels = style.legend_entries(ax)
+        for handle, label in zip(handles, labels, strict=True):
+            legend.setdefault(label, handle)
+    if legend:
+        axes[0][-1].legend(list(legend.values()), list(legend), fontsize=7, loc="upper left")
     fitted = slopes(rows)
     fig.suptitle("Largest knowledge graph answered at the target, against parameters (Figure 2)")
     files = style.save(fig, out_dir, NAME, csv_rows, COLUMNS)
