@@ -167,11 +167,13 @@ def kg_capacity(
         emit({"store": store, "capacities": rows, "slopes": fitted}, True, "")
         return
     header = ("family", "hops", "width", "layers", "loops", "experts", "parameters",
-              "active_parameters", "flops_per_query", "relations", "triples", "tried",
-              "verdict", "lr")  # fmt: skip
+              "active_parameters", "flops_per_query", "relations", "triples",
+              "triples_at_least", "tried", "verdict", "lr")  # fmt: skip
     print("  ".join(header))
     for r in rows:
         print("  ".join(str(r[k]).rjust(max(len(k), 10 * (k == "family"))) for k in header))
+    if not fitted:
+        print("no slope: no family has two model sizes of one q with decided capacities")
     for s in fitted:
         if "ratio" in s:
             paper = f" (paper: {s['paper_ratio']:g}x)" if s["paper_ratio"] else ""

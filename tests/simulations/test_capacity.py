@@ -332,6 +332,7 @@ def test_the_capacity_listing_prints_why_there_is_no_ratio(tmp_path, monkeypatch
     search(tmp_path)  # a real store, so that the command accepts it
     rows = [{"family": f, "hops": 2, "width": w, "layers": 1, "loops": 2, "experts": 1,
              "parameters": p, "active_parameters": p, "flops_per_query": 1, "relations": t // 16,
+             "triples_at_least": t,
              "triples": t, "tried": 4, "verdict": "plateaued", "lr": 1e-3}
             for f, pts in (("standard", ((1000, 64), (2000, 64))),
                            ("looped-moe", ((1000, 32), (2000, 64))))
