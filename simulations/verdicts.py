@@ -64,6 +64,19 @@ def verdict(curve: Sequence[Sequence[float]], target: float, n: int) -> str:
     return "undecided" if max(late) > wilson(max(early), n)[1] else "plateaued"
 
 
+def judgeable(steps: int, eval_every: int) -> bool:
+    """Whether a run of ``steps`` steps evaluated every ``eval_every`` steps (and after its last
+    step) that trains all its steps has the evaluations :func:`verdict` needs to call a plateau:
+    at least :data:`MIN_EARLY` before the split and :data:`MIN_LATE` after it. A run that is not
+    judgeable and misses its target is ``undecided`` whatever its curve."""
+    evaluated = [s for s in range(eval_every, steps + 1, eval_every)]
+    if not evaluated or evaluated[-1] != steps:
+        evaluated.append(steps)
+    split = steps * (1 - LATE_FRACTION)
+    early = sum(1 for s in evaluated if s <= split)
+    return early >= MIN_EARLY and len(evaluated) - early >= MIN_LATE
+
+
 def evaluated_on(config: dict, result: dict | None = None) -> int:
     """How many examples each evaluation of a run measured: the result's ``evaluated`` when it
     says (tasks with a fixed training set evaluate on all of it), else the config's
@@ -133,6 +146,7 @@ __all__ = [
     "combine",
     "current",
     "evaluated_on",
+    "judgeable",
     "extension_key",
     "judge",
     "run_verdict",

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import simulations
+from simulations import verdicts
+from simulations.sweeps import load_spec
 from simulations.verdicts import combine, current, judge, verdict, wilson
+
+PROFILES = Path(simulations.__file__).parent / "profiles"
 
 
 def test_wilson_matches_known_values():
@@ -67,3 +74,20 @@ def test_an_extension_supersedes_the_run_it_extends():
 
     runs = [run(100, 1e-3), run(100, 1e-2), run(200, 1e-3), run(400, 1e-3)]
     assert current(runs) == [runs[1], runs[3]]
+
+
+@settings(max_examples=200, deadline=None)
+@given(steps=st.integers(1, 400), every=st.integers(1, 200))
+def test_judgeable_says_whether_a_flat_miss_can_be_called_a_plateau(steps, every):
+    evaluated = sorted({s for s in range(1, steps + 1) if s % every == 0 or s == steps})
+    flat = [[s, 0.5] for s in evaluated]  # the training loop's evaluation steps, no gain
+    expected = "plateaued" if verdicts.judgeable(steps, every) else "undecided"
+    assert verdicts.verdict(flat, 0.99, 300) == expected
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in PROFILES.glob("*.toml")))
+def test_every_profile_run_can_be_judged(name):
+    """A run that misses its target after all its steps has the evaluations a plateau needs, so
+    that no profile's verdict is undecided for want of evaluations."""
+    for config in load_spec(name).configs:
+        assert verdicts.judgeable(config.steps, config.eval_every), (name, config.task)
