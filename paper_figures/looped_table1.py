@@ -84,13 +84,13 @@ def table(runs: list[dict[str, Any]], task: str) -> tuple[str | None, list[Row]]
     for run in (r for r in eligible if setting(r) == chosen):
         shape = _shape(run)
         cells = best.setdefault(shape, {})
-        for x, acc in _cells(run).items():
-            cells[x] = max(cells.get(x, 0.0), acc)
         entry = facts.setdefault(shape, {"parameters": run["parameters"], "runs": 0,
                                          "archs": set(), "seeds": set(), "lrs": set(),
-                                         "verdicts": []})  # fmt: skip
+                                         "verdicts": {}})  # fmt: skip
+        for x, acc in _cells(run).items():
+            cells[x] = max(cells.get(x, 0.0), acc)
+            entry["verdicts"].setdefault(x, []).append(style.verdict_of(run))  # per cell
         entry["runs"] += 1
-        entry["verdicts"].append(style.verdict_of(run))
         entry["archs"].add(run["arch"])
         entry["seeds"].add(run["seed"])
         entry["lrs"].add(run["lr"])
@@ -122,10 +122,10 @@ def _panel(ax: Any, task: str, chosen: str | None, rows: list[Row], csv_rows: li
     xs = sorted({x for _, _, cells in rows for x in cells})
     acc = np.full((len(rows), len(xs)), np.nan)
     for i, (label, row, cells) in enumerate(rows):
-        verdict = combine(row["verdicts"])
         for j, x in enumerate(xs):
             if x not in cells:
                 continue
+            verdict = combine(row["verdicts"][x])  # the runs behind this cell
             acc[i, j] = cells[x]
             ax.text(j, i, style.cell_text(cells[x], verdict, 3), ha="center", va="center",
                     fontsize=10, color="white" if cells[x] < 0.5 else "black")  # fmt: skip
@@ -179,7 +179,7 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         fig.legend(handles=[style.undecided_handle(cells=True)], loc="upper center",
                    bbox_to_anchor=(0.45, 0.0), fontsize=8, frameon=False)  # fmt: skip
     fig.suptitle("Looped (k⊗L) against iso-param (k⊗1) and iso-FLOP (kL⊗1) models", y=1.08)
-    verdicts = {(r["task"], r["row"]): r["verdict"] for r in csv_rows}  # one per model row
+    verdicts = {(r["task"], r["row"], r["x"]): r["verdict"] for r in csv_rows}  # one per cell
     files = style.save(fig, out_dir, NAME, csv_rows, COLUMNS, verdicts.values())
     caption = (
         "The paper's Tables 1 and 2 at this store's scale: accuracy (fraction correct; the paper "
@@ -189,9 +189,10 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         "guessing a whole sum scores about 0. p-hop (right): the symbol p hops back; guessing "
         "scores 1/|Σ|. i-GSM (right, Table 2): one problem distribution, the model's depth "
         "varied (the rows); answering 0 scores about 1/4 (products by 0). (k⊗1) has the "
-        "parameters of (k⊗L), (kL⊗1) its depth and FLOPs. '?' after a number: that model is "
+        "parameters of (k⊗L), (kL⊗1) its depth and FLOPs. '?' after a number: that cell is "
         "undecided, none of its runs reached its target and one was still improving when its "
-        "budget ran out, so its row measures the budget, not the model. "
+        "budget ran out (or its curve has too few evaluations to show a plateau), so it measures "
+        "the budget, not the model. "
         f"Parameters compared: {_parameters_text(tables)}. "
         f"Training: {style.training_summary(runs)} "
         f"Data: {style.store_label(store_path, profile)}."
