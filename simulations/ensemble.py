@@ -57,9 +57,10 @@ MEMBER_FIELDS = ("lr", "seed", "target")
 
 def trains_alone(config: TrainConfig) -> bool:
     """Whether a run's loss has a term beyond the cross-entropy (the block-cosine regulariser,
-    a mixture-of-experts balance loss), which an ensemble's step does not compute: such a run
-    trains alone, as :func:`simulations.training.train`."""
-    return config.reg_lambda is not None or config.balance > 0
+    a mixture-of-experts balance loss), which an ensemble's step does not compute, or its task
+    is memorisation, whose fixed training set the ensemble's evaluation does not score as
+    :func:`simulations.training.train` does: such a run trains alone."""
+    return config.reg_lambda is not None or config.balance > 0 or config.task == "memorize"
 
 
 OnResult = Callable[[dict], None]
@@ -148,11 +149,14 @@ class StaticStep:
     step counts) it runs eagerly, with the optimiser's own step.
     """
 
-    def __init__(self, stack: Stack, shape: torch.Size, device: torch.device) -> None:
+    def __init__(self, stack: Stack, batch: Sequence[Tensor], device: torch.device) -> None:
+        """``batch``: an example (tokens, targets, mask), each (M, B, ...): the buffers take
+        their shapes and dtypes (token ids or, for memorisation, vectors; their targets)."""
         self.stack, self.device = stack, device
-        self.tokens = torch.zeros(shape, dtype=torch.long, device=device)
-        self.targets = torch.zeros_like(self.tokens)
-        self.mask = torch.zeros(shape, dtype=torch.bool, device=device)
+        self.tokens, self.targets, self.mask = (
+            torch.zeros(t.shape, dtype=t.dtype, device=device) for t in batch
+        )
+        shape = self.tokens.shape
         self.graphed = device.type == "cuda" and not isinstance(stack, LoopStack)
         self.eager_steps = 0
         self.graph: Any = None
@@ -294,7 +298,7 @@ def _train_ensemble(
         if step > 1:
             batch = _batches(task, first, first.batch, [data[i] for i in active], dev, True)
         if static is None:
-            static = StaticStep(stack, batch[0].shape, dev)
+            static = StaticStep(stack, batch, dev)
         static.run(*batch)
         if step % first.eval_every and step != first.steps:
             continue

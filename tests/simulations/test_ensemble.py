@@ -162,7 +162,7 @@ def test_the_static_step_on_the_cpu_is_a_plain_step():
     task = build_model(configs[0])[1]
     gen = torch.Generator().manual_seed(0)
     batch = [torch.stack(t) for t in zip(*(task.sample(8, 6, gen) for _ in configs), strict=True)]
-    static = StaticStep(stack, batch[0].shape, torch.device("cpu"))
+    static = StaticStep(stack, batch, torch.device("cpu"))
     assert not static.graphed
     before = {n: p.detach().clone() for n, p in stack.params.items()}
     static.run(*batch)
@@ -285,3 +285,26 @@ def test_on_the_gpu_the_ensemble_learns_as_on_the_cpu(arch):
         assert g["ensemble"]["strategy"] == BATCHED[arch].strategy
         for (step_g, acc_g), (step_c, acc_c) in zip(g["curve"], c["curve"], strict=True):
             assert step_g == step_c and abs(acc_g - acc_c) <= 0.1
+
+
+def test_memorisation_trains_alone_and_its_step_buffers_take_any_shape():
+    """Memorisation feeds vectors, not token ids, with targets of another shape: the ensemble's
+    step buffers take each tensor's own shape and dtype (the crash every memorisation ensemble
+    hit), and a sweep trains memorisation runs alone, each exactly its single run."""
+    from simulations.ensemble import trains_alone
+
+    base = TrainConfig(task="memorize", arch="concat-transformer", width=16, layers=1,
+                       length=32, steps=12, lr=3e-3, batch=32, heads=1, target=1.0,
+                       eval_every=4, mlp_width=4, optimizer="adamw", weight_decay=0.1)  # fmt: skip
+    configs = [dataclasses.replace(base, seed=s) for s in (0, 1)]
+    assert trains_alone(configs[0]) and not trains_alone(members()[0])
+    models_ = [build_model(c)[0] for c in configs]
+    stack = VmapStack(models_, [c.lr for c in configs], torch.device("cpu"))
+    task = build_model(configs[0])[1]
+    gen = torch.Generator().manual_seed(0)
+    parts = [task.sample(8, base.length, gen) for _ in configs]
+    batch = [torch.stack(t) for t in zip(*parts, strict=True)]
+    assert batch[0].shape != batch[1].shape  # vectors in, one target per sequence
+    static = StaticStep(stack, batch, torch.device("cpu"))
+    static.run(*batch)  # the crash: buffers shaped like the tokens for every tensor
+    assert stack.optimiser.steps == 1
