@@ -29,7 +29,7 @@ export PYTHONUNBUFFERED=1
 log() { echo "== $(date +%T) $*" | tee -a "$out/summary.txt"; }
 pack() {
   (cd benchmarks/results && tar -cf "$out/results.tar" --ignore-failed-read \
-    ./*_cuda.* gpu_profile* gpu_tests.md 2>/dev/null) || true
+    ./*_cuda.* gpu_steps* gpu_tests.md 2>/dev/null) || true
 }
 phase() {  # phase NAME SECONDS COMMAND...: its output into NAME.log, its status into the summary
   local name=$1 limit=$2
@@ -125,7 +125,7 @@ pack
 # shellcheck disable=SC2086  # the overrides are word lists
 phase mamba 120 "$py" benchmarks/mamba_speed.py "${mamba_args[@]}" ${MAMBA:-}
 # shellcheck disable=SC2086
-phase profile 90 "$py" benchmarks/gpu_profile.py "${profile_args[@]}" ${PROFILE:-}
+phase profile 90 "$py" benchmarks/gpu_steps.py "${profile_args[@]}" ${PROFILE:-}
 # shellcheck disable=SC2086
 phase ensemble "${ENSEMBLE_LIMIT:-270}" "$py" benchmarks/ensemble_speed.py "${ensemble_args[@]}" ${ENSEMBLE:-}
 log "done"

@@ -251,11 +251,21 @@ def sweep_cmd(
             "at most this many times.",
         ),
     ] = 0,
+    time_limit: Annotated[
+        int | None,
+        ranged(
+            limits.TIME_LIMIT,
+            "--time-limit",
+            help="Seconds after which no new run starts; runs training then finish, the rest "
+            "wait for the next sweep on the store.",
+        ),
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Run a grid of trainings into the store; a killed sweep resumes where it stopped, and
     sweeps running at once on one store share its runs. With --extend-undecided K, runs whose
-    verdict is undecided are trained again with twice the steps, up to K times."""
+    verdict is undecided are trained again with twice the steps, up to K times. With
+    --time-limit S, no run starts after S seconds (a stretch of a long sweep)."""
     if (spec is None) == (profile is None):
         raise InputError("give a spec file or --profile NAME (one of them)")
     from simulations.sweeps import BACKENDS, check_outputs
@@ -275,6 +285,7 @@ def sweep_cmd(
     result = run_sweep(
         spec or profile, store, workers=workers, backend=backend, checkpoint_dir=checkpoint_dir,
         ensemble=ensemble, allow_large_grid=allow_large_grid, extend_undecided=extend_undecided,
+        time_limit=time_limit,
     )  # fmt: skip
     emit(result, as_json, "Sweep")
     if result["failed"]:

@@ -23,9 +23,11 @@ are the same on every device.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -289,6 +291,7 @@ def _train_ensemble(
     lrs = [c.lr for c in configs]
     stack = make_stack(form, members, lrs, dev, batch[0], Recipe.of(first))
     stack.set_training(True)
+    clock = Clock(setup_seconds=time.perf_counter() - start)
     active = list(range(len(configs)))  # members still training, in stack order
     curves: list[list[list[float]]] = [[] for _ in configs]
     best = [0.0] * len(configs)
@@ -299,10 +302,13 @@ def _train_ensemble(
             batch = _batches(task, first, first.batch, [data[i] for i in active], dev, True)
         if static is None:
             static = StaticStep(stack, batch, dev)
+            clock.graphs += static.graphed
         static.run(*batch)
+        clock.member_steps += len(active)
         if step % first.eval_every and step != first.steps:
             continue
-        accuracies = evaluate_members(stack, task, first, [held_out[i] for i in active], dev)
+        with clock.timing("eval_seconds", dev):
+            accuracies = evaluate_members(stack, task, first, [held_out[i] for i in active], dev)
         staying = []
         for j, (i, accuracy) in enumerate(zip(active, accuracies, strict=True)):
             best[i] = max(best[i], accuracy)
@@ -310,10 +316,12 @@ def _train_ensemble(
             if accuracy < configs[i].target and step < first.steps:
                 staying.append(j)
                 continue
-            results[i] = _member_result(
-                configs[i], members[i], stack, j, step, curves[i], best[i], start,
-                checkpoint_dir, dev, [c.config_hash() for c in configs], (task, held_out[i]),
-            )  # fmt: skip
+            with clock.timing("result_seconds", dev):
+                results[i] = _member_result(
+                    configs[i], members[i], stack, j, step, curves[i], best[i], start,
+                    checkpoint_dir, dev, [c.config_hash() for c in configs], (task, held_out[i]),
+                )  # fmt: skip
+            results[i]["ensemble"]["timing"] = clock.snapshot(start, step)
             if on_result is not None:
                 on_result(results[i])
         if len(staying) < len(active):
@@ -323,6 +331,40 @@ def _train_ensemble(
             stack.keep(torch.tensor(staying, dtype=torch.long))
             static = None  # new shapes: new buffers, a new graph
     return [r for r in results if r is not None]
+
+
+@dataclasses.dataclass
+class Clock:
+    """Where an ensemble's wall time went, up to a member's stop (``ensemble.timing`` of its
+    result): set-up (models, batched form and its check), evaluations and the stopped members'
+    results (each timed between device synchronisations), the training steps (the rest);
+    ``member_steps`` over ``members * steps`` is how full the ensemble stayed, ``graphs`` the
+    CUDA graphs captured (one per set of members)."""
+
+    setup_seconds: float
+    eval_seconds: float = 0.0
+    result_seconds: float = 0.0
+    member_steps: int = 0
+    graphs: int = 0
+
+    @contextlib.contextmanager
+    def timing(self, name: str, device: torch.device) -> Iterator[None]:
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
+        begin = time.perf_counter()
+        try:
+            yield
+        finally:
+            if device.type == "cuda":
+                torch.cuda.synchronize(device)
+            setattr(self, name, getattr(self, name) + time.perf_counter() - begin)
+
+    def snapshot(self, start: float, steps: int) -> dict[str, float | int]:
+        spent = dataclasses.asdict(self)
+        rest = time.perf_counter() - start - self.setup_seconds - self.eval_seconds
+        spent["train_seconds"] = rest - self.result_seconds
+        spent["steps"] = steps
+        return {k: round(v, 3) if isinstance(v, float) else v for k, v in spent.items()}
 
 
 def _member_result(

@@ -426,6 +426,7 @@ def run_sweep(
     ensemble_fn: EnsembleFn | None = None,
     allow_large_grid: bool = False,
     extend_undecided: int = 0,
+    time_limit: float | None = None,
 ) -> dict[str, Any]:
     """Run every config of ``spec`` (a file, a profile name or a SweepSpec) not yet in the store.
 
@@ -443,7 +444,9 @@ def run_sweep(
     raises is reported in ``failed`` and left out of the store, so running the sweep again
     retries it.  ``extend_undecided``: then up to that many rounds of the runs still improving
     when their steps ran out, with steps doubled (:mod:`simulations.extend`; in a capacity
-    search, after each round). Returns a JSON-ready summary.
+    search, after each round). ``time_limit``: seconds after which no unit starts (those training
+    finish; the rest, counted in ``not_started``, wait for a later sweep on the store); a grid
+    sweep only. Returns a JSON-ready summary.
     """
     if backend not in BACKENDS:
         raise InputError(f"unknown backend {backend!r}; known: {', '.join(BACKENDS)}")
@@ -454,10 +457,16 @@ def run_sweep(
     if ensemble is not None:
         limits.ENSEMBLE.check(ensemble, "ensemble")
     limits.EXTEND_ROUNDS.check(extend_undecided, "extend-undecided")
+    if time_limit is not None:
+        limits.TIME_LIMIT.check(time_limit, "time-limit")
+        if extend_undecided:
+            raise InputError("--time-limit and --extend-undecided do not go together; run apart")
     folder = str(checkpoint_folder(store_path) if checkpoint_dir is None else checkpoint_dir)
     check_outputs(store_path, folder, spec)
     sweep = spec if isinstance(spec, SweepSpec) else load_spec(spec, allow_large_grid)
     if sweep.grow is not None:
+        if time_limit is not None:
+            raise InputError("--time-limit applies to a grid sweep, not to a capacity search")
         from simulations.capacity import run_search
 
         return run_search(
@@ -475,6 +484,7 @@ def run_sweep(
     from simulations.ensemble import plan_units
 
     start = time.perf_counter()
+    deadline = None if time_limit is None else time.monotonic() + time_limit
     failed: list[dict[str, str]] = []
     owner = lease_owner()
     with Store(store_path) as store, workers_mod.KeepLeases(store_path, owner):
@@ -526,10 +536,12 @@ def run_sweep(
         processes = min(workers or default_workers(), max(1, len(pending)))
         units = plan_units(pending, ensemble, processes if backend == "local" else 1)
         job = workers_mod.Job(train_fn, ensemble_fn, folder)
-        shared = 0
+        shared = not_started = 0
         if pending:
             with workers_mod.runner(backend, processes, job, member, ray) as runner:
-                shared = workers_mod.run_leased(store, owner, units, runner, deliver)
+                shared, not_started = workers_mod.run_leased(
+                    store, owner, units, runner, deliver, deadline
+                )
         total_stored = len(store)
 
     extended = []
@@ -553,6 +565,7 @@ def run_sweep(
         "skipped": skipped,
         "ran": stored,
         "shared": shared,
+        **({"not_started": not_started} if time_limit is not None else {}),
         "failed": failed + [f for r in extended for f in r.pop("failures")],
         **({"extended": extended} if extend_undecided else {}),
         "stored_total": total_stored,

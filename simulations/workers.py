@@ -113,13 +113,20 @@ def runner(backend: str, processes: int, job: Job, member: Member, ray: Any = No
 
 
 def run_leased(
-    store: Store, owner: str, units: list[Unit], runner: _Runner, deliver: Deliver
-) -> int:
+    store: Store, owner: str, units: list[Unit], runner: _Runner, deliver: Deliver,
+    deadline: float | None = None,
+) -> tuple[int, int]:  # fmt: skip
     """Claim the runs of each unit (a lease each) and start it while the runner has room; runs
     that another live sweep holds are left to it and looked at again until that sweep stores
-    them or dies. Returns how many pending runs other sweeps stored."""
-    waiting, shared = list(units), 0
+    them or dies. After ``deadline`` (a ``time.monotonic()`` value) no unit starts: the units
+    training then finish, the others are left for a later sweep. Returns how many pending runs
+    other sweeps stored and how many runs were left unstarted."""
+    waiting, shared, left = list(units), 0, 0
     while waiting or runner.busy:
+        if deadline is not None and waiting and time.monotonic() >= deadline:
+            left += sum(map(len, waiting))
+            waiting = []
+            continue
         still: list[Unit] = []
         for unit in waiting:
             if runner.full:
@@ -144,7 +151,7 @@ def run_leased(
                 deliver(unit, outcome)
         elif waiting:
             time.sleep(POLL_SECONDS)  # every remaining run is another sweep's for now
-    return shared
+    return shared, left
 
 
 class _Runner(abc.ABC):

@@ -201,7 +201,14 @@ def test_every_architecture_trains_each_member_as_if_alone(arch, tmp_path, batch
     expected = BATCHED[arch].strategy if arch in BATCHED else "loop"
     hashes = [c.config_hash() for c in configs]
     expected_form = {"members": 3, "strategy": expected, "configs": hashes}
-    assert all(r["ensemble"] == expected_form for r in together)
+    assert all({k: r["ensemble"][k] for k in expected_form} == expected_form for r in together)
+    for r in together:  # where the ensemble's time went, up to this member's stop
+        timing = r["ensemble"]["timing"]
+        assert timing["steps"] == r["steps"] and timing["member_steps"] >= r["steps"]
+        parts = ("setup_seconds", "train_seconds", "eval_seconds", "result_seconds")
+        assert all(timing[k] >= 0 for k in parts)
+        total = sum(timing[k] for k in parts)  # from the start to just after the result
+        assert r["wall_seconds"] - 0.01 <= total <= r["wall_seconds"] + 1.0
     for a, b in zip(alone, together, strict=True):
         assert b["config_hash"] == a["config_hash"] and b["config"] == a["config"]
         assert (b["steps"], b["curve"], b["best_accuracy"]) == (a["steps"], a["curve"],

@@ -60,6 +60,12 @@ def slow_train(
     return fake_train(config, checkpoint_dir, progress, delay=0.15)
 
 
+def second_train(
+    config: TrainConfig, checkpoint_dir: str | None = None, progress: bool = True
+) -> dict:
+    return fake_train(config, checkpoint_dir, progress, delay=1.05)
+
+
 def failing_train(
     config: TrainConfig, checkpoint_dir: str | None = None, progress: bool = True
 ) -> dict:
@@ -299,6 +305,18 @@ def test_inline_run_then_resume_skips_everything(tmp_path):
     with Store(db) as store:
         rows = store.runs(arch="transformer", length=12)
     assert len(rows) == 2 and all(r["best_accuracy"] == 1.0 for r in rows)
+
+
+def test_a_time_limit_starts_no_run_after_it_and_the_next_sweep_goes_on(tmp_path):
+    spec, db = write_spec(tmp_path), tmp_path / "ccx.db"
+    first = run_sweep(spec, db, workers=1, train_fn=second_train, progress=False, time_limit=1)
+    # the first run starts at once and ends after the limit: the other seven wait
+    assert (first["ran"], first["not_started"], first["stored_total"]) == (1, 7, 1)
+    rest = run_sweep(spec, db, workers=1, train_fn=fake_train, progress=False)
+    assert (rest["skipped"], rest["ran"], rest["stored_total"]) == (1, 7, 8)
+    assert "not_started" not in rest
+    with pytest.raises(InputError, match="--time-limit and --extend-undecided"):
+        run_sweep(spec, db, workers=1, train_fn=fake_train, time_limit=5, extend_undecided=1)
 
 
 def test_checkpoints_go_beside_the_store_unless_told_otherwise(tmp_path):

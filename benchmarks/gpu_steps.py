@@ -14,10 +14,10 @@ with ``torch.profiler``: GPU kernels per step, their summed time (busy), and wal
 launch gaps and host work the GPU waits for). Also our Mamba against ``mambapy`` at width 64,
 N = 1000, batch 64 (one training step each), when ``mambapy`` is installed.
 
-    python benchmarks/gpu_profile.py                 # on the GPU
-    python benchmarks/gpu_profile.py --device cpu --archs transformer --steps 3   # a dry run
+    python benchmarks/gpu_steps.py                 # on the GPU
+    python benchmarks/gpu_steps.py --device cpu --archs transformer --steps 3   # a dry run
 
-Writes benchmarks/results/gpu_profile{,_cpu}.{json,md} (``--name``: another name).
+Writes benchmarks/results/gpu_steps{,_cpu}.{json,md} (``--name``: another name).
 """
 
 from __future__ import annotations
@@ -188,7 +188,7 @@ def main() -> None:
     parser.add_argument("--archs", nargs="+", default=list(models.REGISTRY))
     parser.add_argument("--steps", type=int, default=50, help="timed steps per measurement")
     parser.add_argument("--no-mamba", action="store_true", help="leave out ours vs mambapy")
-    parser.add_argument("--name", help="results file name (default gpu_profile, on the CPU _cpu)")
+    parser.add_argument("--name", help="results file name (default gpu_steps, on the CPU _cpu)")
     args = parser.parse_args()
     device = torch.device(args.device)
     report = {
@@ -200,7 +200,7 @@ def main() -> None:
         "single": [],
         "mamba": [],
     }
-    name = args.name or ("gpu_profile" if device.type == "cuda" else "gpu_profile_cpu")
+    name = args.name or ("gpu_steps" if device.type == "cuda" else "gpu_steps_cpu")
     for arch in args.archs:
         for key, fn in (("ensemble", ensemble_row), ("single", single_row)):
             try:

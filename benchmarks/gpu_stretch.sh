@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# One stretch of a long sweep on a machine with one CUDA GPU (the `gpu` profile by default): resume
+# from the runs shipped so far, sweep with a time limit, and put the store (runs only), the sweep's
+# log and the GPU's utilisation into one folder. Back on the developer's machine,
+# `python benchmarks/gpu_stretch.py OUT_DIR --device-seconds S` ships the runs and records the
+# stretch (benchmarks/results/gpu_profile.json and gpu_stretches.md).
+#
+#   bash benchmarks/gpu_stretch.sh OUT_DIR                      # on the GPU machine, in the repo root
+#   GPU_STRETCH_TOY=1 bash benchmarks/gpu_stretch.sh /tmp/gs    # a dry run on the CPU (smoke profile)
+#
+# PROFILE (default gpu); RESUME (the store whose runs are skipped, default shipped/$PROFILE.db when
+# it exists); WORKERS (processes sharing the GPU, default 8); START_SECONDS (no unit starts after
+# this, default 270); HARD_SECONDS (the sweep is stopped then, losing the units still training,
+# default 470). The store is copied into OUT_DIR every 30 s, so a stretch cut short still brings
+# back every run it stored.
+set -uo pipefail
+out=${1:?usage: bash benchmarks/gpu_stretch.sh OUT_DIR}
+mkdir -p "$out"
+py=${PYTHON:-python3}
+toy=${GPU_STRETCH_TOY:-}
+export PYTHONUNBUFFERED=1
+work=$(mktemp -d)
+
+if [ -z "$toy" ]; then
+  profile=${PROFILE:-gpu}
+  workers=${WORKERS:-8}
+  start_s=${START_SECONDS:-270}
+  hard_s=${HARD_SECONDS:-470}
+  "$py" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+    --target /tmp/site .whl/*.whl >"$out/install.log" 2>&1 || echo "wheel install failed" >&2
+  export PYTHONPATH="/tmp/site:$PWD"
+else
+  profile=${PROFILE:-smoke}
+  workers=${WORKERS:-2}
+  start_s=${START_SECONDS:-15}
+  hard_s=${HARD_SECONDS:-90}
+  export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+fi
+resume=${RESUME:-shipped/$profile.db}
+store="$work/$profile.db"
+[ -f "$resume" ] && cp "$resume" "$store"
+
+{
+  date -u +"start %FT%TZ"
+  echo "profile $profile, workers $workers, no start after $start_s s, stop at $hard_s s"
+  echo "resumed from: $([ -f "$resume" ] && echo "$resume" || echo "nothing")"
+  nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>/dev/null
+  "$py" -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda, \
+torch.cuda.get_device_name() if torch.cuda.is_available() else 'no GPU')"
+  nproc
+} >"$out/machine.txt" 2>&1
+
+copy_store() {  # a consistent copy of the store (SQLite's backup), replacing the last one
+  [ -f "$store" ] || return 0
+  "$py" - "$store" "$out/$profile.db" <<'EOF' 2>>"$out/copy.log"
+import sqlite3, sys, os
+src, dst = sys.argv[1], sys.argv[2]
+part = dst + ".part"
+a, b = sqlite3.connect(src, timeout=30), sqlite3.connect(part)
+a.backup(b)
+b.close(); a.close()
+os.replace(part, dst)
+EOF
+}
+
+if [ -z "$toy" ]; then
+  nvidia-smi --query-gpu=timestamp,utilization.gpu,memory.used --format=csv -l 5 \
+    >"$out/gpu_util.csv" 2>/dev/null &
+  smi=$!
+fi
+(while sleep 30; do copy_store; done) &
+copier=$!
+
+began=$(date +%s.%N)
+timeout -s INT -k 20 "$hard_s" "$py" -m ccx sweep --profile "$profile" --store "$store" \
+  --checkpoint-dir "$work/checkpoints" --workers "$workers" --time-limit "$start_s" --json \
+  >"$out/sweep.json" 2>"$out/sweep.log"
+rc=$?
+ended=$(date +%s.%N)
+kill "$copier" 2>/dev/null
+[ -n "${smi:-}" ] && kill "$smi" 2>/dev/null
+wait 2>/dev/null
+copy_store
+"$py" -c "import json; print(json.dumps({'exit': $rc, 'sweep_seconds': round($ended - $began, 1), \
+'profile': '$profile', 'workers': $workers, 'start_seconds': $start_s, 'hard_seconds': $hard_s}))" \
+  >"$out/stretch.json"
+cat "$out/stretch.json"
+tail -n 3 "$out/sweep.log"
+rm -rf "$work"
