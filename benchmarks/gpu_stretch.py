@@ -6,8 +6,8 @@ OUT_DIR is the folder the stretch wrote (its store, ``stretch.json``, ``sweep.js
 ``gpu_util.csv``); S is the device time the stretch's lease held (the machine's start included).
 It ships the store's runs to ``shipped/<profile>.db`` (no checkpoints), appends the stretch to
 ``benchmarks/results/gpu_stretches.json`` and rewrites ``gpu_stretches.md`` (per stretch: runs
-stored, time; per ensemble trained: where its time went) and ``<profile>``'s summary,
-``benchmarks/results/gpu_profile.json`` for the ``gpu`` profile (``gpu_<profile>.json`` for another).
+stored, time; per ensemble trained: where its time went) and the profile's summary,
+``benchmarks/results/gpu_profile.json`` for ``gpu`` (``gpu_<profile>.json`` for another).
 """
 
 from __future__ import annotations
