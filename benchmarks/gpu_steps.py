@@ -111,7 +111,7 @@ def ensemble_row(arch: str, steps: int, device: torch.device) -> dict:
         batched_form(first, device), [m for m, _ in built], [c.lr for c in configs], device,
         batch[0],
     )  # fmt: skip
-    static = StaticStep(stack, batch[0].shape, device)
+    static = StaticStep(stack, batch, device)
     for _ in range(6):  # eager warm-up, graph capture, a replay
         static.run(*batch)
 

@@ -7,7 +7,8 @@ OUT_DIR is the folder the stretch wrote (its store, ``stretch.json``, ``sweep.js
 It ships the store's runs to ``shipped/<profile>.db`` (no checkpoints), appends the stretch to
 ``benchmarks/results/gpu_stretches.json`` and rewrites ``gpu_stretches.md`` (per stretch: runs
 stored, time; per ensemble trained: where its time went) and the profile's summary,
-``benchmarks/results/gpu_profile.json`` for ``gpu`` (``gpu_<profile>.json`` for another).
+``benchmarks/results/gpu_profile.json`` for ``gpu`` (``gpu_<profile>.json`` for another); the
+forms the stretch measured first, if any, go to ``gpu_forms.{json,md}``.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from simulations.shipping import ship  # noqa: E402
 from simulations.store import Store  # noqa: E402
@@ -137,7 +139,7 @@ def main() -> None:
             before = store.done_hashes()
     with Store(args.out / f"{profile}.db", readonly=True) as store:
         runs = store.runs()
-    machine = (args.out / "machine.txt").read_text().splitlines()
+    machine = (args.out / "log.txt").read_text().splitlines()
     device = next((ln.split(",")[0] for ln in machine if ln.startswith("NVIDIA")), "unknown")
     ship(args.out / f"{profile}.db", ROOT / shipped)
     wanted = set(load_spec(profile).hashes())
@@ -168,6 +170,11 @@ def main() -> None:
     (RESULTS / "gpu_stretches.md").write_text(
         "\n".join(markdown(log[p], {**summary_of(log[p], p)}) for p in log)
     )
+    forms = args.out / "forms.json"
+    if forms.is_file():  # the forms measured first in the stretch, kept beside the others
+        from gpu_forms import write
+
+        write(json.loads(forms.read_text()), "gpu_forms")
     print(json.dumps(summary))
 
 

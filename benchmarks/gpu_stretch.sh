@@ -11,8 +11,11 @@
 # PROFILE (default gpu); RESUME (the store whose runs are skipped, default shipped/$PROFILE.db when
 # it exists); WORKERS (processes sharing the GPU, default 8); START_SECONDS (no unit starts after
 # this, default 270); HARD_SECONDS (the sweep is stopped then, losing the units still training,
-# default 470). The store is copied into OUT_DIR every 30 s, so a stretch cut short still brings
-# back every run it stored.
+# default 470); FORMS (cells task:arch:width:layers:N for benchmarks/gpu_forms.py, run first
+# for at most FORMS_SECONDS, default 90; "all" for every cell; unset: not run). The store is
+# copied into OUT_DIR every 30 s, so a stretch cut short still brings back every run it stored.
+# OUT_DIR gets at most 7 files: the store, log.txt (machine, install), sweep.log, sweep.json,
+# stretch.json, gpu_util.csv and forms.json.
 set -uo pipefail
 out=${1:?usage: bash benchmarks/gpu_stretch.sh OUT_DIR}
 mkdir -p "$out"
@@ -27,7 +30,7 @@ if [ -z "$toy" ]; then
   start_s=${START_SECONDS:-270}
   hard_s=${HARD_SECONDS:-470}
   "$py" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-    --target /tmp/site .whl/*.whl >"$out/install.log" 2>&1 || echo "wheel install failed" >&2
+    --target /tmp/site .whl/*.whl >>"$out/log.txt" 2>&1 || echo "wheel install failed" >>"$out/log.txt"
   export PYTHONPATH="/tmp/site:$PWD"
 else
   profile=${PROFILE:-smoke}
@@ -48,11 +51,11 @@ store="$work/$profile.db"
   "$py" -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda, \
 torch.cuda.get_device_name() if torch.cuda.is_available() else 'no GPU')"
   nproc
-} >"$out/machine.txt" 2>&1
+} >>"$out/log.txt" 2>&1
 
 copy_store() {  # a consistent copy of the store (SQLite's backup), replacing the last one
   [ -f "$store" ] || return 0
-  "$py" - "$store" "$out/$profile.db" <<'EOF' 2>>"$out/copy.log"
+  "$py" - "$store" "$out/$profile.db" <<'EOF' 2>>"$out/log.txt"
 import sqlite3, sys, os
 src, dst = sys.argv[1], sys.argv[2]
 part = dst + ".part"
@@ -62,6 +65,18 @@ b.close(); a.close()
 os.replace(part, dst)
 EOF
 }
+
+if [ -n "${FORMS:-}" ]; then
+  cells=()
+  [ "$FORMS" != all ] && read -r -a cells <<<"$FORMS"
+  forms_args=(--steps 10)
+  [ -n "$toy" ] && forms_args=(--device cpu --batched --steps 2)
+  echo "forms: ${FORMS}" >>"$out/log.txt"
+  timeout -k 10 "${FORMS_SECONDS:-90}" "$py" benchmarks/gpu_forms.py "${forms_args[@]}" \
+    --budget $((${FORMS_SECONDS:-90} - 30)) ${cells[@]:+--cells "${cells[@]}"} >>"$out/log.txt" 2>&1
+  echo "forms: exit $?" >>"$out/log.txt"
+  cp benchmarks/results/gpu_forms*.json "$out/forms.json" 2>/dev/null
+fi
 
 if [ -z "$toy" ]; then
   nvidia-smi --query-gpu=timestamp,utilization.gpu,memory.used --format=csv -l 5 \

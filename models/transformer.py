@@ -44,6 +44,11 @@ from ccomplexity.errors import InputError
 from models.base import ModelConfig, SequenceModel, gelu
 from models.moe import MixtureOfExperts, check_moe
 
+FUSED_ATTENTION = {"cuda"}
+"""Devices on which float attention runs as one fused kernel (:meth:`Transformer.attend`). Not
+the CPU, where runs stay bit for bit as they were trained (and ``torch.vmap`` has no batching
+rule for the CPU kernel)."""
+
 
 @dataclasses.dataclass(frozen=True)
 class TransformerConfig(ModelConfig):
@@ -170,13 +175,27 @@ class Transformer(SequenceModel):
         return self.q(numerators / z) @ v
 
     def attend(self, x: torch.Tensor, layer: int) -> torch.Tensor:
-        """Causal attention of every position: value sums (B, H, N, dh) of x (B, N, d)."""
+        """Causal attention of every position: value sums (B, H, N, dh) of x (B, N, d).
+
+        In float mode on a device of :data:`FUSED_ATTENTION` the same causal softmax runs as one
+        fused kernel (``F.scaled_dot_product_attention``: on a GPU in float32, the
+        memory-efficient one), which never writes the (B, H, N, N) weights to memory; equal to the
+        explicit form below up to float rounding. Finite-precision mode, and the CPU, keep the
+        explicit form."""
         q, k, v = self.qkv(x, layer)
+        if self.quant is None and x.device.type in FUSED_ATTENTION and self._plain_softmax():
+            return F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=self.scale)
         N = x.shape[1]
         future = torch.ones(N, N, dtype=torch.bool, device=x.device).triu(1)
         logits = self.attention_logits(q, k).masked_fill(future, -math.inf)
         e = self.softmax_numerators(logits, logits.amax(-1, keepdim=True)).masked_fill(future, 0)
         return self.value_sums(e, self.q(e.sum(-1, keepdim=True)), v)
+
+    def _plain_softmax(self) -> bool:
+        """Whether this model's attention is the class's own (a subclass may change a piece)."""
+        own = (Transformer.attention_logits, Transformer.softmax_numerators, Transformer.value_sums)
+        mine = (type(self).attention_logits, type(self).softmax_numerators, type(self).value_sums)
+        return own == mine
 
     def after_attention(self, x: torch.Tensor, u: torch.Tensor, layer: int) -> torch.Tensor:
         """Rest of a layer: x (B, n, d) residual stream, u (B, H, n, dh) value sums -> (B, n, d)."""

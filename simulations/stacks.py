@@ -272,6 +272,52 @@ class RecurrenceStack(Stack):
         return torch.stack(outputs, dim=2)
 
 
+class BlockRecurrenceStack(RecurrenceStack):
+    """LSTM and GRU on a GPU: the M members as ONE torch RNN (cuDNN's fused kernels) of width
+    M * W whose weights are block-diagonal, member i's block in rows and columns i; the members'
+    inputs are concatenated along the features. Off-block weights are exact zeros built from
+    the stacked parameters on every forward, so no member sees another's state and each gets
+    its own gradient; the price is M times the multiply-adds of the members alone, which pays
+    where launches, not arithmetic, bound a step (:data:`BLOCK_WIDTH`)."""
+
+    strategy = "block-diagonal"
+
+    def forward(self, tokens: Tensor) -> Tensor:
+        p = self.params
+        x = batched_embedding(tokens, p["embedding.weight"])  # (M, B, T, W)
+        M, B, T, W = x.shape
+        flat = []
+        for k in range(self.layers):
+            for name in ("weight_ih", "weight_hh"):
+                flat.append(block_diagonal(p[f"rnn.{name}_l{k}"], W))
+            for name in ("bias_ih", "bias_hh"):
+                b = p[f"rnn.{name}_l{k}"]  # (M, G * W) -> gate-major (G * M * W)
+                flat.append(b.view(M, -1, W).transpose(0, 1).reshape(-1))
+        joined = x.permute(1, 2, 0, 3).reshape(B, T, M * W)
+        h0 = x.new_zeros(self.layers, B, M * W)
+        train = self.template.training
+        with warnings.catch_warnings():  # separate weight tensors: cuDNN copies them per call
+            warnings.filterwarnings("ignore", message="RNN module weights are not part")
+            if self.lstm:
+                out = torch._VF.lstm(joined, (h0, h0), flat, True, self.layers, 0.0, train,
+                                     False, True)[0]  # fmt: skip
+            else:
+                out = torch._VF.gru(joined, h0, flat, True, self.layers, 0.0, train, False, True)[0]
+        h = out.view(B, T, M, W).permute(2, 0, 1, 3)  # (M, B, T, W)
+        return batched_linear(h, p["head.weight"], p["head.bias"])
+
+
+def block_diagonal(weight: Tensor, width: int) -> Tensor:
+    """Members' gate matrices (M, G * width, In) -> one (G * M * width, M * In), gate-major as
+    torch's RNNs order their gates, with member i's rows of each gate over its own input columns
+    and exact zeros elsewhere (a product with the identity: x * 1 and x * 0 round to nothing)."""
+    M, rows, width_in = weight.shape
+    gates = rows // width
+    eye = torch.eye(M, dtype=weight.dtype, device=weight.device)
+    blocks = torch.einsum("mgij,mn->gminj", weight.view(M, gates, width, width_in), eye)
+    return blocks.reshape(gates * M * width, M * width_in)
+
+
 class MambaStack(Stack):
     """Our Mamba (``models.mamba``) with batched matmuls and one grouped selective scan.
 
@@ -404,6 +450,17 @@ BATCHED: dict[str, type[Stack]] = {
 }
 """Architecture -> batched form; every other architecture runs as :class:`LoopStack`."""
 
+BLOCK_WIDTH = 1024
+"""On a GPU, an LSTM or GRU ensemble of M members of width W runs as one block-diagonal cuDNN RNN
+(:class:`BlockRecurrenceStack`) when M * W is at most this, else with batched matmuls one
+position at a time (:class:`RecurrenceStack`). The block form does M times the arithmetic in a
+few fused kernels; the other launches about ten small kernels per position and layer, each way.
+1024 (14 members of width 64 -> 896) is an estimate still to be measured against the other form
+(``benchmarks/gpu_steps.py --forms``)."""
+BLOCK_DEVICES = {"cuda"}
+"""Devices on which :data:`BLOCK_WIDTH` applies (cuDNN's RNNs); on the CPU torch's own LSTM per
+member is faster (:data:`CPU_LOOP`)."""
+
 CPU_LOOP = ("lstm", "mamba")
 CPU_BATCHED_WORK = 1e7
 """On the CPU, batching pays only where per-step overheads dominate: measured on 2 cores
@@ -422,6 +479,9 @@ def make_stack(
     """These members in ``form``, checked on ``tokens`` (M, B, T) against each member's own
     forward; :class:`LoopStack` if the batched form raises or disagrees."""
     arch = members[0].name
+    wide = len(members) * members[0].config.width
+    if form is RecurrenceStack and device.type in BLOCK_DEVICES and wide <= BLOCK_WIDTH:
+        form = BlockRecurrenceStack
     if form is not LoopStack:
         try:
             stack = form(members, lrs, device, recipe)

@@ -414,6 +414,21 @@ def _checked(result: dict, config: Any, expected_hash: str) -> dict:
     return result
 
 
+def unit_work(unit: list[tuple[str, Any]]) -> float:
+    """Multiply-adds a unit of work trains if no run stops early (:func:`simulations.stacks.work`
+    per step, times steps and members): the order in which a sweep with a time limit starts
+    its units, cheapest first."""
+    from simulations.stacks import work
+
+    config = unit[0][1]
+    return work(config) * config.steps * len(unit)
+
+
+OUT_OF_MEMORY = ("OutOfMemoryError", "torch.OutOfMemoryError")
+"""How a run that ran out of GPU memory fails (torch's error); with several worker processes
+sharing a GPU, its unit is trained again at the end of the sweep with the device to itself."""
+
+
 def run_sweep(
     spec: str | Path | SweepSpec,
     store_path: str | Path = DEFAULT_STORE,
@@ -445,8 +460,10 @@ def run_sweep(
     retries it.  ``extend_undecided``: then up to that many rounds of the runs still improving
     when their steps ran out, with steps doubled (:mod:`simulations.extend`; in a capacity
     search, after each round). ``time_limit``: seconds after which no unit starts (those training
-    finish; the rest, counted in ``not_started``, wait for a later sweep on the store); a grid
-    sweep only. Returns a JSON-ready summary.
+    finish; the rest, counted in ``not_started``, wait for a later sweep on the store), units
+    starting cheapest first (:func:`unit_work`); a grid sweep only. Units that ran out of GPU
+    memory beside others (:data:`OUT_OF_MEMORY`) are trained again one at a time in this process
+    at the end (``retried_alone``: their runs). Returns a JSON-ready summary.
     """
     if backend not in BACKENDS:
         raise InputError(f"unknown backend {backend!r}; known: {', '.join(BACKENDS)}")
@@ -535,6 +552,8 @@ def run_sweep(
 
         processes = min(workers or default_workers(), max(1, len(pending)))
         units = plan_units(pending, ensemble, processes if backend == "local" else 1)
+        if deadline is not None:  # a stretch: as many units done as it has time for
+            units.sort(key=unit_work)
         job = workers_mod.Job(train_fn, ensemble_fn, folder)
         shared = not_started = 0
         if pending:
@@ -542,6 +561,18 @@ def run_sweep(
                 shared, not_started = workers_mod.run_leased(
                     store, owner, units, runner, deliver, deadline
                 )
+        retried = [f["config_hash"] for f in failed if f["error"].startswith(OUT_OF_MEMORY)]
+        if retried and processes > 1 and backend == "local":  # again, alone on the device
+            failed[:] = [f for f in failed if f["config_hash"] not in retried]
+            finished.difference_update(retried)
+            again = plan_units([(k, planned[k]) for k in retried], ensemble, 1)
+            with workers_mod.runner(backend, 1, job, member, ray) as runner:
+                more_shared, more_left = workers_mod.run_leased(
+                    store, owner, again, runner, deliver, deadline
+                )
+            shared, not_started = shared + more_shared, not_started + more_left
+        else:
+            retried = []
         total_stored = len(store)
 
     extended = []
@@ -566,6 +597,7 @@ def run_sweep(
         "ran": stored,
         "shared": shared,
         **({"not_started": not_started} if time_limit is not None else {}),
+        **({"retried_alone": len(retried)} if retried else {}),
         "failed": failed + [f for r in extended for f in r.pop("failures")],
         **({"extended": extended} if extend_undecided else {}),
         "stored_total": total_stored,

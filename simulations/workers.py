@@ -97,10 +97,15 @@ def default_workers() -> int:
 
 def train_unit(job: Job, configs: list[Any], on_result: Member | None = None) -> list[dict]:
     """One unit of work: a single run (``job.train_fn``) or an ensemble (``job.ensemble_fn``),
-    whose members go to ``on_result`` as they stop."""
-    if len(configs) == 1:
-        return [job.train_fn(configs[0], checkpoint_dir=job.checkpoint_dir, progress=False)]
-    return job.ensemble_fn(configs, checkpoint_dir=job.checkpoint_dir, on_result=on_result)
+    whose members go to ``on_result`` as they stop. After it, the memory torch's CUDA allocator
+    keeps cached goes back to the GPU, for the other processes sharing it."""
+    try:
+        if len(configs) == 1:
+            return [job.train_fn(configs[0], checkpoint_dir=job.checkpoint_dir, progress=False)]
+        return job.ensemble_fn(configs, checkpoint_dir=job.checkpoint_dir, on_result=on_result)
+    finally:
+        if "torch" in sys.modules and sys.modules["torch"].cuda.is_initialized():
+            sys.modules["torch"].cuda.empty_cache()
 
 
 def runner(backend: str, processes: int, job: Job, member: Member, ray: Any = None) -> _Runner:

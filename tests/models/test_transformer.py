@@ -137,3 +137,47 @@ def test_user_errors():
 def test_learns_to_copy_the_current_token():
     model = make(width=16)
     assert_learns_to_copy(model, tokens(16, 8), lr=1e-2)
+
+
+@pytest.mark.filterwarnings("ignore:There is a performance drop")  # vmap on the CPU kernel
+def test_fused_attention_equals_the_explicit_softmax(monkeypatch):
+    """The fused kernel a GPU runs in float mode (forced here on the CPU) against the explicit
+    App. D softmax: same logits and gradients up to float rounding, alone and under torch.vmap
+    (the ensembles' batched form); finite-precision mode never takes it."""
+    import models.transformer as transformer
+
+    model = make(layers=2, heads=4, width=16)
+    t = tokens(3, 12)
+    explicit = model(t)
+    explicit.square().sum().backward()
+    grads = {n: p.grad.clone() for n, p in model.named_parameters()}
+    model.zero_grad()
+    monkeypatch.setattr(transformer, "FUSED_ATTENTION", {"cpu"})
+    fused = model(t)
+    fused.square().sum().backward()
+    assert torch.allclose(fused, explicit, atol=1e-5)
+    assert all(torch.allclose(p.grad, grads[n], atol=1e-4) for n, p in model.named_parameters())
+    params = {n: p.detach() for n, p in model.named_parameters()}
+    stacked = {n: torch.stack([p, p]) for n, p in params.items()}
+    batched = torch.vmap(lambda ps, x: torch.func.functional_call(model, ps, (x,)))(
+        stacked, torch.stack([t, t])
+    )
+    assert torch.allclose(batched[1], explicit, atol=1e-5)
+    model.set_precision(FORMATS[0])
+    with monkeypatch.context() as m:
+        m.setattr(transformer.F, "scaled_dot_product_attention", None)  # would raise if called
+        model(t)
+
+
+def test_fused_attention_keeps_a_subclass_own_softmax(monkeypatch):
+    import models.transformer as transformer
+
+    class Sharper(Transformer):
+        def attention_logits(self, q, k):
+            return 3 * super().attention_logits(q, k)
+
+    model = build(Sharper, TransformerConfig, 0, vocab_size=5, max_length=16, heads=2, width=8)
+    t = tokens(2, 9)
+    explicit = model(t)
+    monkeypatch.setattr(transformer, "FUSED_ATTENTION", {"cpu"})
+    assert torch.equal(model(t), explicit)

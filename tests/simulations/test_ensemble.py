@@ -177,6 +177,33 @@ def batched_on_cpu(monkeypatch):
     monkeypatch.setattr(stacks, "CPU_BATCHED_WORK", float("inf"))
 
 
+@pytest.mark.parametrize("arch", ["lstm", "gru"])
+def test_the_block_diagonal_rnn_trains_each_member_as_if_alone(arch, monkeypatch, batched_on_cpu):
+    """The GPU's block-diagonal LSTM and GRU (forced here on the CPU): same curves as each member
+    trained alone, weights equal to float tolerance, and no member's gradient reaches another's
+    block."""
+    monkeypatch.setattr(stacks, "BLOCK_DEVICES", {"cpu"})
+    configs = members(arch=arch, layers=2)
+    together = train_ensemble(configs, device="cpu")
+    assert {r["ensemble"]["strategy"] for r in together} == {"block-diagonal"}
+    for config, result in zip(configs, together, strict=True):
+        alone = train(config, progress=False, device="cpu")
+        assert (result["curve"], result["steps"]) == (alone["curve"], alone["steps"])
+    weight = torch.randn(3, 4 * 5, 5, requires_grad=True)
+    joined = stacks.block_diagonal(weight, 5)
+    assert joined.shape == (4 * 3 * 5, 3 * 5)
+    for g in range(4):  # gate g of member m: rows g*15 + 5m.., its own 5 columns
+        for m in range(3):
+            rows = slice(g * 15 + 5 * m, g * 15 + 5 * m + 5)
+            assert torch.equal(joined[rows, 5 * m : 5 * m + 5], weight[m, 5 * g : 5 * g + 5])
+            others = torch.ones(15, dtype=torch.bool)
+            others[5 * m : 5 * m + 5] = False
+            assert joined[rows][:, others].eq(0).all()
+    joined[:15, :5].sum().backward()  # member 0's gate 0 block only
+    assert weight.grad[0, :5].eq(1).all() and weight.grad[0, 5:].eq(0).all()
+    assert weight.grad[1:].eq(0).all()
+
+
 def test_the_cpu_batches_only_tiny_models():
     cpu, cuda = torch.device("cpu"), torch.device("cuda")
     tiny, large = BASE, dataclasses.replace(BASE, width=64, length=64, batch=32)

@@ -66,6 +66,22 @@ def second_train(
     return fake_train(config, checkpoint_dir, progress, delay=1.05)
 
 
+def crowded_train(
+    config: TrainConfig, checkpoint_dir: str | None = None, progress: bool = True
+) -> dict:
+    """Runs out of device memory in a pool worker (the device shared), trains in the sweep's
+    own process (the device to itself); lstm runs fail for another reason everywhere."""
+    import multiprocessing
+
+    import torch
+
+    if config.arch == "lstm" and config.length == 12:
+        raise RuntimeError("diverged")
+    if multiprocessing.parent_process() is not None:
+        raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 8.39 GiB.")
+    return fake_train(config, checkpoint_dir, progress)
+
+
 def failing_train(
     config: TrainConfig, checkpoint_dir: str | None = None, progress: bool = True
 ) -> dict:
@@ -312,11 +328,25 @@ def test_a_time_limit_starts_no_run_after_it_and_the_next_sweep_goes_on(tmp_path
     first = run_sweep(spec, db, workers=1, train_fn=second_train, progress=False, time_limit=1)
     # the first run starts at once and ends after the limit: the other seven wait
     assert (first["ran"], first["not_started"], first["stored_total"]) == (1, 7, 1)
+    with Store(db) as store:  # the cheapest started first: a width-16 LSTM at N = 8
+        assert [(r["arch"], r["length"]) for r in store.runs()] == [("lstm", 8)]
     rest = run_sweep(spec, db, workers=1, train_fn=fake_train, progress=False)
     assert (rest["skipped"], rest["ran"], rest["stored_total"]) == (1, 7, 8)
     assert "not_started" not in rest
     with pytest.raises(InputError, match="--time-limit and --extend-undecided"):
         run_sweep(spec, db, workers=1, train_fn=fake_train, time_limit=5, extend_undecided=1)
+
+
+def test_runs_out_of_device_memory_beside_others_are_trained_again_alone(tmp_path):
+    spec, db = write_spec(tmp_path), tmp_path / "ccx.db"
+    summary = run_sweep(spec, db, workers=2, train_fn=crowded_train, progress=False)
+    assert summary["retried_alone"] == 6 and summary["ran"] == 6
+    assert [f["config"]["arch"] for f in summary["failed"]] == ["lstm", "lstm"]
+    assert all(f["error"] == "RuntimeError: diverged" for f in summary["failed"])
+    # one worker: nothing shares the device, so an out-of-memory failure stays a failure
+    alone = run_sweep(spec, tmp_path / "one.db", workers=1, train_fn=failing_train,
+                      progress=False)  # fmt: skip
+    assert "retried_alone" not in alone
 
 
 def test_checkpoints_go_beside_the_store_unless_told_otherwise(tmp_path):
