@@ -59,10 +59,9 @@ MEMBER_FIELDS = ("lr", "seed", "target")
 
 def trains_alone(config: TrainConfig) -> bool:
     """Whether a run's loss has a term beyond the cross-entropy (the block-cosine regulariser,
-    a mixture-of-experts balance loss), which an ensemble's step does not compute, or its task
-    is memorisation, whose fixed training set the ensemble's evaluation does not score as
-    :func:`simulations.training.train` does: such a run trains alone."""
-    return config.reg_lambda is not None or config.balance > 0 or config.task == "memorize"
+    a mixture-of-experts balance loss), which an ensemble's step does not compute: such a run
+    trains alone."""
+    return config.reg_lambda is not None or config.balance > 0
 
 
 OnResult = Callable[[dict], None]
@@ -124,18 +123,27 @@ def evaluate_members(
     device: torch.device,
 ) -> list[float]:  # fmt: skip
     """Each member's sequence-level accuracy on ``config.eval_samples`` fresh examples of exactly
-    length N from its own generator, in the chunks :func:`simulations.training.evaluate` uses."""
+    length N from its own generator, or on the whole training set of a task that has a fixed one
+    (the generators untouched then), in the chunks :func:`simulations.training.evaluate` uses."""
     stack.set_training(False)
+    fixed = task.training_set(config.length)
+    total = config.eval_samples if fixed is None else len(fixed[0])
     correct = torch.zeros(len(generators), dtype=torch.long)
     done = 0
-    while done < config.eval_samples:
-        size = min(EVAL_BATCH, config.eval_samples - done)
-        tokens, targets, mask = _batches(task, config, size, generators, device, train=False)
+    while done < total:
+        size = min(EVAL_BATCH, total - done)
+        if fixed is None:
+            tokens, targets, mask = _batches(task, config, size, generators, device, train=False)
+        else:  # every member scores the same examples
+            tokens, targets, mask = (
+                t[done : done + size].to(device).expand(len(generators), *t[:size].shape)
+                for t in fixed
+            )
         right = (stack.forward(tokens).argmax(-1) == targets) | ~mask  # (M, size, T)
         correct += right.all(dim=2).sum(dim=1).cpu()
         done += size
     stack.set_training(True)
-    return [int(c) / config.eval_samples for c in correct]
+    return [int(c) / total for c in correct]
 
 
 GRAPH_WARMUP = 3

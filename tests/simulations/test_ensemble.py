@@ -321,17 +321,17 @@ def test_on_the_gpu_the_ensemble_learns_as_on_the_cpu(arch):
             assert step_g == step_c and abs(acc_g - acc_c) <= 0.1
 
 
-def test_memorisation_trains_alone_and_its_step_buffers_take_any_shape():
+def test_memorisation_ensembles_score_the_training_set_as_single_runs_do():
     """Memorisation feeds vectors, not token ids, with targets of another shape: the ensemble's
     step buffers take each tensor's own shape and dtype (the crash every memorisation ensemble
-    hit), and a sweep trains memorisation runs alone, each exactly its single run."""
-    from simulations.ensemble import trains_alone
-
+    hit), and its evaluation scores the whole fixed training set, as a single run does (it once
+    scored eval_samples random picks of it: 0.525 where the run had 17/32), so each member's
+    curve is its single run's."""
     base = TrainConfig(task="memorize", arch="concat-transformer", width=16, layers=1,
                        length=32, steps=12, lr=3e-3, batch=32, heads=1, target=1.0,
-                       eval_every=4, mlp_width=4, optimizer="adamw", weight_decay=0.1)  # fmt: skip
-    configs = [dataclasses.replace(base, seed=s) for s in (0, 1)]
-    assert trains_alone(configs[0]) and not trains_alone(members()[0])
+                       eval_every=4, eval_samples=40, mlp_width=4, optimizer="adamw",
+                       weight_decay=0.1)  # fmt: skip
+    configs = [dataclasses.replace(base, seed=s, lr=lr) for s, lr in ((0, 3e-3), (1, 1e-2))]
     models_ = [build_model(c)[0] for c in configs]
     stack = VmapStack(models_, [c.lr for c in configs], torch.device("cpu"))
     task = build_model(configs[0])[1]
@@ -342,3 +342,10 @@ def test_memorisation_trains_alone_and_its_step_buffers_take_any_shape():
     static = StaticStep(stack, batch, torch.device("cpu"))
     static.run(*batch)  # the crash: buffers shaped like the tokens for every tensor
     assert stack.optimiser.steps == 1
+    together = train_ensemble(configs, device="cpu")
+    assert {r["ensemble"]["members"] for r in together} == {2}
+    for config, result in zip(configs, together, strict=True):
+        alone = train(config, progress=False, device="cpu")
+        assert all(acc * 32 == round(acc * 32) for _, acc in result["curve"])  # n = 32 scored
+        for key in ("curve", "steps", "best_accuracy", "evaluated", "verdict"):
+            assert result[key] == alone[key], key
