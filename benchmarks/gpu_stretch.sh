@@ -15,7 +15,8 @@
 # for at most FORMS_SECONDS, default 90; "all" for every cell; unset: not run). The store is
 # copied into OUT_DIR every 30 s, so a stretch cut short still brings back every run it stored.
 # OUT_DIR gets at most 7 files: the store, log.txt (machine, install), sweep.log, sweep.json,
-# stretch.json, gpu_util.csv and forms.json.
+# stretch.json, gpu_util.csv and forms.json. ENSEMBLE caps the members of one ensemble (smaller
+# ensembles finish sooner: for the longest cells, whose ensemble of 14 outlasts a stretch).
 set -uo pipefail
 out=${1:?usage: bash benchmarks/gpu_stretch.sh OUT_DIR}
 mkdir -p "$out"
@@ -88,7 +89,8 @@ copier=$!
 
 began=$(date +%s.%N)
 timeout -s INT -k 20 "$hard_s" "$py" -m ccx sweep --profile "$profile" --store "$store" \
-  --checkpoint-dir "$work/checkpoints" --workers "$workers" --time-limit "$start_s" --json \
+  --checkpoint-dir "$work/checkpoints" --workers "$workers" --time-limit "$start_s" \
+  ${ENSEMBLE:+--ensemble "$ENSEMBLE"} --json \
   >"$out/sweep.json" 2>"$out/sweep.log"
 rc=$?
 ended=$(date +%s.%N)
