@@ -119,6 +119,7 @@ def main() -> None:
         "torch": torch.__version__,
         "rows": [],
     }
+    default_forms = set(transformer.FUSED_ATTENTION), set(stacks.BLOCK_DEVICES)
     began = time.perf_counter()
     for cell, configs in found.items():
         if time.perf_counter() - began > args.budget:
@@ -134,7 +135,7 @@ def main() -> None:
             except Exception as exc:  # noqa: BLE001 - record it and go on
                 row["error"] = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
             finally:
-                transformer.FUSED_ATTENTION, stacks.BLOCK_DEVICES = {"cuda"}, {"cuda"}
+                transformer.FUSED_ATTENTION, stacks.BLOCK_DEVICES = default_forms
                 if device.type == "cuda":
                     torch.cuda.empty_cache()
             report["rows"].append(row)

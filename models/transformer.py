@@ -44,10 +44,12 @@ from ccomplexity.errors import InputError
 from models.base import ModelConfig, SequenceModel, gelu
 from models.moe import MixtureOfExperts, check_moe
 
-FUSED_ATTENTION = {"cuda"}
-"""Devices on which float attention runs as one fused kernel (:meth:`Transformer.attend`). Not
-the CPU, where runs stay bit for bit as they were trained (and ``torch.vmap`` has no batching
-rule for the CPU kernel)."""
+FUSED_ATTENTION: set[str] = set()
+"""Devices on which float attention runs as one fused kernel (:meth:`Transformer.attend`). None:
+on an H200 (torch 2.11) the fused kernel under ``torch.vmap``, as every ensemble runs it, raised
+"LSE is not correctly aligned (strideH)" (``benchmarks/results/gpu_forms.md``), so an ensemble
+would fall back to its members one after the other. Not the CPU either, where runs stay bit for
+bit as they were trained (and ``torch.vmap`` has no batching rule for the CPU kernel)."""
 
 
 @dataclasses.dataclass(frozen=True)
