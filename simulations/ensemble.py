@@ -84,7 +84,8 @@ def plan_groups(configs: Sequence[TrainConfig], cap: int) -> list[list[TrainConf
         by_key.setdefault(shape_key(config) + alone, []).append(config)
     groups = []
     for members in by_key.values():
-        size, fit = cap, max(1, limits.FORWARD_NUMBERS // members[0].activations())
+        numbers = members[0].activations(model_size=False)  # its size was checked when made
+        size, fit = cap, max(1, limits.FORWARD_NUMBERS // numbers)
         if fit < min(cap, len(members)):  # split evenly into groups that fit
             size = -(-len(members) // -(-len(members) // fit))
         groups += [members[i : i + size] for i in range(0, len(members), size)]

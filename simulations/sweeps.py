@@ -417,7 +417,7 @@ def _checked(result: dict, config: Any, expected_hash: str) -> dict:
 def unit_work(unit: list[tuple[str, Any]]) -> float:
     """Multiply-adds a unit of work trains if no run stops early (:func:`simulations.stacks.work`
     per step, times steps and members): the order in which a sweep with a time limit starts
-    its units, cheapest first."""
+    its units, cheapest first, and one with several processes and no limit, costliest first."""
     from simulations.stacks import work
 
     config = unit[0][1]
@@ -461,7 +461,9 @@ def run_sweep(
     when their steps ran out, with steps doubled (:mod:`simulations.extend`; in a capacity
     search, after each round). ``time_limit``: seconds after which no unit starts (those training
     finish; the rest, counted in ``not_started``, wait for a later sweep on the store), units
-    starting cheapest first (:func:`unit_work`); a grid sweep only. Units that ran out of GPU
+    starting cheapest first (:func:`unit_work`); a grid sweep only. Without a limit, several
+    processes start the costliest units first (the longest-first rule: the sweep's last minutes
+    are not one long unit beside idle workers). Units that ran out of GPU
     memory beside others (:data:`OUT_OF_MEMORY`) are trained again one at a time in this process
     at the end (``retried_alone``: their runs). Returns a JSON-ready summary.
     """
@@ -554,6 +556,8 @@ def run_sweep(
         units = plan_units(pending, ensemble, processes if backend == "local" else 1)
         if deadline is not None:  # a stretch: as many units done as it has time for
             units.sort(key=unit_work)
+        elif processes > 1:  # the longest first, so that no long unit starts last
+            units.sort(key=unit_work, reverse=True)
         job = workers_mod.Job(train_fn, ensemble_fn, folder)
         shared = not_started = 0
         if pending:

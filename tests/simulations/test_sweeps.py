@@ -337,6 +337,31 @@ def test_a_time_limit_starts_no_run_after_it_and_the_next_sweep_goes_on(tmp_path
         run_sweep(spec, db, workers=1, train_fn=fake_train, time_limit=5, extend_undecided=1)
 
 
+def test_several_processes_start_the_costliest_units_first_one_keeps_the_spec_order(
+    tmp_path, monkeypatch
+):
+    """The longest-first rule: with two processes and no time limit the units start in
+    decreasing :func:`unit_work`, so that no long unit starts last beside an idle worker."""
+    import contextlib
+
+    from simulations import sweeps
+
+    started: list[list] = []
+
+    def record(store, owner, units, runner, deliver, deadline):
+        started.append(units)
+        return 0, 0
+
+    monkeypatch.setattr(sweeps.workers_mod, "run_leased", record)
+    monkeypatch.setattr(sweeps.workers_mod, "runner", lambda *a: contextlib.nullcontext())
+    spec = write_spec(tmp_path)
+    run_sweep(spec, tmp_path / "two.db", workers=2, train_fn=fake_train, progress=False)
+    run_sweep(spec, tmp_path / "one.db", workers=1, train_fn=fake_train, progress=False)
+    costs = [sweeps.unit_work(u) for u in started[0]]
+    assert costs == sorted(costs, reverse=True) and costs[0] > costs[-1]
+    assert [c for u in started[1] for _, c in u] == list(load_spec(spec).configs)
+
+
 def test_runs_out_of_device_memory_beside_others_are_trained_again_alone(tmp_path):
     spec, db = write_spec(tmp_path), tmp_path / "ccx.db"
     summary = run_sweep(spec, db, workers=2, train_fn=crowded_train, progress=False)
