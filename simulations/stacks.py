@@ -19,6 +19,10 @@ Used by :mod:`simulations.ensemble`. Per architecture (:data:`BATCHED`, chosen b
 :func:`make_stack` compares the batched logits of the first batch with every member's own forward;
 an exception or a mismatch falls back to :class:`LoopStack`, so an architecture whose code changed
 under a batched form still trains correctly.
+
+The module stays whole (a little over 500 lines): every batched form answers to the one
+:class:`Stack` interface and :func:`make_stack`'s check, and reading the forms side by side is
+how one sees that each keeps a single run's arithmetic.
 """
 
 from __future__ import annotations

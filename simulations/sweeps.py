@@ -38,7 +38,7 @@ run's config as ``TrainConfig`` validates it (the same limits as the ``ccx`` opt
 size and its batch's memory), that the store is a results store (or a new file that can be
 written) and that the checkpoint folder can be written.
 
-The module stays whole (about 570 lines): a spec's parser and its runner check the same
+The module stays whole (about 620 lines): a spec's parser and its runner check the same
 things in the same order, and reading them side by side is how one sees that nothing a spec can
 say reaches the runner unchecked. Progress lines are :mod:`simulations.progress_lines`.
 
@@ -59,9 +59,9 @@ killed ensemble keeps its finished members.  Pool workers die with the sweep; th
 with the "spawn" method, so a script that calls :func:`run_sweep` with more than one worker needs
 the usual ``if __name__ == "__main__":`` guard.
 
-Spec parsing, validation and the resumable runner stay in one module (a little over 500
-lines): they are one file format and its one reader; the worker processes, ensembles and the
-capacity search live in their own modules.
+Spec parsing, validation and the resumable runner stay in one module: they are one file format
+and its one reader; the worker processes, ensembles and the capacity search live in their own
+modules.
 """
 
 from __future__ import annotations
@@ -416,12 +416,13 @@ def _checked(result: dict, config: Any, expected_hash: str) -> dict:
 
 def unit_work(unit: list[tuple[str, Any]]) -> float:
     """Multiply-adds a unit of work trains if no run stops early (:func:`simulations.stacks.work`
-    per step, times steps and members): the order in which a sweep with a time limit starts
-    its units, cheapest first, and one with several processes and no limit, costliest first."""
+    per step, once per loop of a looped block, times steps and members): the order in which a
+    sweep with a time limit starts its units, cheapest first, and one with several processes and
+    no limit, costliest first."""
     from simulations.stacks import work
 
     config = unit[0][1]
-    return work(config) * config.steps * len(unit)
+    return work(config) * (config.loops or 1) * config.steps * len(unit)
 
 
 OUT_OF_MEMORY = ("OutOfMemoryError", "torch.OutOfMemoryError")

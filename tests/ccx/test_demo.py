@@ -135,7 +135,7 @@ def test_kg_share_runs_its_commands_and_slices_the_search(tmp_path, monkeypatch,
     spec = load_spec("kg")
     chosen = [c for c in spec.configs if demo.kg_slice(c)]
     assert {c.length for c in chosen} == {1, 2, 3}  # one panel per q
-    assert {c.width for c in chosen if c.length == 1} == {8, 16}
+    assert {c.width for c in chosen if c.length == 1} == {8}
     assert {(c.arch, c.experts) for c in chosen if c.length == 1} == {
         ("transformer", 1),
         ("looped", 4),
