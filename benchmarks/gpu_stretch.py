@@ -165,10 +165,12 @@ def main() -> None:
         "shipped": str(shipped),
     }
     log_path.write_text(json.dumps(log, indent=1) + "\n")
-    name = "gpu_profile" if profile == "gpu" else f"gpu_{profile}"
-    (RESULTS / f"{name}.json").write_text(json.dumps(summary, indent=1) + "\n")
+    (RESULTS / f"{summary_name(profile)}.json").write_text(json.dumps(summary, indent=1) + "\n")
     (RESULTS / "gpu_stretches.md").write_text(
-        "\n".join(markdown(log[p], {**summary_of(log[p], p)}) for p in log)
+        "\n".join(
+            markdown(log[p], {**summary, "profile": p} if p == profile else summary_of(p))
+            for p in log
+        )
     )
     forms = args.out / "forms.json"
     if forms.is_file():  # the forms measured first in the stretch, kept beside the others
@@ -178,9 +180,17 @@ def main() -> None:
     print(json.dumps(summary))
 
 
-def summary_of(stretches: list[dict], profile: str) -> dict:
-    name = "gpu_profile" if profile == "gpu" else f"gpu_{profile}"
-    return {**json.loads((RESULTS / f"{name}.json").read_text()), "profile": profile}
+def summary_name(profile: str) -> str:
+    """The results file of a profile's summary: ``gpu_profile`` for ``gpu``."""
+    return "gpu_profile" if profile == "gpu" else f"gpu_{profile}"
+
+
+def summary_of(profile: str) -> dict:
+    """Another profile's summary, as its last stretch wrote it."""
+    return {
+        **json.loads((RESULTS / f"{summary_name(profile)}.json").read_text()),
+        "profile": profile,
+    }
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One stretch of a long sweep on a machine with one CUDA GPU (the `gpu` profile by default): resume
 # from the runs shipped so far, sweep with a time limit, and put the store (runs only), the sweep's
-# log and the GPU's utilisation into one folder. Back on the developer's machine,
+# log and the GPU's utilisation into one folder. Back where the repository is checked out,
 # `python benchmarks/gpu_stretch.py OUT_DIR --device-seconds S` ships the runs and records the
 # stretch (benchmarks/results/gpu_profile.json and gpu_stretches.md).
 #

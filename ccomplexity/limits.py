@@ -105,9 +105,9 @@ BITS = Limit("precision", 1, 1 << 16, "use fewer bits per number")
 """Bits p per number where p only enters a formula (a bound, a state size in bits)."""
 WORKERS = Limit("workers", 1, 256, "use fewer worker processes")
 ENSEMBLE = Limit("ensemble", 1, 1024, "use smaller ensembles")
+"""Most runs trained together as one batched model (``ccx sweep --ensemble``)."""
 TIME_LIMIT = Limit("time-limit", 1, 30 * 24 * 3600, "give at most 30 days, in seconds")
 """Seconds after which a sweep starts no new unit (``ccx sweep --time-limit``)."""
-"""Most runs trained together as one batched model (``ccx sweep --ensemble``)."""
 THREADS = Limit("threads", 1, 1024, "use fewer threads")
 
 # --- the exact core ---------------------------------------------------------------------------

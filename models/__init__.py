@@ -116,7 +116,7 @@ def check_size(name: str, config: ModelConfig) -> int:
     return numbers
 
 
-@functools.lru_cache(maxsize=1 << 16)
+@functools.lru_cache(maxsize=4096)
 def _numbers(name: str, config: ModelConfig) -> int:
     """Counted on torch's meta device: the model is built without memory or random draws."""
     import torch

@@ -84,7 +84,9 @@ def plan_groups(configs: Sequence[TrainConfig], cap: int) -> list[list[TrainConf
         by_key.setdefault(shape_key(config) + alone, []).append(config)
     groups = []
     for members in by_key.values():
-        numbers = members[0].activations(model_size=False)  # its size was checked when made
+        # the model's size was checked when the config was made (a capacity search's grown
+        # configs: at both ends of the growth, simulations.capacity.check_growth)
+        numbers = members[0].activations(model_size=False)
         size, fit = cap, max(1, limits.FORWARD_NUMBERS // numbers)
         if fit < min(cap, len(members)):  # split evenly into groups that fit
             size = -(-len(members) // -(-len(members) // fit))
@@ -136,10 +138,8 @@ def evaluate_members(
         if fixed is None:
             tokens, targets, mask = _batches(task, config, size, generators, device, train=False)
         else:  # every member scores the same examples
-            tokens, targets, mask = (
-                t[done : done + size].to(device).expand(len(generators), *t[:size].shape)
-                for t in fixed
-            )
+            chunks = (t[done : done + size].to(device) for t in fixed)
+            tokens, targets, mask = (c.expand(len(generators), *c.shape) for c in chunks)
         right = (stack.forward(tokens).argmax(-1) == targets) | ~mask  # (M, size, T)
         correct += right.all(dim=2).sum(dim=1).cpu()
         done += size

