@@ -82,6 +82,17 @@ def crowded_train(
     return fake_train(config, checkpoint_dir, progress)
 
 
+def out_of_memory_train(
+    config: TrainConfig, checkpoint_dir: str | None = None, progress: bool = True
+) -> dict:
+    """Runs out of device memory on every transformer run, wherever it trains."""
+    import torch
+
+    if config.arch == "transformer":
+        raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 8.39 GiB.")
+    return fake_train(config, checkpoint_dir, progress)
+
+
 def failing_train(
     config: TrainConfig, checkpoint_dir: str | None = None, progress: bool = True
 ) -> dict:
@@ -369,9 +380,11 @@ def test_runs_out_of_device_memory_beside_others_are_trained_again_alone(tmp_pat
     assert [f["config"]["arch"] for f in summary["failed"]] == ["lstm", "lstm"]
     assert all(f["error"] == "RuntimeError: diverged" for f in summary["failed"])
     # one worker: nothing shares the device, so an out-of-memory failure stays a failure
-    alone = run_sweep(spec, tmp_path / "one.db", workers=1, train_fn=failing_train,
+    alone = run_sweep(spec, tmp_path / "one.db", workers=1, train_fn=out_of_memory_train,
                       progress=False)  # fmt: skip
-    assert "retried_alone" not in alone
+    assert "retried_alone" not in alone and alone["ran"] == 4
+    assert [f["config"]["arch"] for f in alone["failed"]] == ["transformer"] * 4
+    assert all(f["error"].startswith("OutOfMemoryError") for f in alone["failed"])
 
 
 def test_checkpoints_go_beside_the_store_unless_told_otherwise(tmp_path):
