@@ -44,12 +44,46 @@ from ccomplexity.errors import InputError
 from models.base import ModelConfig, SequenceModel, gelu
 from models.moe import MixtureOfExperts, check_moe
 
-FUSED_ATTENTION: set[str] = set()
-"""Devices on which float attention runs as one fused kernel (:meth:`Transformer.attend`). None:
-on an H200 (torch 2.11) the fused kernel under ``torch.vmap``, as every ensemble runs it, raised
-"LSE is not correctly aligned (strideH)" (``benchmarks/results/gpu_forms.md``), so an ensemble
-would fall back to its members one after the other. Not the CPU either, where runs stay bit for
-bit as they were trained (and ``torch.vmap`` has no batching rule for the CPU kernel)."""
+FUSED_ATTENTION: set[str] = {"cuda"}
+"""Devices on which float attention runs as one fused kernel (:meth:`Transformer.attend`), through
+:class:`CausalAttention`, which folds an ensemble's members into the batch. Not the CPU, where
+runs stay bit for bit as they were trained."""
+
+
+class CausalAttention(torch.autograd.Function):
+    """Causal ``F.scaled_dot_product_attention`` of (B, H, N, dh) queries, keys and values whose
+    ``torch.vmap`` rule folds the mapped dimension into the batch and calls the kernel once on
+    contiguous (M * B, H, N, dh) tensors, whose own backward autograd then records. Torch's own
+    batching rule for the fused kernels failed in the backward on an H200 (torch 2.11: "LSE is
+    not correctly aligned (strideH)", ``benchmarks/results/gpu_forms.md``) and on the CPU runs
+    the members one after the other. Outside ``vmap`` the backward recomputes the forward."""
+
+    @staticmethod
+    def forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float) -> torch.Tensor:
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=scale)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output) -> None:  # type: ignore[override]
+        q, k, v, scale = inputs
+        ctx.save_for_backward(q, k, v)
+        ctx.scale = scale
+
+    @staticmethod
+    def backward(ctx, grad: torch.Tensor):  # type: ignore[override]
+        with torch.enable_grad():
+            leaves = [t.detach().requires_grad_() for t in ctx.saved_tensors]
+            out = F.scaled_dot_product_attention(*leaves, is_causal=True, scale=ctx.scale)
+            return (*torch.autograd.grad(out, leaves, grad), None)
+
+    @staticmethod
+    def vmap(info, in_dims, q, k, v, scale):  # type: ignore[override]
+        members = info.batch_size
+        flat = []
+        for t, dim in zip((q, k, v), in_dims[:3], strict=True):
+            t = t.expand(members, *t.shape) if dim is None else t.movedim(dim, 0)
+            flat.append(t.reshape(members * t.shape[1], *t.shape[2:]).contiguous())
+        out = F.scaled_dot_product_attention(*flat, is_causal=True, scale=scale)
+        return out.reshape(members, -1, *out.shape[1:]), 0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -180,13 +214,13 @@ class Transformer(SequenceModel):
         """Causal attention of every position: value sums (B, H, N, dh) of x (B, N, d).
 
         In float mode on a device of :data:`FUSED_ATTENTION` the same causal softmax runs as one
-        fused kernel (``F.scaled_dot_product_attention``: on a GPU in float32, the
-        memory-efficient one), which never writes the (B, H, N, N) weights to memory; equal to the
-        explicit form below up to float rounding. Finite-precision mode, and the CPU, keep the
+        fused kernel (:class:`CausalAttention`: on a GPU in float32, the memory-efficient one),
+        which never writes the (B, H, N, N) weights to memory; equal to the explicit form below up
+        to float rounding. Finite-precision mode, and the CPU, keep the
         explicit form."""
         q, k, v = self.qkv(x, layer)
         if self.quant is None and x.device.type in FUSED_ATTENTION and self._plain_softmax():
-            return F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=self.scale)
+            return CausalAttention.apply(q, k, v, self.scale)
         N = x.shape[1]
         future = torch.ones(N, N, dtype=torch.bool, device=x.device).triu(1)
         logits = self.attention_logits(q, k).masked_fill(future, -math.inf)

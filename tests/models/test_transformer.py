@@ -139,15 +139,17 @@ def test_learns_to_copy_the_current_token():
     assert_learns_to_copy(model, tokens(16, 8), lr=1e-2)
 
 
-@pytest.mark.filterwarnings("ignore:There is a performance drop")  # vmap on the CPU kernel
+@pytest.mark.filterwarnings("error:There is a performance drop")  # vmap's per-member fallback
 def test_fused_attention_equals_the_explicit_softmax(monkeypatch):
     """The fused kernel a GPU runs in float mode (forced here on the CPU) against the explicit
     App. D softmax: same logits and gradients up to float rounding, alone and under torch.vmap
-    (the ensembles' batched form); finite-precision mode never takes it."""
+    over different members (the ensembles' batched form, the members folded into the kernel's
+    batch: torch's per-member fallback would warn); finite-precision mode never takes it."""
     import models.transformer as transformer
 
     model = make(layers=2, heads=4, width=16)
     t = tokens(3, 12)
+    monkeypatch.setattr(transformer, "FUSED_ATTENTION", set())
     explicit = model(t)
     explicit.square().sum().backward()
     grads = {n: p.grad.clone() for n, p in model.named_parameters()}
@@ -157,12 +159,27 @@ def test_fused_attention_equals_the_explicit_softmax(monkeypatch):
     fused.square().sum().backward()
     assert torch.allclose(fused, explicit, atol=1e-5)
     assert all(torch.allclose(p.grad, grads[n], atol=1e-4) for n, p in model.named_parameters())
-    params = {n: p.detach() for n, p in model.named_parameters()}
-    stacked = {n: torch.stack([p, p]) for n, p in params.items()}
-    batched = torch.vmap(lambda ps, x: torch.func.functional_call(model, ps, (x,)))(
-        stacked, torch.stack([t, t])
-    )
-    assert torch.allclose(batched[1], explicit, atol=1e-5)
+
+    def stacked_run(members: int) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        params = {n: p.detach() for n, p in model.named_parameters()}
+        shift = torch.arange(members).reshape(-1, 1, 1) * 0.05  # each member its own weights
+        stacked = {
+            n: (torch.stack([p] * members) + shift.reshape(-1, *[1] * p.dim())).requires_grad_()
+            for n, p in params.items()
+        }
+        out = torch.vmap(lambda ps, x: torch.func.functional_call(model, ps, (x,)))(
+            stacked, torch.stack([t] * members)
+        )
+        out.square().sum().backward()
+        return out, {n: s.grad for n, s in stacked.items()}
+
+    batched, batched_grads = stacked_run(3)
+    monkeypatch.setattr(transformer, "FUSED_ATTENTION", set())
+    reference, reference_grads = stacked_run(3)
+    assert not torch.allclose(batched[0], batched[2], atol=1e-3)  # the members differ
+    assert torch.allclose(batched, reference, atol=1e-5)
+    assert all(torch.allclose(g, reference_grads[n], atol=1e-4) for n, g in batched_grads.items())
+    monkeypatch.setattr(transformer, "FUSED_ATTENTION", {"cpu"})
     model.set_precision(FORMATS[0])
     with monkeypatch.context() as m:
         m.setattr(transformer.F, "scaled_dot_product_attention", None)  # would raise if called
