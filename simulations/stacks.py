@@ -155,7 +155,9 @@ class Stack(abc.ABC):
         self, members: list[SequenceModel], lrs: Sequence[float], device: torch.device,
         recipe: Recipe = ADAM,
     ) -> None:  # fmt: skip
-        self.template = members[0]
+        # The stack's own mode: not a member's, whose result moves it to the CPU in eval mode
+        # while the others train on (cuDNN's RNN refuses a backward in eval mode).
+        self.training = True
         names = [n for n, _ in members[0].named_parameters()]
         self.params = {
             n: torch.stack([dict(m.named_parameters())[n].detach() for m in members])
@@ -170,7 +172,7 @@ class Stack(abc.ABC):
         """Logits (M, B, T, C) of the M members on their tokens (M, B, T)."""
 
     def set_training(self, mode: bool) -> None:
-        self.template.train(mode)
+        self.training = mode
 
     def zero_grad(self) -> None:
         for p in self.params.values():
@@ -199,6 +201,10 @@ class VmapStack(Stack):
     def __init__(self, members, lrs, device, recipe=ADAM):
         super().__init__(members, lrs, device, recipe)
         self.template = copy.deepcopy(members[0]).to(device)
+
+    def set_training(self, mode: bool) -> None:
+        super().set_training(mode)
+        self.template.train(mode)
 
     def _one(self, params: dict[str, Tensor], tokens: Tensor) -> Tensor:
         return torch.func.functional_call(self.template, params, (tokens,))
@@ -299,7 +305,7 @@ class BlockRecurrenceStack(RecurrenceStack):
                 flat.append(b.view(M, -1, W).transpose(0, 1).reshape(-1))
         joined = x.permute(1, 2, 0, 3).reshape(B, T, M * W)
         h0 = x.new_zeros(self.layers, B, M * W)
-        train = self.template.training
+        train = self.training
         with warnings.catch_warnings():  # separate weight tensors: cuDNN copies them per call
             warnings.filterwarnings("ignore", message="RNN module weights are not part")
             if self.lstm:

@@ -204,6 +204,27 @@ def test_the_block_diagonal_rnn_trains_each_member_as_if_alone(arch, monkeypatch
     assert weight.grad[1:].eq(0).all()
 
 
+def test_a_member_stopping_first_leaves_the_block_rnn_in_training_mode(monkeypatch, batched_on_cpu):
+    """The first member's result sets its model to eval mode on the CPU; the block-diagonal RNN
+    of the members still training must stay in training mode (cuDNN refuses a backward through
+    an RNN run in eval mode: every other member of such an ensemble failed on a GPU)."""
+    monkeypatch.setattr(stacks, "BLOCK_DEVICES", {"cpu"})
+    configs = members(arch="lstm", layers=1, task="dyck", length=4)  # accuracy > 0 at once
+    configs[0] = dataclasses.replace(configs[0], target=1e-9)  # stops at the first evaluation
+    calls: list[tuple[bool, bool]] = []  # (grad enabled, the RNN's train flag)
+    lstm = torch._VF.lstm
+
+    def spy(*args):
+        calls.append((torch.is_grad_enabled(), args[6]))
+        return lstm(*args)
+
+    monkeypatch.setattr(torch._VF, "lstm", spy)
+    results = train_ensemble(configs, device="cpu")
+    assert [r["steps"] for r in results] == [4, 12, 12]
+    assert len(calls) > 12 and all(train for grad, train in calls if grad)
+    assert any(not train for grad, train in calls if not grad)  # the evaluations: eval mode
+
+
 def test_the_cpu_batches_only_tiny_models():
     cpu, cuda = torch.device("cpu"), torch.device("cuda")
     tiny, large = BASE, dataclasses.replace(BASE, width=64, length=64, batch=32)
