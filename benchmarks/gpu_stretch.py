@@ -8,7 +8,9 @@ It ships the store's runs to ``shipped/<profile>.db`` (no checkpoints), appends 
 ``benchmarks/results/gpu_stretches.json`` and rewrites ``gpu_stretches.md`` (per stretch: runs
 stored, time; per ensemble trained: where its time went) and the profile's summary,
 ``benchmarks/results/gpu_profile.json`` for ``gpu`` (``gpu_<profile>.json`` for another); the
-forms the stretch measured first, if any, go to ``gpu_forms.{json,md}``.
+forms the stretch measured first, if any, go to ``gpu_forms.{json,md}``. The slices of
+``benchmarks/gpu_papers.sh`` (:data:`PAPERS`) are also recorded in ``gpu_papers.json``; for a
+capacity search, ``runs`` counts every run it could train (each model grown to ``grow_to``).
 """
 
 from __future__ import annotations
@@ -25,11 +27,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from simulations.capacity import every_round  # noqa: E402
 from simulations.shipping import ship  # noqa: E402
 from simulations.store import Store  # noqa: E402
 from simulations.sweeps import load_spec  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
+PAPERS = {"parrots-gpu": "parrots", "looped-gpu": "looped", "kg-gpu": "kg"}
+"""The profiles of ``benchmarks/gpu_papers.sh``, each recorded also in ``gpu_papers.json``."""
 
 
 def units(runs: list[dict], since: set[str]) -> list[dict]:
@@ -142,7 +147,10 @@ def main() -> None:
     machine = (args.out / "log.txt").read_text().splitlines()
     device = next((ln.split(",")[0] for ln in machine if ln.startswith("NVIDIA")), "unknown")
     ship(args.out / f"{profile}.db", ROOT / shipped)
-    wanted = set(load_spec(profile).hashes())
+    spec = load_spec(profile)
+    if spec.grow is not None:  # a capacity search: every run it could train, an upper bound
+        spec = every_round(spec)
+    wanted = set(spec.hashes())
     done = {r["config_hash"] for r in runs} & wanted
     log_path = RESULTS / "gpu_stretches.json"
     log = json.loads(log_path.read_text()) if log_path.is_file() else {}
@@ -165,6 +173,15 @@ def main() -> None:
         "shipped": str(shipped),
     }
     log_path.write_text(json.dumps(log, indent=1) + "\n")
+    if profile in PAPERS:  # issue 24's record: the three papers' slices side by side
+        papers_path = RESULTS / "gpu_papers.json"
+        papers = json.loads(papers_path.read_text()) if papers_path.is_file() else {}
+        papers["device"] = device
+        papers.setdefault("papers", {})[PAPERS[profile]] = {
+            **summary, "profile": profile, **({"runs_are": "an upper bound: every model of the "
+            "capacity search grown to grow_to"} if load_spec(profile).grow else {}),
+        }  # fmt: skip
+        papers_path.write_text(json.dumps(papers, indent=1) + "\n")
     (RESULTS / f"{summary_name(profile)}.json").write_text(json.dumps(summary, indent=1) + "\n")
     (RESULTS / "gpu_stretches.md").write_text(
         "\n".join(

@@ -10,7 +10,8 @@
 #
 # PROFILE (default gpu); RESUME (the store whose runs are skipped, default shipped/$PROFILE.db when
 # it exists); WORKERS (processes sharing the GPU, default 8); START_SECONDS (no unit starts after
-# this, default 270); HARD_SECONDS (the sweep is stopped then, losing the units still training,
+# this, default 270; "none" for a capacity search, which takes no --time-limit); HARD_SECONDS
+# (the sweep is stopped then, losing the units still training,
 # default 470); FORMS (cells task:arch:width:layers:N for benchmarks/gpu_forms.py, run first
 # for at most FORMS_SECONDS, default 90; "all" for every cell; unset: not run). The store is
 # copied into OUT_DIR every 30 s, so a stretch cut short still brings back every run it stored.
@@ -88,8 +89,10 @@ fi
 copier=$!
 
 began=$(date +%s.%N)
+limit=(--time-limit "$start_s")
+[ "$start_s" = none ] && limit=()
 timeout -s INT -k 20 "$hard_s" "$py" -m ccx sweep --profile "$profile" --store "$store" \
-  --checkpoint-dir "$work/checkpoints" --workers "$workers" --time-limit "$start_s" \
+  --checkpoint-dir "$work/checkpoints" --workers "$workers" ${limit[@]:+"${limit[@]}"} \
   ${ENSEMBLE:+--ensemble "$ENSEMBLE"} --json \
   >"$out/sweep.json" 2>"$out/sweep.log"
 rc=$?
@@ -99,7 +102,8 @@ kill "$copier" 2>/dev/null
 wait 2>/dev/null
 copy_store
 "$py" -c "import json; print(json.dumps({'exit': $rc, 'sweep_seconds': round($ended - $began, 1), \
-'profile': '$profile', 'workers': $workers, 'start_seconds': $start_s, 'hard_seconds': $hard_s}))" \
+'profile': '$profile', 'workers': $workers, 'start_seconds': ${start_s/none/None}, \
+'hard_seconds': $hard_s}))" \
   >"$out/stretch.json"
 cat "$out/stretch.json"
 tail -n 3 "$out/sweep.log"
