@@ -119,6 +119,7 @@ class MixtureOfExperts(nn.Module):
                 nn.init.uniform_(p, -(fan_in**-0.5), fan_in**-0.5)
         self.last_load = torch.zeros(experts, dtype=torch.long)
         self.last_aux: torch.Tensor | None = None
+        self.dense = False  # the routing form of :meth:`_dense` (set by an ensemble's stack)
 
     def expert_parameters(self) -> int:
         """Parameters of one expert."""
@@ -167,6 +168,8 @@ class MixtureOfExperts(nn.Module):
         logits = q(flat @ q(self.router).T)  # (T, K)
         chosen = top_k_indices(logits, self.top_k)  # (T, k)
         weights = self.gates(logits, chosen, q, qmap)  # (T, k)
+        if self.dense:
+            return self._dense(flat, chosen, weights).reshape(*shape, -1)
         y = flat.new_zeros(flat.shape[0], self.w_out.shape[2])
         for j in range(self.experts):
             rows, slots = (chosen == j).nonzero(as_tuple=True)
@@ -180,3 +183,23 @@ class MixtureOfExperts(nn.Module):
             p = torch.softmax(logits, -1).mean(0)
             self.last_aux = self.balance * self.experts * (f * p).sum()
         return q(y).reshape(*shape, -1)
+
+    def _dense(
+        self, flat: torch.Tensor, chosen: torch.Tensor, weights: torch.Tensor
+    ) -> torch.Tensor:
+        """The float forward with every expert on every row, each row's output the gated sum
+        over its chosen experts (the others weighted by exact zeros): no rows are selected, so
+        ``torch.vmap`` and CUDA graphs can run it, as an ensemble's batched form
+        (:class:`simulations.stacks.VmapStack`) does, for K times the sparse form's multiply-adds.
+        Float mode only; :attr:`last_load` and :attr:`last_aux` are left as they were (an
+        ensemble holds no model that trains with a balance loss)."""
+        picked = chosen[..., None] == torch.arange(self.experts, device=chosen.device)  # (T, k, K)
+        coef = (picked.to(weights.dtype) * weights[..., None]).sum(1)  # (T, K)
+        h = torch.einsum("td,edh->eth", flat, self.w_in) + self.b_in[:, None]
+        h = F.gelu(h) if self.expert == "gelu" else F.relu(h)
+        if self.w_gate is not None and self.b_gate is not None:
+            h = h * (torch.einsum("td,edh->eth", flat, self.w_gate) + self.b_gate[:, None])
+        out = torch.einsum("eth,eho->eto", h, self.w_out)  # (K, T, d_out)
+        if self.b_out is not None:
+            out = out + self.b_out[:, None]
+        return torch.einsum("te,eto->to", coef, out)

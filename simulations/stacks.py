@@ -37,6 +37,7 @@ from torch import Tensor
 from torch.nn import functional as F
 
 from models.base import SequenceModel
+from models.moe import MixtureOfExperts
 from simulations.recipes import ADAM, STACKED_OPTIMIZERS, Recipe, make_optimizer, set_lr
 from simulations.training import TrainConfig
 
@@ -201,6 +202,9 @@ class VmapStack(Stack):
     def __init__(self, members, lrs, device, recipe=ADAM):
         super().__init__(members, lrs, device, recipe)
         self.template = copy.deepcopy(members[0]).to(device)
+        for module in self.template.modules():  # routing without row selection, which vmap lacks
+            if isinstance(module, MixtureOfExperts) and device.type in DENSE_ROUTING_DEVICES:
+                module.dense = True
 
     def set_training(self, mode: bool) -> None:
         super().set_training(mode)
@@ -470,6 +474,12 @@ Measured on an H200 (``benchmarks/results/gpu_forms.md``, 14 members of width 64
 BLOCK_DEVICES = {"cuda"}
 """Devices on which :data:`BLOCK_WIDTH` applies (cuDNN's RNNs); on the CPU torch's own LSTM per
 member is faster (:data:`CPU_LOOP`)."""
+
+DENSE_ROUTING_DEVICES = {"cuda"}
+"""Devices on which an ensemble's experts route densely (``models.moe.MixtureOfExperts._dense``:
+every expert on every row), so that the members run as one vmap stack; elsewhere the routed form
+has no vmap rule and the members train one after the other, as the CPU's stores were trained
+(their re-runs stay bit for bit)."""
 
 CPU_LOOP = ("lstm", "mamba")
 CPU_BATCHED_WORK = 1e7

@@ -41,6 +41,39 @@ def test_top2_weights(gate):
     assert moe.last_load.sum() == 40
 
 
+@pytest.mark.parametrize("expert", ["relu", "gelu", "glu"])
+@pytest.mark.parametrize(("gate", "top_k"), [("argmax", 1), ("softmax", 1), ("softmax-topk", 2)])
+def test_the_dense_form_equals_the_routed_one_and_runs_under_vmap(expert, gate, top_k):
+    """An ensemble's routing form (every expert on every row, zero weights off the chosen ones)
+    gives the routed form's outputs and gradients; under torch.vmap over members with their own
+    weights it gives each member's own output (the routed form selects rows: no vmap rule)."""
+    sparse = layer(experts=4, top_k=top_k, expert=expert, gate=gate)
+    dense = layer(experts=4, top_k=top_k, expert=expert, gate=gate)
+    dense.dense = True
+    x = torch.randn(30, 6)
+    out, out_dense = sparse(x), dense(x)
+    assert torch.allclose(out_dense, out, atol=1e-6)
+    out.square().sum().backward()
+    out_dense.square().sum().backward()
+    for (name, p), q in zip(sparse.named_parameters(), dense.parameters(), strict=True):
+        if p.grad is None:  # the argmax router: no gradient in either form
+            assert q.grad is None or not q.grad.any(), name
+        else:
+            assert torch.allclose(q.grad, p.grad, atol=1e-5), name
+    shifted = [layer(experts=4, top_k=top_k, expert=expert, gate=gate) for _ in range(3)]
+    for i, m in enumerate(shifted):
+        with torch.no_grad():
+            for p in m.parameters():
+                p.add_(0.1 * i)
+    stacked = {n: torch.stack([dict(m.named_parameters())[n] for m in shifted]).detach()
+               for n, _ in dense.named_parameters()}  # fmt: skip
+    batched = torch.vmap(lambda ps, t: torch.func.functional_call(dense, ps, (t,)))(
+        stacked, torch.stack([x] * 3)
+    )
+    for i, m in enumerate(shifted):
+        assert torch.allclose(batched[i], m(x), atol=1e-5)
+
+
 def test_ties_route_to_the_lowest_index():
     assert top_k_indices(torch.tensor([[1.0, 3.0, 3.0, 0.0]]), 2).tolist() == [[1, 2]]
 

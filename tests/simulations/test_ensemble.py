@@ -225,6 +225,31 @@ def test_a_member_stopping_first_leaves_the_block_rnn_in_training_mode(monkeypat
     assert any(not train for grad, train in calls if not grad)  # the evaluations: eval mode
 
 
+@pytest.mark.filterwarnings("error:.*batched form")  # no fallback to one member at a time
+@pytest.mark.parametrize(
+    ("arch", "extra"),
+    [
+        ("concat-transformer", {"task": "length2-path", "length": 4, "layers": 1, "heads": 1,
+                                "experts": 4, "gate": "softmax"}),
+        ("looped", {"task": "kg-path", "entities": 8, "relations": 4, "length": 2, "layers": 1,
+                    "loops": 2, "experts": 4, "expert": "glu"}),
+    ],
+)  # fmt: skip
+def test_mixture_of_experts_members_train_batched_as_if_alone(
+    arch, extra, batched_on_cpu, monkeypatch
+):
+    """Experts route rows with ``nonzero``, which vmap cannot batch; on a GPU (forced here on
+    the CPU) the ensemble's template routes densely instead, so the members train as one vmap
+    stack, with the curves of each member trained alone."""
+    monkeypatch.setattr(stacks, "DENSE_ROUTING_DEVICES", {"cpu"})
+    configs = members(arch=arch, **extra)
+    together = train_ensemble(configs, device="cpu")
+    assert {r["ensemble"]["strategy"] for r in together} == {"vmap"}
+    for config, result in zip(configs, together, strict=True):
+        alone = train(config, progress=False, device="cpu")
+        assert (result["curve"], result["steps"]) == (alone["curve"], alone["steps"])
+
+
 def test_the_cpu_batches_only_tiny_models():
     cpu, cuda = torch.device("cpu"), torch.device("cuda")
     tiny, large = BASE, dataclasses.replace(BASE, width=64, length=64, batch=32)
