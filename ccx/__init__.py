@@ -72,6 +72,10 @@ def out_of_memory() -> str:
     )
 
 
+INTERRUPTED = 130
+"""Exit status after Ctrl-C (128 + SIGINT), as typer returns it."""
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: one-line errors and exit status 2 for bad input, no tracebacks. Plugins
     given by ``--plugin FILE`` before the command are loaded for this call only."""
@@ -119,6 +123,11 @@ def _main(argv: list[str]) -> int:
         message = err.format_message() if hasattr(err, "format_message") else str(err)
         print(f"ccx: error: {' '.join(str(message).split())}", file=sys.stderr)
         return int(getattr(err, "exit_code", 2) or 2)
+    if code == INTERRUPTED:  # typer's exit code for Ctrl-C (KeyboardInterrupt)
+        print(
+            "ccx: interrupted; what was stored is kept (run a sweep again to resume it)",
+            file=sys.stderr,
+        )
     return code if isinstance(code, int) else 0
 
 

@@ -562,3 +562,16 @@ def test_refusals_come_before_any_matrix_is_built(ccx, monkeypatch, tmp_path, co
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and needle in err, err
     assert time.perf_counter() - start < 1.0  # from the sizes alone: no work to speak of
+
+
+def test_ctrl_c_ends_with_one_line_and_status_130(ccx, tmp_path, monkeypatch):
+    """Ctrl-C (KeyboardInterrupt) mid-sweep: no traceback, one line saying what is kept."""
+    import simulations.sweeps
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(simulations.sweeps, "run_sweep", interrupted)
+    code, out, err = ccx("sweep", "--profile", "smoke", "--store", str(tmp_path / "s.db"))
+    assert code == 130 and out == ""
+    assert len(err.strip().splitlines()) == 1 and "interrupted" in err
