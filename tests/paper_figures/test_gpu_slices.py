@@ -38,6 +38,20 @@ def store_of(profile: str, path: Path, keep=lambda c: True) -> Path:
     return path
 
 
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory: pytest.TempPathFactory):
+    """Each slice's store, built once (the kg search's first rounds only)."""
+    folder, built = tmp_path_factory.mktemp("slices"), {}
+
+    def get(profile: str) -> Path:
+        if profile not in built:
+            keep = (lambda c: c.relations <= 12) if profile == "kg-gpu" else (lambda c: True)
+            built[profile] = store_of(profile, folder / f"{profile}.db", keep)
+        return built[profile]
+
+    return get
+
+
 def rows(result: dict) -> list[dict]:
     path = next(f for f in result["files"] if f.endswith(".csv"))
     with open(path) as f:
@@ -57,8 +71,6 @@ def rows(result: dict) -> list[dict]:
          lambda r: {"3", "4"} <= {x["hops"] for x in r if x["kind"] == "trained"}),
     ],
 )  # fmt: skip
-def test_each_gpu_slice_fills_its_figure(figure, profile, check, tmp_path):
-    keep = (lambda c: c.relations <= 12) if profile == "kg-gpu" else (lambda c: True)
-    store = store_of(profile, tmp_path / f"{profile}.db", keep)
-    result = make_figure(figure, tmp_path / "out", store=store)
+def test_each_gpu_slice_fills_its_figure(figure, profile, check, stores, tmp_path):
+    result = make_figure(figure, tmp_path / "out", store=stores(profile))
     assert check(rows(result)), figure
