@@ -11,8 +11,8 @@
 # PROFILE (default gpu); RESUME (the store whose runs are skipped, default shipped/$PROFILE.db when
 # it exists); WORKERS (processes sharing the GPU, default 8); START_SECONDS (no unit starts after
 # this, default 270; "none" for a capacity search, which takes no --time-limit); HARD_SECONDS
-# (the sweep is stopped then, losing the units still training,
-# default 470); FORMS (cells task:arch:width:layers:N for benchmarks/gpu_forms.py, run first
+# (the sweep is stopped then, losing the units still training, default 470); FORMS (cells
+# task:arch:width:layers:N for benchmarks/gpu_forms.py, run first
 # for at most FORMS_SECONDS, default 90; "all" for every cell; unset: not run). The store is
 # copied into OUT_DIR every 30 s, so a stretch cut short still brings back every run it stored.
 # OUT_DIR gets at most 7 files: the store, log.txt (machine, install), sweep.log, sweep.json,
