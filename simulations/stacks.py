@@ -445,6 +445,8 @@ def batched_form(config: TrainConfig, device: torch.device) -> type[Stack]:
         return LoopStack
     if device.type == "cpu" and (config.arch in CPU_LOOP or work(config) > CPU_BATCHED_WORK):
         return LoopStack
+    if form is VmapStack and config.experts > 1 and device.type not in DENSE_ROUTING_DEVICES:
+        return LoopStack  # routed experts select rows, which vmap cannot batch
     return form
 
 

@@ -260,6 +260,9 @@ def test_the_cpu_batches_only_tiny_models():
     lstm = dataclasses.replace(tiny, arch="lstm")
     assert stacks.batched_form(lstm, cpu) is LoopStack
     assert stacks.batched_form(lstm, cuda) is stacks.RecurrenceStack
+    experts = dataclasses.replace(tiny, experts=4)  # routed on the CPU: no vmap rule, no warning
+    assert stacks.batched_form(experts, cpu) is LoopStack
+    assert stacks.batched_form(experts, cuda) is VmapStack
 
 
 @pytest.mark.parametrize("arch", list(models.REGISTRY))
