@@ -148,7 +148,8 @@ def main() -> None:
     device = next((ln.split(",")[0] for ln in machine if ln.startswith("NVIDIA")), "unknown")
     ship(args.out / f"{profile}.db", ROOT / shipped)
     spec = load_spec(profile)
-    if spec.grow is not None:  # a capacity search: every run it could train, an upper bound
+    search = spec.grow is not None
+    if search:  # a capacity search: every run it could train, an upper bound
         spec = every_round(spec)
     wanted = set(spec.hashes())
     done = {r["config_hash"] for r in runs} & wanted
@@ -179,7 +180,7 @@ def main() -> None:
         papers["device"] = device
         papers.setdefault("papers", {})[PAPERS[profile]] = {
             **summary, "profile": profile, **({"runs_are": "an upper bound: every model of the "
-            "capacity search grown to grow_to"} if load_spec(profile).grow else {}),
+            "capacity search grown to grow_to"} if search else {}),
         }  # fmt: skip
         papers_path.write_text(json.dumps(papers, indent=1) + "\n")
     (RESULTS / f"{summary_name(profile)}.json").write_text(json.dumps(summary, indent=1) + "\n")

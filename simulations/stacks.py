@@ -202,8 +202,8 @@ class VmapStack(Stack):
     def __init__(self, members, lrs, device, recipe=ADAM):
         super().__init__(members, lrs, device, recipe)
         self.template = copy.deepcopy(members[0]).to(device)
-        for module in self.template.modules():  # routing without row selection, which vmap lacks
-            if isinstance(module, MixtureOfExperts) and device.type in DENSE_ROUTING_DEVICES:
+        for module in self.template.modules():  # the routed form selects rows: no vmap rule
+            if isinstance(module, MixtureOfExperts):
                 module.dense = True
 
     def set_training(self, mode: bool) -> None:
@@ -478,10 +478,10 @@ BLOCK_DEVICES = {"cuda"}
 member is faster (:data:`CPU_LOOP`)."""
 
 DENSE_ROUTING_DEVICES = {"cuda"}
-"""Devices on which an ensemble's experts route densely (``models.moe.MixtureOfExperts._dense``:
-every expert on every row), so that the members run as one vmap stack; elsewhere the routed form
-has no vmap rule and the members train one after the other, as the CPU's stores were trained
-(their re-runs stay bit for bit)."""
+"""Devices on which a mixture-of-experts ensemble runs as one :class:`VmapStack`, whose template
+routes densely (``models.moe.MixtureOfExperts._dense``: every expert on every row); elsewhere
+(:func:`batched_form`) the members train one after the other with the routed form, as the CPU's
+stores were trained (their re-runs stay bit for bit)."""
 
 CPU_LOOP = ("lstm", "mamba")
 CPU_BATCHED_WORK = 1e7
