@@ -53,6 +53,7 @@ on the grid it can round to 0 when it is below one step.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 from fractions import Fraction
@@ -468,6 +469,35 @@ class FixedPoint:
                 f"-2^{self.bits - 1}, outside the symmetric range [{self.min_raw}, {self.max_raw}]"
             )
         return v
+
+    def to_bits_rows(self, raw: ArrayLike) -> list[str]:
+        """One bit string per row of the 2-D array ``raw`` (each as :meth:`to_bits` writes it),
+        encoded in one pass: the messages of a batch of protocol runs."""
+        rows = np.asarray(raw)
+        if rows.ndim != 2:
+            raise InputError(f"rows of raw values must be a 2-D array, got {rows.ndim} dimensions")
+        text = self.to_bits(rows)
+        width = rows.shape[1] * self.bits
+        return [text[k * width : (k + 1) * width] for k in range(rows.shape[0])]
+
+    def from_bits_rows(self, texts: Sequence[str], count: int) -> np.ndarray:
+        """Inverse of :meth:`to_bits_rows`: an int64 array (len(texts), count), each message
+        checked as :meth:`from_bits` checks one string, all decoded in one pass; an error names
+        the first message refused and why."""
+        texts = list(texts)
+        width = count * self.bits
+        if all(isinstance(text, str) and len(text) == width for text in texts):
+            try:
+                joined = self.from_bits("".join(texts), count=count * len(texts))
+                return joined.reshape(len(texts), count)
+            except InputError:
+                pass  # every check is per number: the message at fault is found below
+        for k, text in enumerate(texts):
+            try:
+                self.from_bits(text, count=count)
+            except InputError as exc:
+                raise InputError(f"message {k}: {exc}") from None
+        raise AssertionError("a batch refused whose every message is accepted")
 
 
 def _exp_or_inf(v: float) -> float:

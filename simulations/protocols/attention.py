@@ -48,6 +48,7 @@ The two-way, single-output and one-way variants of Thm 4 stay in one module (a l
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -123,10 +124,10 @@ class _Side(harness.Party):
     def grid_bits(self, x: torch.Tensor) -> list[str]:
         """Grid values (B, ...) as p bits each, one string per input."""
         raw = harness.grid_raw(x.reshape(len(x), -1), self.fmt.frac).numpy()
-        return [self.fmt.to_bits(row) for row in raw]
+        return self.fmt.to_bits_rows(raw)
 
     def read_grid(self, messages: list[str], shape: tuple[int, ...]) -> torch.Tensor:
-        raw = np.stack([self.fmt.from_bits(bits, count=int(np.prod(shape))) for bits in messages])
+        raw = self.fmt.from_bits_rows(messages, count=math.prod(shape))
         return (torch.from_numpy(raw).double() / 2.0**self.fmt.frac).reshape(-1, *shape)
 
     def sums_bits(self, z: torch.Tensor) -> list[str]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import torch
 
 import models
@@ -45,7 +44,7 @@ class Alice(harness.Party):
         # every tensor of the state, in the order initial_state names them: (batch, numel)
         flat = torch.cat([t.reshape(len(self.tokens), -1) for t in state.values()], dim=1)
         raw = harness.grid_raw(flat, fmt.frac).numpy()
-        return [fmt.to_bits(row) for row in raw]
+        return fmt.to_bits_rows(raw)
 
 
 class Bob(harness.OutputParty):
@@ -60,7 +59,7 @@ class Bob(harness.OutputParty):
             return super().receive(step, messages)
         fmt = self.model.quant.fmt
         template = self.model.initial_state(len(messages))
-        raw = np.stack([fmt.from_bits(bits, count=self.model.state_numel()) for bits in messages])
+        raw = fmt.from_bits_rows(messages, count=self.model.state_numel())
         values = torch.from_numpy(raw).double() / 2.0**fmt.frac  # exact: raw < 2^53
         parts = values.split([t[0].numel() for t in template.values()], dim=1)
         self.state = {

@@ -445,6 +445,34 @@ def test_bits_round_trip(bits, data):
         assert int(text[k * bits : (k + 1) * bits], 2) == v % (1 << bits)
 
 
+@FAST
+@given(st.sampled_from([2, 3, 16, 63, 64]), st.integers(0, 5), st.integers(0, 4), st.data())
+def test_rows_of_bits_are_the_rows_one_by_one(bits, rows, count, data):
+    fp = FixedPoint(bits, 0)
+    raw = [data.draw(st.lists(raws(fp), min_size=count, max_size=count)) for _ in range(rows)]
+    texts = fp.to_bits_rows(np.array(raw, dtype=np.int64).reshape(rows, count))
+    assert texts == [fp.to_bits(row) for row in raw]
+    assert fp.from_bits_rows(texts, count).tolist() == raw
+    assert fp.from_bits_rows(texts, count).shape == (rows, count)
+
+
+@pytest.mark.parametrize(
+    ("texts", "match"),
+    [
+        (["0001", "0010", "001"], "message 2: bit string length 3 is not a multiple of 4"),
+        (["0001", "00100011"], "message 1: bit string length 8 is not 1 numbers"),
+        (["0001", "1000"], r"message 1: code 1000 \(number 0\)"),
+        (["01a1"], "message 0: .*'a'"),
+        (["0001", b"0010"], "message 1: bit string must be a str"),
+    ],
+)
+def test_rows_of_bits_name_the_message_refused(texts, match):
+    with pytest.raises(InputError, match=match):
+        FixedPoint(4, 0).from_bits_rows(texts, 1)
+    with pytest.raises(InputError, match="2-D"):
+        FixedPoint(4, 0).to_bits_rows([1, 2])
+
+
 @pytest.mark.parametrize(
     ("text", "count", "match"),
     [

@@ -10,9 +10,9 @@ import pytest
 
 from ccomplexity.errors import InputError
 from paper_figures import FIGURES, layout, make_figure, paper_of
-from paper_figures.report import write_report
 from simulations.store import Store
 from simulations.verdicts import VERDICTS
+from tests.paper_figures.reports import EMPTY_REPORT, FAKE_REPORT, Drawn, draw_report
 
 # (task, arch, width, layers, lengths, state_numel per unit width)
 MODELS = [
@@ -179,7 +179,9 @@ def png_size(path: Path) -> tuple[int, int]:
     return int.from_bytes(header[16:20], "big"), int.from_bytes(header[20:24], "big")
 
 
-def _check_files(result: dict, out: Path) -> None:
+def _check_files(result: dict, out: Path, problems: dict[str, list[str]] | None = None) -> None:
+    """The three files of ``result`` in ``out``, a caption, a PNG no wider than the limit and,
+    where ``problems`` (what the drawing rules found) is given, nothing wrong."""
     name = result["name"]
     for ext in ("png", "pdf", "csv"):
         path = out / f"{name}.{ext}"
@@ -187,25 +189,27 @@ def _check_files(result: dict, out: Path) -> None:
         assert path.stat().st_size > 0
     assert result["caption"]
     assert png_size(out / f"{name}.png")[0] <= layout.MAX_WIDTH_PX
-    if layout.CHECK:
-        assert layout.PROBLEMS[name] == [], f"{name} breaks the drawing rules"
+    if problems is not None:
+        assert problems[name] == [], f"{name} breaks the drawing rules"
 
 
-@pytest.fixture
-def checked(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Figures saved while the drawing rules are checked (``layout.PROBLEMS``)."""
-    monkeypatch.setattr(layout, "CHECK", True)
+@pytest.fixture(scope="module")
+def fake_report(fake_store: Path, tmp_path_factory: pytest.TempPathFactory) -> Drawn:
+    """Every figure drawn once from the fake store, by the report (mark users
+    ``xdist_group("fake-report")``)."""
+    return draw_report(tmp_path_factory.mktemp("fake-report"), fake_store)
 
 
+@FAKE_REPORT
 @pytest.mark.parametrize("name", sorted(FIGURES))
-def test_figure_from_fake_store(name: str, fake_store: Path, tmp_path: Path, checked) -> None:
-    result = make_figure(name, tmp_path, store=fake_store)
-    _check_files(result, tmp_path)
-    rows = (tmp_path / f"{name}.csv").read_text().splitlines()
+def test_figure_from_fake_store(name: str, fake_report: Drawn) -> None:
+    result, out = fake_report.results[name], fake_report.out
+    _check_files(result, out, fake_report.problems)
+    rows = (out / f"{name}.csv").read_text().splitlines()
     assert len(rows) > 1, "the CSV has data rows"
     if name != "bounds":  # every figure drawn from runs says each point's verdict
         assert "verdict" in rows[0].split(",")
-        verdicts = {r["verdict"] for r in _csv_rows(tmp_path / f"{name}.csv")}
+        verdicts = {r["verdict"] for r in _csv_rows(out / f"{name}.csv")}
         if name in TRAINED:
             assert verdicts >= {"undecided"} and verdicts - {""} <= set(VERDICTS)
             assert result["verdicts"]["undecided"] >= 1
@@ -218,21 +222,20 @@ def test_figure_from_fake_store(name: str, fake_store: Path, tmp_path: Path, che
         assert result["missing"] == []
 
 
+@EMPTY_REPORT
 @pytest.mark.parametrize("name", sorted(FIGURES))
-def test_figure_from_empty_store(name: str, tmp_path: Path, checked) -> None:
-    empty = tmp_path / "empty.db"
-    Store(empty).close()
-    result = FIGURES[name].make(str(empty), tmp_path / "out", None)
-    _check_files(result, tmp_path / "out")
+def test_figure_from_empty_store(name: str, empty_report: Drawn) -> None:
+    result = empty_report.results[name]
+    _check_files(result, empty_report.out, empty_report.problems)
     if name == "bounds":
         assert result["missing"] == []
     else:
         assert result["missing"], "an empty store is reported as missing data"
 
 
-def test_thresholds_csv_holds_bounds_and_thresholds(fake_store: Path, tmp_path: Path) -> None:
-    make_figure("thresholds", tmp_path, store=fake_store)
-    text = (tmp_path / "thresholds.csv").read_text()
+@FAKE_REPORT
+def test_thresholds_csv_holds_bounds_and_thresholds(fake_report: Drawn) -> None:
+    text = (fake_report.out / "thresholds.csv").read_text()
     assert "empirical,index-lookup,lstm,1,64,20," in text  # fails from N = 50 on
     assert "separations.thm3" in text and "separations.thm5" in text
 
@@ -264,18 +267,19 @@ def test_undecided_thresholds_are_one_sided_never_a_length(
     assert sorted(y for _, y, up in drawn if up) == [20, 20, 20]  # drawn as bounds, arrows up
 
 
-def test_capacity_with_an_undecided_miss_is_not_a_number(fake_store: Path, tmp_path: Path) -> None:
-    make_figure("kg-capacity", tmp_path, store=fake_store)
-    rows = [r for r in _csv_rows(tmp_path / "kg-capacity.csv") if r["kind"] == "trained"]
+@FAKE_REPORT
+def test_capacity_with_an_undecided_miss_is_not_a_number(fake_report: Drawn) -> None:
+    rows = [r for r in _csv_rows(fake_report.out / "kg-capacity.csv") if r["kind"] == "trained"]
     (row,) = [r for r in rows if (r["family"], r["hops"], r["width"]) == ("looped-moe", "2", "16")]
     assert (row["verdict"], row["triples"], row["triples_at_least"]) == ("undecided", "undecided",
                                                                          "32")  # fmt: skip
     assert {r["verdict"] for r in rows} == {"reached", "plateaued", "undecided"}
 
 
-def test_looped_figures_read_the_claims_and_the_store(fake_store: Path, tmp_path: Path) -> None:
-    make_figure("looped-loops", tmp_path, store=fake_store)
-    rows = _csv_rows(tmp_path / "looped-loops.csv")
+@FAKE_REPORT
+def test_looped_figures_read_the_claims_and_the_store(fake_report: Drawn) -> None:
+    out = fake_report.out
+    rows = _csv_rows(out / "looped-loops.csv")
     fewest = {(r["task"], r["x"]): (r["fewest_loops"], r["proved_loops"]) for r in rows}
     assert fewest[("group-composition", "4")] == ("3", "2")  # ceil(lg 4) from Thm 2.1's claim
     assert fewest[("p-hop", "4")] == ("4", "4")  # floor(lg 4) + 2 from Cor. 2.3's claim
@@ -287,8 +291,8 @@ def test_looped_figures_read_the_claims_and_the_store(fake_store: Path, tmp_path
     assert cells["group-composition", "8", "2"]["verdict"] == "plateaued"
     assert cells["p-hop", "4", "4"]["verdict"] == "reached"
     assert cells["p-hop", "4", "4"]["fewest_loops_at_most"] == ""  # decided: no bound
-    result = make_figure("looped-table1", tmp_path, store=fake_store)
-    table = _csv_rows(tmp_path / "looped-table1.csv")
+    result = fake_report.results["looped-table1"]
+    table = _csv_rows(out / "looped-table1.csv")
     rows = ["(1⊗1) iso-param", "(1⊗4) looped", "(4⊗1) iso-FLOP"]
     assert [r["row"] for r in table if r["task"] == "addition" and r["x"] == "4"] == rows
     # the fake runs set neither digits nor reverse: the paper's addition
@@ -310,10 +314,10 @@ def test_looped_figures_read_the_claims_and_the_store(fake_store: Path, tmp_path
     assert {r["x"] for r in table if r["task"] == "i-gsm"} == {"2"}
 
 
-def test_regularizer_figure_reads_the_stored_similarity(fake_store: Path, tmp_path: Path) -> None:
-    result = make_figure("looped-regularizer", tmp_path, store=fake_store)
-    assert result["missing"] == []
-    rows = _csv_rows(tmp_path / "looped-regularizer.csv")
+@FAKE_REPORT
+def test_regularizer_figure_reads_the_stored_similarity(fake_report: Drawn) -> None:
+    assert fake_report.results["looped-regularizer"]["missing"] == []
+    rows = _csv_rows(fake_report.out / "looped-regularizer.csv")
     accuracy = {r["model"]: float(r["accuracy"]) for r in rows if r["accuracy"]}
     assert accuracy == {"(4⊗1) plain": 0.6, "(4⊗1) reg k=1 λ=1": 0.7, "(4⊗1) reg k=1 λ=10": 0.8,
                         "(1⊗4) looped": 1.0}  # fmt: skip
@@ -324,9 +328,10 @@ def test_regularizer_figure_reads_the_stored_similarity(fake_store: Path, tmp_pa
     assert len(cosines) == 3 * 6 * 3  # three deep models, six groups, three successive pairs
 
 
-def test_kg_capacity_reads_the_search_and_the_claims(fake_store: Path, tmp_path: Path) -> None:
-    result = make_figure("kg-capacity", tmp_path, store=fake_store)
-    rows = _csv_rows(tmp_path / "kg-capacity.csv")
+@FAKE_REPORT
+def test_kg_capacity_reads_the_search_and_the_claims(fake_report: Drawn) -> None:
+    result = fake_report.results["kg-capacity"]
+    rows = _csv_rows(fake_report.out / "kg-capacity.csv")
     trained = {(r["family"], r["hops"], r["width"]): r["triples"] for r in rows
                if r["kind"] == "trained"}  # fmt: skip
     assert trained[("standard", "1", "16")] == "64"  # R = 2 and 4 stored, both passed
@@ -355,9 +360,9 @@ def test_thm_b19_line_only_where_the_theorem_applies() -> None:
     assert bound_line(row, 16, 2, 1e5, layers=3) == []  # L > q: nothing proved
 
 
-def test_bounds_csv_has_thm3_example(tmp_path: Path) -> None:
-    make_figure("bounds", tmp_path)
-    assert "a,separations.thm3,,,128,64,8192," in (tmp_path / "bounds.csv").read_text()
+@EMPTY_REPORT
+def test_bounds_csv_has_thm3_example(empty_report: Drawn) -> None:
+    assert "a,separations.thm3,,,128,64,8192," in (empty_report.out / "bounds.csv").read_text()
 
 
 def test_unknown_figure_and_missing_store(tmp_path: Path) -> None:
@@ -369,13 +374,13 @@ def test_unknown_figure_and_missing_store(tmp_path: Path) -> None:
         make_figure("fig2", tmp_path, profile="nope")
 
 
-def test_report_references_every_figure(fake_store: Path, tmp_path: Path) -> None:
-    index = write_report(tmp_path / "report", store=fake_store)
-    html = index.read_text()
+@FAKE_REPORT
+def test_report_references_every_figure(fake_store: Path, fake_report: Drawn) -> None:
+    html = fake_report.html
     for name in FIGURES:
         assert f'src="{name}.png"' in html
         assert f'href="{name}.csv"' in html
-        assert (tmp_path / "report" / f"{name}.png").is_file()
+        assert (fake_report.out / f"{name}.png").is_file()
     assert str(fake_store) in html
     assert "<td>every paper: fake-profile</td>" in html  # the profile the store records
     assert html.count("undecided, still improving when the budget ran out") >= len(TRAINED)

@@ -3,13 +3,10 @@ report name the command that fills it (one mechanism for every figure, in paper_
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import matplotlib.pyplot as plt
 
-from paper_figures import FIGURES, fill_command, make_figure, style
-from paper_figures.report import write_report
-from simulations.store import Store
+from paper_figures import FIGURES, fill_command, style
+from tests.paper_figures.reports import EMPTY_REPORT, Drawn
 
 
 def test_only_panels_holding_nothing_but_a_note_are_left_out():
@@ -33,20 +30,19 @@ def test_a_figure_with_no_panel_left_says_so_in_words():
     plt.close(fig)
 
 
-def test_caption_and_report_name_the_command_that_fills_the_panels(tmp_path: Path):
-    empty = tmp_path / "empty.db"
-    Store(empty).close()
-    result = make_figure("looped-loops", tmp_path / "fig", store=empty)
+@EMPTY_REPORT
+def test_caption_and_report_name_the_command_that_fills_the_panels(empty_report: Drawn):
+    result = empty_report.results["looped-loops"]
     assert result["left_out"] == [
         "no looped runs on group-composition", "no looped runs on p-hop"
     ]  # fmt: skip
     assert result["fill_command"] == "ccx figure looped-loops --profile looped"
     assert fill_command("fig4") == "ccx figure fig4 --profile paper"  # not in quick
     assert "`ccx figure looped-loops --profile looped` fills them" in result["caption"]
-    assert (tmp_path / "fig" / "looped-loops.png").stat().st_size > 0
-    bounds = make_figure("bounds", tmp_path / "fig")  # every panel has data
+    assert (empty_report.out / "looped-loops.png").stat().st_size > 0
+    bounds = empty_report.results["bounds"]  # every panel has data
     assert "left_out" not in bounds and "Left out" not in bounds["caption"]
-    html = write_report(tmp_path / "report", store=empty).read_text()
+    html = empty_report.html
     for name in ("fig2", "fig3", "fig4", "looped-loops", "looped-table1", "thresholds"):
         assert f"<code>{fill_command(name)}</code>" in html, name  # no panel has data
     # a panel of bounds alone is left out too: bounds are drawn beside trained points, not as them
