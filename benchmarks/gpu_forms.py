@@ -33,10 +33,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import models.transformer as transformer  # noqa: E402
 from simulations import stacks  # noqa: E402
-from simulations.ensemble import StaticStep, _batches, plan_groups  # noqa: E402
+from simulations.ensemble import StaticStep, _batches  # noqa: E402
 from simulations.stacks import batched_form, make_stack  # noqa: E402
 from simulations.sweeps import load_spec  # noqa: E402
 from simulations.training import build_model, deterministic_on  # noqa: E402
+from simulations.units import plan_groups  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 FIELDS = ("task", "arch", "width", "layers", "length")

@@ -1,8 +1,9 @@
 """Ensembles: many small models of one shape trained together, each exactly as if alone.
 
 ARCHITECTURE.md, "Ensembles". Sweep cells whose training configs differ only in ``lr``, ``seed`` and
-``target`` (:func:`shape_key`) train in one process as one batched model (:mod:`simulations.stacks`:
-stacked parameters, one batched forward per architecture, a checked fallback). Each member follows
+``target`` (:func:`simulations.units.shape_key`, which also plans the units) train in one process
+as one batched model (:mod:`simulations.stacks`: stacked parameters, one batched forward per
+architecture, a checked fallback). Each member follows
 the App. H protocol of :func:`simulations.training.train` on its own: weights initialised from
 ``torch.manual_seed(seed)``, its own training and evaluation generators (so the same batches as a
 single run), its own learning rate (under the group's one recipe), its own evaluations and early
@@ -51,64 +52,9 @@ from simulations.training import (
     resolve_device,
     run_result,
 )
-
-MEMBER_FIELDS = ("lr", "seed", "target")
-"""The fields in which the members of one ensemble may differ; all others form the shape key
-(model, task, length, batch and the schedule: steps and evaluations)."""
-
-
-def trains_alone(config: TrainConfig) -> bool:
-    """Whether a run's loss has a term beyond the cross-entropy (the block-cosine regulariser,
-    a mixture-of-experts balance loss), which an ensemble's step does not compute: such a run
-    trains alone."""
-    return config.reg_lambda is not None or config.balance > 0
-
+from simulations.units import MEMBER_FIELDS, shape_key, trains_alone
 
 OnResult = Callable[[dict], None]
-
-
-def shape_key(config: TrainConfig) -> tuple[tuple[str, Any], ...]:
-    """Every config field but :data:`MEMBER_FIELDS`: configs with equal keys can share a batch."""
-    return tuple((k, v) for k, v in config.to_dict().items() if k not in MEMBER_FIELDS)
-
-
-def plan_groups(configs: Sequence[TrainConfig], cap: int) -> list[list[TrainConfig]]:
-    """The configs in groups of equal :func:`shape_key`, at most ``cap`` each, first seen first.
-    A group is also kept within ``limits.FORWARD_NUMBERS`` activations (members x
-    :meth:`simulations.training.TrainConfig.activations`, as its members evaluate at once): a
-    shape whose members do not all fit is split evenly into groups that do."""
-    limits.ENSEMBLE.check(cap, "ensemble size")
-    by_key: dict[tuple, list[TrainConfig]] = {}
-    for config in configs:
-        alone = (("config_hash", config.config_hash()),) if trains_alone(config) else ()
-        by_key.setdefault(shape_key(config) + alone, []).append(config)
-    groups = []
-    for members in by_key.values():
-        # the model's size was checked when the config was made (a capacity search's grown
-        # configs: at both ends of the growth, simulations.capacity.check_growth)
-        numbers = members[0].activations(model_size=False)
-        size, fit = cap, max(1, limits.FORWARD_NUMBERS // numbers)
-        if fit < min(cap, len(members)):  # split evenly into groups that fit
-            size = -(-len(members) // -(-len(members) // fit))
-        groups += [members[i : i + size] for i in range(0, len(members), size)]
-    return groups
-
-
-def plan_units(
-    pending: list[tuple[str, TrainConfig]], cap: int, workers: int
-) -> list[list[tuple[str, TrainConfig]]]:
-    """(hash, config) pairs in ensembles of at most ``cap`` (:func:`plan_groups`); the largest is
-    halved while there are fewer units than ``workers``, so that no worker idles while another
-    trains a big ensemble."""
-    key = {id(config): h for h, config in pending}
-    units = [
-        [(key[id(c)], c) for c in group] for group in plan_groups([c for _, c in pending], cap)
-    ]
-    while len(units) < workers and max(map(len, units), default=1) > 1:
-        big = max(units, key=len)
-        units.remove(big)
-        units += [big[: len(big) // 2], big[len(big) // 2 :]]
-    return units
 
 
 def member_losses(logits: Tensor, targets: Tensor, mask: Tensor) -> Tensor:
@@ -254,7 +200,8 @@ def train_ensemble(
     device: str = "auto",
     on_result: OnResult | None = None,
 ) -> list[dict]:
-    """Train ``configs`` (one shape, :func:`shape_key`) together; one result per member, in order.
+    """Train ``configs`` (one shape, :func:`simulations.units.shape_key`) together; one result
+    per member, in order.
 
     Each result is the dict :func:`simulations.training.train` returns for that config (same keys,
     plus ``ensemble``: the group size, the batched form used and the members' config hashes in

@@ -32,10 +32,11 @@ from typing import Any
 
 import torch
 
-from simulations.ensemble import plan_units, train_ensemble
+from simulations.ensemble import train_ensemble
 from simulations.stacks import work
 from simulations.store import Store
 from simulations.training import TrainConfig, train
+from simulations.units import plan_units
 
 PROBES = ({"width": 16, "length": 16, "batch": 8}, {"width": 64, "length": 64, "batch": 32})
 PROBE_STEPS = 3

@@ -13,13 +13,15 @@ import hashlib
 import json
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import models
 from ccomplexity import limits, typed
 from ccomplexity.errors import InputError, check_int
 from simulations.recipes import RECIPE_DEFAULTS, check_recipe
-from simulations.tasks import Task, check_task, get_task
+
+if TYPE_CHECKING:
+    from simulations.tasks import Task
 
 EVAL_BATCH = 500
 """Evaluation examples per forward pass."""
@@ -111,6 +113,8 @@ class TrainConfig:
         for name, limit in _LIMITS.items():
             if getattr(self, name) is not None:  # None: a setting this run does not use
                 limit.check(getattr(self, name), f"TrainConfig.{name}")
+        from simulations.tasks import check_task  # the samplers' torch only when used
+
         check_task(self.task)
         models.model_class(self.arch)  # InputError naming it when unknown
         if not (math.isfinite(self.lr) and self.lr > 0):
@@ -188,6 +192,8 @@ class TrainConfig:
 
     def make_task(self) -> Task:
         """The run's task at its length N with its options."""
+        from simulations.tasks import get_task
+
         return get_task(self.task, self.length, **self.task_options())
 
     def to_dict(self) -> dict[str, Any]:

@@ -167,7 +167,7 @@ def _read_toml(name_or_path: str | Path) -> tuple[dict[str, Any], str, str]:
 
 
 def _train_config_class() -> type:
-    from simulations.training import TrainConfig
+    from simulations.run_config import TrainConfig
 
     return TrainConfig
 
@@ -498,10 +498,10 @@ def run_sweep(
     if ensemble is None:
         ensemble = 1 if train_fn is not None and ensemble_fn is None else DEFAULT_ENSEMBLE
     if train_fn is None:
-        from simulations.training import train as train_fn
+        train_fn = workers_mod.train_when_called
     if ensemble_fn is None:
-        from simulations.ensemble import train_ensemble as ensemble_fn
-    from simulations.ensemble import plan_units
+        ensemble_fn = workers_mod.train_ensemble_when_called
+    from simulations.units import plan_units
 
     start = time.perf_counter()
     deadline = None if time_limit is None else time.monotonic() + time_limit

@@ -1,7 +1,7 @@
 """Where a sweep's units of work train: inline, in a pool of worker processes that die with the
 sweep, or on Ray; every run under a lease in the results store.
 
-A unit is one run or an ensemble of runs of one shape (:func:`simulations.ensemble.plan_units`).
+A unit is one run or an ensemble of runs of one shape (:func:`simulations.units.plan_units`).
 
 - :func:`run_leased` claims each run of a unit in the store (:meth:`simulations.store.Store.claim`)
   just before the unit starts, at most one unit per free worker, so that sweeps running at once
@@ -86,6 +86,23 @@ class Job:
     train_fn: TrainFn
     ensemble_fn: EnsembleFn
     checkpoint_dir: str
+
+
+def train_when_called(config: Any, **kwargs: Any) -> dict:
+    """:func:`simulations.training.train`, imported when a run trains: the sweep's default
+    ``train_fn``, so that neither the sweep's process nor a worker loads torch before it trains
+    (a worker unpickles its job when it starts)."""
+    from simulations.training import train
+
+    return train(config, **kwargs)
+
+
+def train_ensemble_when_called(configs: list[Any], **kwargs: Any) -> list:
+    """:func:`simulations.ensemble.train_ensemble`, imported when an ensemble trains (the
+    sweep's default ``ensemble_fn``; see :func:`train_when_called`)."""
+    from simulations.ensemble import train_ensemble
+
+    return train_ensemble(configs, **kwargs)
 
 
 def default_workers() -> int:

@@ -11,10 +11,11 @@ import models
 from ccomplexity.errors import InputError
 from simulations import stacks
 from simulations.checkpoints import load_checkpoint
-from simulations.ensemble import StaticStep, plan_groups, shape_key, train_ensemble
+from simulations.ensemble import StaticStep, train_ensemble
 from simulations.recipes import Recipe, make_optimizer, set_lr
 from simulations.stacks import BATCHED, LoopStack, StackedAdam, VmapStack
 from simulations.training import TrainConfig, build_model, train
+from simulations.units import plan_groups, shape_key
 
 BASE = TrainConfig(
     task="index-lookup", arch="transformer", width=8, layers=2, length=6, heads=2, steps=12,

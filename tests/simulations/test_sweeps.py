@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 
 from ccomplexity.errors import InputError
+from simulations.run_config import TrainConfig
 from simulations.store import Store
 from simulations.sweeps import load_spec, parse_spec, profiles, run_sweep
-from simulations.training import TrainConfig
 
 
 def fake_train(

@@ -20,9 +20,9 @@ import pytest
 
 from ccomplexity import limits
 from ccomplexity.errors import InputError
-from simulations.ensemble import plan_units
 from simulations.store import Store
 from simulations.sweeps import load_spec, run_sweep
+from simulations.units import plan_units
 
 
 def fake_train(config, checkpoint_dir=None, progress=True) -> dict:
