@@ -48,6 +48,11 @@ It is not the exactly rounded real exponential, but it is a fixed deterministic 
 grid point, which is all a protocol simulating a model needs (App. D only needs each exponential
 of a non-positive score to lie in [0, 1]). The real exp of a non-positive number lies in (0, 1];
 on the grid it can round to 0 when it is below one step.
+
+**Bit strings.** :meth:`FixedPoint.to_bits` and :meth:`FixedPoint.from_bits` are the protocols'
+message encoding (two's complement, ``bits`` characters per number); the ``_rows`` forms encode
+and decode a batch of messages in one pass. The module stays whole (a little over 500 lines): it
+is one class, whose arithmetic, rounding and bit strings share its range checks.
 """
 
 from __future__ import annotations
