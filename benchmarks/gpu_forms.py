@@ -8,7 +8,10 @@ each form an architecture has:
   the explicit App. D softmax, which writes every (B, H, N, N) weight;
 * lstm, gru: one block-diagonal cuDNN RNN (``simulations.stacks.BLOCK_WIDTH``) against batched
   matmuls one position at a time;
-* others: their one batched form.
+* others: their one batched form;
+* and for a cell trained with Adafactor (the `looped-gpu` profile), its stacked form
+  (``simulations.stacked_optim.StackedAdafactor``, captured in the graph) against the members
+  stepping one after the other with torch's own optimiser (``simulations.stacks.LoopStack``).
 
 Each: milliseconds per step (the batch fixed, synchronised, after warm-up and capture) and the
 peak memory the step allocates. One process, nothing else on the device.
@@ -16,7 +19,8 @@ peak memory the step allocates. One process, nothing else on the device.
     python benchmarks/gpu_forms.py                                  # on the GPU: every cell
     python benchmarks/gpu_forms.py --device cpu --batched --cells dyck:lstm:64:1:20 --steps 2
 
-Writes benchmarks/results/gpu_forms{,_cpu}.{json,md}.
+Writes benchmarks/results/gpu_forms{,_cpu}.{json,md} (``gpu_forms_<profile>{,_cpu}`` for another
+profile than ``gpu``).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import models.transformer as transformer  # noqa: E402
 from simulations import stacks  # noqa: E402
 from simulations.ensemble import StaticStep, _batches  # noqa: E402
+from simulations.recipes import STACKED_OPTIMIZERS, Recipe  # noqa: E402
 from simulations.stacks import batched_form, make_stack  # noqa: E402
 from simulations.sweeps import load_spec  # noqa: E402
 from simulations.training import build_model, deterministic_on  # noqa: E402
@@ -46,6 +51,8 @@ FORMS = {
     "lstm": {"block-diagonal": ("block", True), "recurrence": ("block", False)},
     "gru": {"block-diagonal": ("block", True), "recurrence": ("block", False)},
 }
+OPTIMIZER_FORMS = {"stacked-optimiser": ("optimizer", True), "one-by-one": ("optimizer", False)}
+"""The forms of a cell whose optimiser the batched forms stack only since StackedAdafactor."""
 
 
 def cells(profile: str) -> dict[tuple, list]:
@@ -59,6 +66,8 @@ def cells(profile: str) -> dict[tuple, list]:
 def set_form(switch: str, on: bool, device: torch.device) -> None:
     if switch == "attention":
         transformer.FUSED_ATTENTION = {device.type} if on else set()
+    elif switch == "optimizer":
+        stacks.STACKED_OPTIMIZERS = STACKED_OPTIMIZERS if on else ("adam", "adamw")
     else:
         stacks.BLOCK_DEVICES = {device.type} if on else set()
 
@@ -70,7 +79,7 @@ def measure(configs: list, steps: int, device: torch.device) -> dict:
     gens = [torch.Generator().manual_seed(c.seed) for c in group]
     batch = _batches(task, first, first.batch, gens, device, train=True)
     stack = make_stack(batched_form(first, device), [m for m, _ in built],
-                       [c.lr for c in group], device, batch[0])  # fmt: skip
+                       [c.lr for c in group], device, batch[0], Recipe.of(first))  # fmt: skip
     if device.type == "cuda":
         torch.cuda.synchronize(device)
         torch.cuda.reset_peak_memory_stats(device)
@@ -113,8 +122,11 @@ def main() -> None:
         if missing:
             sys.exit(f"not cells of {args.profile}: {missing}")
         found = {c: found[c] for c in wanted}
-    name = "gpu_forms" if device.type == "cuda" else "gpu_forms_cpu"
+    name = "gpu_forms" + ("" if args.profile == "gpu" else f"_{args.profile}")
+    name += "" if device.type == "cuda" else "_cpu"
     report = {
+        "name": name,
+        "profile": args.profile,
         "command": " ".join(["python", *sys.argv]),
         "device": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu",
         "torch": torch.__version__,
@@ -126,6 +138,8 @@ def main() -> None:
         if time.perf_counter() - began > args.budget:
             break
         forms = FORMS.get(cell[1], {"batched": None})
+        if configs[0].optimizer not in ("adam", "adamw"):
+            forms = OPTIMIZER_FORMS
         for label, switch in forms.items():
             row = dict(zip(FIELDS, cell, strict=True)) | {"variant": label}
             try:
@@ -137,6 +151,7 @@ def main() -> None:
                 row["error"] = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
             finally:
                 transformer.FUSED_ATTENTION, stacks.BLOCK_DEVICES = default_forms
+                stacks.STACKED_OPTIMIZERS = STACKED_OPTIMIZERS
                 if device.type == "cuda":
                     torch.cuda.empty_cache()
             report["rows"].append(row)
@@ -150,7 +165,8 @@ def write(report: dict, name: str) -> None:
     (RESULTS / f"{name}.json").write_text(json.dumps(report, indent=1) + "\n")
     keys = [*FIELDS, "variant", "members", "form", "graphed", "ms/step", "peak GiB", "error"]
     lines = [
-        f"# An ensemble step of the `gpu` profile's cells, per form ({report['device']})",
+        f"# An ensemble step of the `{report.get('profile', 'gpu')}` profile's cells, per form "
+        f"({report['device']})",
         "",
         f"Command: `{report['command']}`; torch {report['torch']}. One process alone on the "
         "device; the batch fixed; milliseconds per step after warm-up and capture.",

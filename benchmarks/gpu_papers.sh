@@ -2,12 +2,13 @@
 # The central experiment of the mixture-of-parrots, looped-reasoning and knowledge-graph papers on
 # one CUDA GPU: one stretch of each paper's slice (profiles parrots-gpu, looped-gpu, kg-gpu) one
 # after the other, each by benchmarks/gpu_stretch.sh (resumed from shipped/<profile>.db, 8 worker
-# processes), into OUT_DIR/parrots, OUT_DIR/looped and OUT_DIR/kg. Back where the repository is
-# checked out, record each:
+# processes). Each slice's folder is packed into one archive, OUT_DIR/<paper>.tgz, as soon as the
+# slice ends: a device command brings back at most 8 files, and the three folders hold up to 21.
+# Back where the repository is checked out, record each:
 #
-#   python benchmarks/gpu_stretch.py OUT_DIR/parrots --profile parrots-gpu --device-seconds S
-#   python benchmarks/gpu_stretch.py OUT_DIR/looped --profile looped-gpu --device-seconds S
-#   python benchmarks/gpu_stretch.py OUT_DIR/kg --profile kg-gpu --device-seconds S
+#   python benchmarks/gpu_stretch.py OUT_DIR/parrots.tgz --profile parrots-gpu --device-seconds S
+#   python benchmarks/gpu_stretch.py OUT_DIR/looped.tgz --profile looped-gpu --device-seconds S
+#   python benchmarks/gpu_stretch.py OUT_DIR/kg.tgz --profile kg-gpu --device-seconds S
 #
 # which ships the runs to shipped/<profile>.db and writes benchmarks/results/gpu_papers.json.
 #
@@ -15,16 +16,30 @@
 #   GPU_STRETCH_TOY=1 PYTHON=.venv/bin/python bash benchmarks/gpu_papers.sh /tmp/gp   # the CPU
 #
 # Each slice: no unit starts after <NAME>_START seconds, stopped at <NAME>_HARD (defaults 100 and
-# 160 s; the kg slice is a capacity search, which takes no start limit), so the three fit one
-# command of about 9 minutes (tried on the CPU: 45 s of overhead over the three hard limits); a
-# slice that does not finish resumes in the next stretch.
+# 160 s; the kg slice is a capacity search, which takes no start limit); PAPERS (default
+# "parrots looped kg") picks the slices and their order; <NAME>_ARGS adds arguments to its sweep
+# (e.g. KG_ARGS="--extend-undecided 1": runs still improving train again with twice the steps;
+# <NAME> in capitals). A slice that does not finish resumes in
+# the next stretch. Measured on one H200 (benchmarks/results/gpu_pending.md): 15 s of start-up
+# per slice beside its hard limit.
 set -uo pipefail
 out=${1:?usage: bash benchmarks/gpu_papers.sh OUT_DIR}
 mkdir -p "$out"
-slice() {  # name profile start hard
-  echo "== $1 ($2): no start after $3 s, stopped at $4 s"
-  PROFILE=$2 START_SECONDS=$3 HARD_SECONDS=$4 bash benchmarks/gpu_stretch.sh "$out/$1"
+work=$(mktemp -d)
+slice() {  # name profile start hard [sweep arguments]
+  echo "== $1 ($2): no start after $3 s, stopped at $4 s ${5:-}"
+  PROFILE=$2 START_SECONDS=$3 HARD_SECONDS=$4 SWEEP_ARGS=${5:-} \
+    bash benchmarks/gpu_stretch.sh "$work/$1"
+  tar czf "$out/$1.tgz.part" -C "$work" "$1" && mv "$out/$1.tgz.part" "$out/$1.tgz"
 }
-slice parrots parrots-gpu "${PARROTS_START:-100}" "${PARROTS_HARD:-160}"
-slice looped looped-gpu "${LOOPED_START:-100}" "${LOOPED_HARD:-160}"
-slice kg kg-gpu none "${KG_HARD:-160}"
+for paper in ${PAPERS:-parrots looped kg}; do
+  case $paper in
+    parrots)
+      slice parrots parrots-gpu "${PARROTS_START:-100}" "${PARROTS_HARD:-160}" "${PARROTS_ARGS:-}" ;;
+    looped)
+      slice looped looped-gpu "${LOOPED_START:-100}" "${LOOPED_HARD:-160}" "${LOOPED_ARGS:-}" ;;
+    kg) slice kg kg-gpu none "${KG_HARD:-160}" "${KG_ARGS:-}" ;;
+    *) echo "unknown paper $paper (parrots, looped or kg)" >&2; exit 2 ;;
+  esac
+done
+rm -rf "$work"

@@ -3,12 +3,14 @@
     python benchmarks/gpu_stretch.py OUT_DIR --device-seconds S [--profile gpu]
 
 OUT_DIR is the folder the stretch wrote (its store, ``stretch.json``, ``sweep.json``,
-``gpu_util.csv``); S is the device time the stretch's lease held (the machine's start included).
-It ships the store's runs to ``shipped/<profile>.db`` (no checkpoints), appends the stretch to
+``gpu_util.csv``), or the archive ``benchmarks/gpu_papers.sh`` packed it into (``<paper>.tgz``,
+unpacked into a temporary folder: members are checked by tarfile's ``data`` filter); S is the
+device time the stretch's lease held (the machine's start included). It ships the store's runs to
+``shipped/<profile>.db`` (no checkpoints), appends the stretch to
 ``benchmarks/results/gpu_stretches.json`` and rewrites ``gpu_stretches.md`` (per stretch: runs
 stored, time; per ensemble trained: where its time went) and the profile's summary,
-``benchmarks/results/gpu_profile.json`` for ``gpu`` (``gpu_<profile>.json`` for another); the
-forms the stretch measured first, if any, go to ``gpu_forms.{json,md}``. The slices of
+``benchmarks/results/gpu_profile.json`` for ``gpu`` (``gpu_<profile>.json`` for another); the forms
+the stretch measured first, if any, go to ``gpu_forms.{json,md}``. The slices of
 ``benchmarks/gpu_papers.sh`` (:data:`PAPERS`) are also recorded in ``gpu_papers.json``; for a
 capacity search, ``runs`` counts every run it could train (each model grown to ``grow_to``).
 """
@@ -20,6 +22,8 @@ import csv
 import json
 import statistics
 import sys
+import tarfile
+import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -66,6 +70,21 @@ def units(runs: list[dict], since: set[str]) -> list[dict]:
             "strategy": (last.get("ensemble") or {}).get("strategy", "alone"),
         })  # fmt: skip
     return sorted(rows, key=lambda r: (r["task"], r["arch"], r["width"], r["layers"], r["length"]))
+
+
+def stretch_folder(path: Path, scratch: Path) -> Path:
+    """The stretch's folder: ``path`` itself, or the one folder its archive holds, unpacked into
+    ``scratch`` (absolute paths, links out of it and special files are refused)."""
+    if path.is_dir():
+        return path
+    if not path.is_file() or not tarfile.is_tarfile(path):
+        sys.exit(f"{path}: neither a stretch's folder nor its archive")
+    with tarfile.open(path) as archive:
+        archive.extractall(scratch, filter="data")
+    folders = [p for p in scratch.iterdir() if p.is_dir()]
+    if len(folders) != 1:
+        sys.exit(f"{path}: expected one folder in the archive, found {len(folders)}")
+    return folders[0]
 
 
 def utilisation(path: Path) -> float | None:
@@ -133,20 +152,26 @@ def main() -> None:
                         help="device time of the stretch's lease (start included)")  # fmt: skip
     parser.add_argument("--profile", default="gpu")
     args = parser.parse_args()
-    stretch = json.loads((args.out / "stretch.json").read_text())
+    with tempfile.TemporaryDirectory() as scratch:
+        record(stretch_folder(args.out, Path(scratch)), args.device_seconds, args.profile)
+
+
+def record(out: Path, device_seconds: float, wanted_profile: str) -> None:
+    """Ship the stretch in ``out`` and rewrite the records (the module's docstring)."""
+    stretch = json.loads((out / "stretch.json").read_text())
     profile = stretch["profile"]
-    if profile != args.profile:
-        sys.exit(f"the stretch ran profile {profile!r}, not {args.profile!r}")
+    if profile != wanted_profile:
+        sys.exit(f"the stretch ran profile {profile!r}, not {wanted_profile!r}")
     shipped = Path("shipped") / f"{profile}.db"
     before = set()
     if (ROOT / shipped).is_file():
         with Store(ROOT / shipped, readonly=True) as store:
             before = store.done_hashes()
-    with Store(args.out / f"{profile}.db", readonly=True) as store:
+    with Store(out / f"{profile}.db", readonly=True) as store:
         runs = store.runs()
-    machine = (args.out / "log.txt").read_text().splitlines()
+    machine = (out / "log.txt").read_text().splitlines()
     device = next((ln.split(",")[0] for ln in machine if ln.startswith("NVIDIA")), "unknown")
-    ship(args.out / f"{profile}.db", ROOT / shipped)
+    ship(out / f"{profile}.db", ROOT / shipped)
     spec = load_spec(profile)
     search = spec.grow is not None
     if search:  # a capacity search: every run it could train, an upper bound
@@ -160,9 +185,10 @@ def main() -> None:
         "date": datetime.now(UTC).strftime("%Y-%m-%d"), "device": device,
         "workers": stretch["workers"], "start_seconds": stretch["start_seconds"],
         "hard_seconds": stretch["hard_seconds"], "exit": stretch["exit"],
-        "sweep_seconds": stretch["sweep_seconds"], "device_seconds": args.device_seconds,
+        "mps": stretch.get("mps", "off"), "sweep_args": stretch.get("sweep_args", ""),
+        "sweep_seconds": stretch["sweep_seconds"], "device_seconds": device_seconds,
         "stored_before": len(before & wanted), "stored_after": len(done),
-        "gpu_util_mean": utilisation(args.out / "gpu_util.csv"),
+        "gpu_util_mean": utilisation(out / "gpu_util.csv"),
         "units": units(runs, {r["config_hash"] for r in runs} - before),
     })  # fmt: skip
     summary = {
@@ -190,11 +216,12 @@ def main() -> None:
             for p in log
         )
     )
-    forms = args.out / "forms.json"
+    forms = out / "forms.json"
     if forms.is_file():  # the forms measured first in the stretch, kept beside the others
         from gpu_forms import write
 
-        write(json.loads(forms.read_text()), "gpu_forms")
+        report = json.loads(forms.read_text())
+        write(report, report.get("name", "gpu_forms"))
     print(json.dumps(summary))
 
 

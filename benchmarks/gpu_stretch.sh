@@ -18,6 +18,11 @@
 # OUT_DIR gets at most 7 files: the store, log.txt (machine, install), sweep.log, sweep.json,
 # stretch.json, gpu_util.csv and forms.json. ENSEMBLE caps the members of one ensemble (smaller
 # ensembles finish sooner: for the longest cells, whose ensemble of 14 outlasts a stretch).
+# SWEEP_ARGS: further arguments of `ccx sweep` (e.g. "--extend-undecided 1").
+# MPS=1 runs the workers under CUDA's multi-process service, so that their kernels share the GPU's
+# multiprocessors at once instead of taking turns (small models' steps are bound by kernel
+# launches, each far from filling the GPU); it falls back to plain processes, saying why in
+# log.txt, when the service is missing or a CUDA probe through it fails within 60 s.
 set -uo pipefail
 out=${1:?usage: bash benchmarks/gpu_stretch.sh OUT_DIR}
 mkdir -p "$out"
@@ -47,7 +52,7 @@ store="$work/$profile.db"
 
 {
   date -u +"start %FT%TZ"
-  echo "profile $profile, workers $workers, no start after $start_s s, stop at $hard_s s"
+  echo "profile $profile, workers $workers, no start after $start_s s, stop at $hard_s s ${SWEEP_ARGS:-}"
   echo "resumed from: $([ -f "$resume" ] && echo "$resume" || echo "nothing")"
   nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>/dev/null
   "$py" -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda, \
@@ -74,11 +79,35 @@ if [ -n "${FORMS:-}" ]; then
   forms_args=(--steps 10)
   [ -n "$toy" ] && forms_args=(--device cpu --batched --steps 2)
   echo "forms: ${FORMS}" >>"$out/log.txt"
-  timeout -k 10 "${FORMS_SECONDS:-90}" "$py" benchmarks/gpu_forms.py "${forms_args[@]}" \
+  timeout -k 10 "${FORMS_SECONDS:-90}" "$py" benchmarks/gpu_forms.py --profile "$profile" \
+    "${forms_args[@]}" \
     --budget $((${FORMS_SECONDS:-90} - 30)) ${cells[@]:+--cells "${cells[@]}"} >>"$out/log.txt" 2>&1
   echo "forms: exit $?" >>"$out/log.txt"
-  cp benchmarks/results/gpu_forms*.json "$out/forms.json" 2>/dev/null
+  forms_name=gpu_forms
+  [ "$profile" = gpu ] || forms_name=gpu_forms_$profile
+  [ -n "$toy" ] && forms_name=${forms_name}_cpu
+  cp "benchmarks/results/$forms_name.json" "$out/forms.json" 2>/dev/null
 fi
+
+mps=off
+if [ -z "$toy" ] && [ -n "${MPS:-}" ]; then
+  if command -v nvidia-cuda-mps-control >/dev/null 2>&1; then
+    export CUDA_MPS_PIPE_DIRECTORY="$work/mps-pipe" CUDA_MPS_LOG_DIRECTORY="$work/mps-log"
+    mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+    nvidia-cuda-mps-control -d >>"$out/log.txt" 2>&1
+    if timeout -k 5 60 "$py" -c "import torch; print(torch.ones(8, device='cuda').sum().item())" \
+      >>"$out/log.txt" 2>&1 && [ -n "$(echo get_server_list | nvidia-cuda-mps-control)" ]; then
+      mps=on
+    else
+      echo quit | nvidia-cuda-mps-control >/dev/null 2>&1
+      unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+      mps="off: the probe through the service failed"
+    fi
+  else
+    mps="off: no nvidia-cuda-mps-control"
+  fi
+fi
+echo "mps: $mps" >>"$out/log.txt"
 
 if [ -z "$toy" ]; then
   nvidia-smi --query-gpu=timestamp,utilization.gpu,memory.used --format=csv -l 5 \
@@ -93,17 +122,18 @@ limit=(--time-limit "$start_s")
 [ "$start_s" = none ] && limit=()
 timeout -s INT -k 20 "$hard_s" "$py" -m ccx sweep --profile "$profile" --store "$store" \
   --checkpoint-dir "$work/checkpoints" --workers "$workers" ${limit[@]:+"${limit[@]}"} \
-  ${ENSEMBLE:+--ensemble "$ENSEMBLE"} --json \
+  ${ENSEMBLE:+--ensemble "$ENSEMBLE"} ${SWEEP_ARGS:-} --json \
   >"$out/sweep.json" 2>"$out/sweep.log"
 rc=$?
 ended=$(date +%s.%N)
 kill "$copier" 2>/dev/null
 [ -n "${smi:-}" ] && kill "$smi" 2>/dev/null
+[ "$mps" = on ] && echo quit | nvidia-cuda-mps-control >/dev/null 2>&1
 wait 2>/dev/null
 copy_store
 "$py" -c "import json; print(json.dumps({'exit': $rc, 'sweep_seconds': round($ended - $began, 1), \
 'profile': '$profile', 'workers': $workers, 'start_seconds': ${start_s/none/None}, \
-'hard_seconds': $hard_s}))" \
+'hard_seconds': $hard_s, 'mps': '$mps', 'sweep_args': '${SWEEP_ARGS:-}'}))" \
   >"$out/stretch.json"
 cat "$out/stretch.json"
 tail -n 3 "$out/sweep.log"

@@ -12,14 +12,15 @@ are dropped from every stacked tensor), so the others do not pay for it.
 
 Equality with single runs (tested for every architecture): on the CPU each member's accuracy curve
 and steps are its single run's, its weights equal to float tolerance (batched matmuls and
-reductions may round differently in the last bit; :class:`simulations.stacks.StackedAdam` is
-torch's Adam bit for bit); the fallback is exact.
+reductions may round differently in the last bit; :class:`simulations.stacked_optim.StackedAdam`
+is torch's Adam bit for bit, ``StackedAdafactor`` torch's Adafactor to float rounding); the
+fallback is exact.
 
 On a GPU a step has no host synchronisation: the batch is copied from pinned memory into fixed
-buffers and forward, backward and the Adam update replay as one CUDA graph (:class:`StaticStep`;
-re-captured when members leave, eager if capture fails). Only evaluations synchronise. The data
-stay generated on the CPU from each member's own generator, as in a single run, so a run's data
-are the same on every device.
+buffers and forward, backward and the optimiser's update replay as one CUDA graph
+(:class:`StaticStep`; re-captured when members leave, eager if capture fails). Only evaluations
+synchronise. The data stay generated on the CPU from each member's own generator, as in a single
+run, so a run's data are the same on every device.
 """
 
 from __future__ import annotations
@@ -99,8 +100,9 @@ GRAPH_WARMUP = 3
 
 class StaticStep:
     """One training step of a stack (forward, member losses, backward, optimiser) reading fixed
-    input buffers and, for :class:`simulations.stacks.StackedAdam`, step scalars kept on the
-    device: the body a CUDA graph captures once and replays every step.
+    input buffers and the optimiser's step scalars kept on the device
+    (:mod:`simulations.stacked_optim`): the body a CUDA graph captures once and replays every
+    step.
 
     On the CPU (and for :class:`simulations.stacks.LoopStack`, whose torch optimisers keep Python
     step counts) it runs eagerly, with the optimiser's own step.
@@ -113,20 +115,16 @@ class StaticStep:
         self.tokens, self.targets, self.mask = (
             torch.zeros(t.shape, dtype=t.dtype, device=device) for t in batch
         )
-        shape = self.tokens.shape
         self.graphed = device.type == "cuda" and not isinstance(stack, LoopStack)
         self.eager_steps = 0
         self.graph: Any = None
-        if self.graphed:
-            self.neg_step = torch.zeros(shape[0], device=device)
-            self.shrink = torch.ones(shape[0], device=device)
-            self.correction2_sqrt = torch.ones((), device=device)
+        self.scalars: list[Tensor] = []  # the optimiser's step scalars, read by the graph
 
     def body(self) -> None:
         logits = self.stack.forward(self.tokens)
         member_losses(logits, self.targets, self.mask).sum().backward()
         if self.graphed:
-            self.stack.optimiser.update(self.neg_step, self.correction2_sqrt, self.shrink)
+            self.stack.optimiser.update(*self.scalars)
         else:
             self.stack.step()
 
@@ -138,10 +136,11 @@ class StaticStep:
             self.stack.zero_grad()
             self.body()
             return
-        neg_step, correction2_sqrt, shrink = self.stack.optimiser.advance()
-        self.neg_step.copy_(neg_step.pin_memory(), non_blocking=True)
-        self.shrink.copy_(shrink.pin_memory(), non_blocking=True)
-        self.correction2_sqrt.fill_(correction2_sqrt)
+        scalars = self.stack.optimiser.advance()
+        if not self.scalars:
+            self.scalars = [torch.empty_like(t, device=self.device) for t in scalars]
+        for buffer, value in zip(self.scalars, scalars, strict=True):
+            buffer.copy_(value.pin_memory(), non_blocking=True)
         if self.graph is not None:
             self.graph.replay()
         elif self.eager_steps < GRAPH_WARMUP:

@@ -7,8 +7,8 @@ warm-up, and gradient clipping, as the papers state them.
 * looped reasoning: Adafactor with linear warm-up and cosine decay (lr 0.005).
 
 One rule serves a single run (:func:`simulations.training.train`, torch's own optimisers) and an
-ensemble (:mod:`simulations.stacks`: Adam and AdamW stacked, Adafactor member by member), so a
-member of an ensemble follows its single run's recipe step for step.
+ensemble (:mod:`simulations.stacked_optim`: each optimiser stacked, its statistics per member),
+so a member of an ensemble follows its single run's recipe step for step.
 
 The schedule is a factor of the configured ``lr`` at step t = 1 .. T (T = ``steps``, W =
 ``warmup``): t / W during the warm-up (t <= W), then 1 (``constant``), the cosine
@@ -42,10 +42,9 @@ RECIPE_DEFAULTS: dict[str, object] = {
 """The recipe fields of :class:`simulations.run_config.TrainConfig` and their defaults (App. H:
 Adam, constant rate, no decay, no clipping); at these values they are left out of the config
 hash, so runs stored before recipes existed keep their hashes."""
-STACKED_OPTIMIZERS = ("adam", "adamw")
-"""Optimisers an ensemble's batched forms step for all members at once; Adafactor scales each
-step by its tensor's root mean square, which a stacked tensor would share between members, so
-its members step one by one (:class:`simulations.stacks.LoopStack`)."""
+STACKED_OPTIMIZERS = ("adam", "adamw", "adafactor")
+"""Optimisers an ensemble's batched forms step for all members at once
+(:mod:`simulations.stacked_optim`; Adafactor with its tensor statistics taken per member)."""
 
 
 def check_recipe(

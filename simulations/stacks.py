@@ -20,9 +20,9 @@ Used by :mod:`simulations.ensemble`. Per architecture (:data:`BATCHED`, chosen b
 an exception or a mismatch falls back to :class:`LoopStack`, so an architecture whose code changed
 under a batched form still trains correctly.
 
-The module stays whole (a little over 500 lines): every batched form answers to the one
-:class:`Stack` interface and :func:`make_stack`'s check, and reading the forms side by side is
-how one sees that each keeps a single run's arithmetic.
+Every batched form answers to the one :class:`Stack` interface and :func:`make_stack`'s check;
+reading them side by side is how one sees that each keeps a single run's arithmetic. Their
+optimisers are in :mod:`simulations.stacked_optim`.
 """
 
 from __future__ import annotations
@@ -39,110 +39,12 @@ from torch.nn import functional as F
 from models.base import SequenceModel
 from models.moe import MixtureOfExperts
 from simulations.recipes import ADAM, STACKED_OPTIMIZERS, Recipe, make_optimizer, set_lr
+from simulations.stacked_optim import stacked_optimiser
 from simulations.training import TrainConfig
 
 CHECK_TOLERANCE = 1e-4
 """Largest |batched - own| logit difference (relative to the logits' scale) the first-batch check
 accepts before falling back to :class:`LoopStack`."""
-ADAM_BETAS = (0.9, 0.999)
-ADAM_EPS = 1e-8
-
-
-class StackedAdam:
-    """Adam (torch defaults: betas (0.9, 0.999), eps 1e-8) on stacked parameters (M, ...) with
-    one learning rate per member and one shared step count, under a :class:`Recipe` (Adam's L2
-    weight decay or AdamW's decoupled one, the schedule's factor of every member's rate, each
-    member's gradient clipped to its own norm).
-
-    Element by element it is the arithmetic of ``torch.optim.Adam``'s (``AdamW``'s)
-    single-tensor path: g += wd p (Adam) or p *= 1 - lr wd (AdamW); m.lerp_(g, 1 - b1);
-    v.mul_(b2).addcmul_(g, g, 1 - b2); denom = sqrt(v) / sqrt(1 - b2^t) + eps;
-    p += (-(lr / (1 - b1^t)) * m) / denom, the step size rounded to the parameter's dtype as
-    ``addcdiv_`` rounds its scalar; clipping as ``torch.nn.utils.clip_grad_norm_`` (the norm of
-    the member's per-tensor norms, scaled by min(1, clip / (norm + 1e-6))).
-    """
-
-    def __init__(self, params: list[Tensor], lrs: Sequence[float], recipe: Recipe = ADAM) -> None:
-        if recipe.optimizer not in STACKED_OPTIMIZERS:
-            raise ValueError(f"{recipe.optimizer} does not run stacked")
-        self.params = params
-        self.lrs = list(lrs)
-        self.recipe = recipe
-        self.exp_avg = [torch.zeros_like(p) for p in params]
-        self.exp_avg_sq = [torch.zeros_like(p) for p in params]
-        self.steps = 0
-
-    @property
-    def decoupled(self) -> bool:
-        """Whether each step first shrinks the weights (AdamW's decoupled decay)."""
-        return self.recipe.optimizer == "adamw" and self.recipe.weight_decay > 0
-
-    def advance(self) -> tuple[Tensor, float, Tensor]:
-        """Count one more step; its per-member -lr / (1 - b1^t) (M,), on the CPU (a caller on a
-        GPU copies it from pinned memory, without waiting for the steps queued before),
-        sqrt(1 - b2^t), and each member's weight factor 1 - lr wd (M,) (ones unless
-        :attr:`decoupled`); lr is the member's rate times the schedule's factor."""
-        self.steps += 1
-        beta1, beta2 = ADAM_BETAS
-        correction1 = 1 - beta1**self.steps
-        rates = [lr * self.recipe.factor(self.steps) for lr in self.lrs]
-        dtype = self.params[0].dtype
-        neg_step = torch.tensor([-(lr / correction1) for lr in rates], dtype=dtype)
-        wd = self.recipe.weight_decay if self.decoupled else 0.0
-        shrink = torch.tensor([1 - lr * wd for lr in rates], dtype=dtype)
-        return neg_step, (1 - beta2**self.steps) ** 0.5, shrink
-
-    @torch.no_grad()
-    def step(self) -> None:
-        neg_step, correction2_sqrt, shrink = self.advance()
-        device = self.params[0].device
-        self.update(neg_step.to(device), correction2_sqrt, shrink.to(device))
-
-    @torch.no_grad()
-    def update(
-        self, neg_step: Tensor, correction2_sqrt: float | Tensor, shrink: Tensor | None = None
-    ) -> None:
-        """The update with the step's scalars; as device tensors it can be captured in a graph."""
-        beta1, beta2 = ADAM_BETAS
-        grads = [p.grad for p in self.params]
-        if self.recipe.clip > 0:
-            self._clip(grads)
-        if self.recipe.optimizer == "adam" and self.recipe.weight_decay > 0:
-            grads = torch._foreach_add(grads, self.params, alpha=self.recipe.weight_decay)
-        if self.decoupled and shrink is not None:
-            for p in self.params:
-                p.mul_(shrink.view(-1, *[1] * (p.dim() - 1)))
-        torch._foreach_lerp_(self.exp_avg, grads, 1 - beta1)
-        torch._foreach_mul_(self.exp_avg_sq, beta2)
-        torch._foreach_addcmul_(self.exp_avg_sq, grads, grads, 1 - beta2)
-        denom = torch._foreach_sqrt(self.exp_avg_sq)
-        if isinstance(correction2_sqrt, Tensor):
-            denom = [d / correction2_sqrt for d in denom]
-        else:
-            torch._foreach_div_(denom, correction2_sqrt)
-        torch._foreach_add_(denom, ADAM_EPS)
-        updates = [
-            neg_step.view(-1, *[1] * (p.dim() - 1)) * m
-            for p, m in zip(self.params, self.exp_avg, strict=True)
-        ]
-        torch._foreach_div_(updates, denom)
-        torch._foreach_add_(self.params, updates)
-
-    def _clip(self, grads: list[Tensor]) -> None:
-        """Each member's gradients scaled as ``clip_grad_norm_`` scales a single run's."""
-        norms = torch.stack([g.flatten(1).norm(dim=1) for g in grads], dim=1)  # (M, tensors)
-        coef = (self.recipe.clip / (norms.norm(dim=1) + 1e-6)).clamp(max=1.0)
-        for g in grads:
-            g.mul_(coef.view(-1, *[1] * (g.dim() - 1)))
-
-    def keep(self, index: Tensor, params: list[Tensor]) -> None:
-        """Keep the members ``index`` (their moments), now optimising ``params``."""
-        self.params = params
-        self.lrs = [self.lrs[i] for i in index.tolist()]
-        self.exp_avg = [m[index] for m in self.exp_avg]
-        self.exp_avg_sq = [v[index] for v in self.exp_avg_sq]
-
-
 # --- batched forms ------------------------------------------------------------------------------
 
 
@@ -166,7 +68,7 @@ class Stack(abc.ABC):
             .requires_grad_()
             for n in names
         }
-        self.optimiser = StackedAdam(list(self.params.values()), lrs, recipe)
+        self.optimiser = stacked_optimiser(list(self.params.values()), lrs, recipe)
 
     @abc.abstractmethod
     def forward(self, tokens: Tensor) -> Tensor:
