@@ -286,8 +286,10 @@ def kg_query(entities: int, relations: int, hops: int, cut: int, seed: int = 0) 
     def evaluate(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         alice, bob = x[:, 0], y[:, 0]
         word = (alice % r**k) * r ** (q - k) + bob // e  # r_1..r_q read base R
-        relations_ = (word[:, None] // powers) % r
-        return graph.answer(alice // r**k, relations_) == bob % e
+        reached = alice // r**k
+        for power in powers:  # hop by hop (MatchingKG.answer's walk), never a (B, q) array
+            reached = graph.permutations[(word // power) % r, reached]
+        return reached == bob % e
 
     params = {"entities": e, "relations": r, "hops": q, "cut": k, "seed": graph.seed}
     params["graph_sha256"] = graph.sha256()

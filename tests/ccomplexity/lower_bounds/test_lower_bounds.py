@@ -8,6 +8,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ccomplexity import lower_bounds as lb
 from ccomplexity import problems as P
@@ -373,6 +375,33 @@ def test_one_way_index10_is_10_bits():
     assert len(res.rows) == 1024 and len(res.cols) == 10
     assert lb.check_one_way_witness(prob, res.rows, res.cols)
     assert not lb.check_one_way_witness(prob, res.rows, res.cols[:-1])
+
+
+def test_one_way_witness_of_one_column_per_row():
+    """A permutation matrix: each column tells exactly one row apart, so the witness needs
+    k - 1 of them (the kg split's answer columns at R = 1 are such a matrix)."""
+    k = 512
+    m = np.eye(k, dtype=np.int64)[np.random.default_rng(0).permutation(k)]
+    res = lb.one_way_bits(m)
+    assert (res.distinct_rows, res.bits) == (k, 9)
+    assert len(res.cols) == k - 1
+    assert lb.check_one_way_witness(m, res.rows, res.cols)
+
+
+@given(
+    st.integers(1, 12).flatmap(
+        lambda rows: st.lists(
+            st.lists(st.integers(0, 2), min_size=5, max_size=5), min_size=rows, max_size=rows
+        )
+    )
+)
+@settings(max_examples=60, deadline=None)
+def test_one_way_witness_splits_every_class_in_at_most_k_minus_1_columns(rows):
+    m = np.array(rows, dtype=np.int64)
+    res = lb.one_way_bits(m)
+    assert res.distinct_rows == len({tuple(r) for r in rows})
+    assert lb.check_one_way_witness(m, res.rows, res.cols)
+    assert 1 <= len(res.cols) <= max(1, res.distinct_rows - 1)
 
 
 def test_one_way_on_a_matrix():
