@@ -118,12 +118,34 @@ def check_size(name: str, config: ModelConfig) -> int:
 
 @functools.lru_cache(maxsize=4096)
 def _numbers(name: str, config: ModelConfig) -> int:
-    """Counted on torch's meta device: the model is built without memory or random draws."""
+    """Counted on torch's meta device: the model is built without memory or random draws. Its
+    random initialisations are skipped: on the meta device torch runs them through its
+    decompositions, whose first use imports some 800 modules (sympy among them), about 2 s in
+    each process that counts a model (every sweep and every ``ccx`` command that checks one)."""
     import torch
 
-    with torch.device("meta"):
+    with torch.device("meta"), _skip_random_init():
         model = model_class(name)(config)
     return sum(t.numel() for t in itertools.chain(model.parameters(), model.buffers()))
+
+
+RANDOM_INIT = frozenset({"normal_", "uniform_", "trunc_normal_"})
+"""In-place random fills (``torch.nn.init`` and the tensor methods) that :func:`_numbers`
+skips: they change values, never shapes."""
+
+
+def _skip_random_init() -> Any:
+    """A torch function mode in which :data:`RANDOM_INIT` calls return their tensor unchanged."""
+    import torch
+
+    class SkipRandomInit(torch.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            if getattr(func, "__name__", None) in RANDOM_INIT:
+                return args[0] if args else kwargs["tensor"]
+            return func(*args, **kwargs)
+
+    return SkipRandomInit()
 
 
 def describe_models() -> list[dict[str, Any]]:
