@@ -56,8 +56,12 @@ def kg_sample(
     """Random q-hop path queries in the paper's token format, with their answers (Eq. 11, 12)."""
     import numpy as np
 
+    from ccomplexity import budget
     from ccomplexity.languages.kg import QueryVocabulary, query_tokens
 
+    tokens = 4 * hops - 1
+    what = f"{batch} queries of {hops} hops ({tokens} tokens each) as text"
+    budget.check(what, *budget.samples(batch, tokens), "use a smaller --batch or fewer --hops")
     graph = _graph(entities, relations, seed)
     vocab = QueryVocabulary(entities, relations, hops)
     rng = np.random.default_rng(seed)
