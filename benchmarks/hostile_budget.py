@@ -27,6 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
 
+from simulations.store import stored_count  # noqa: E402
 from tests.ccx.budget_cases import ADDRESS_SPACE, SECONDS, cases, run_case  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results"
@@ -60,19 +61,6 @@ def drawn(torch: bool, examples: int) -> list[list[str]]:
     return out
 
 
-def _stored(db: Path) -> int:
-    """Runs in the store so far (0 before it or its table exists)."""
-    if not db.exists():
-        return 0
-    conn = sqlite3.connect(db, timeout=10)
-    try:
-        return conn.execute("SELECT count(*) FROM runs").fetchone()[0]
-    except sqlite3.OperationalError:
-        return 0
-    finally:
-        conn.close()
-
-
 def killed_worker() -> dict:
     """``ccx sweep --profile smoke --workers 2`` with one pool worker killed (SIGKILL) once the
     pool has stored a run (the worker is then on its next one): the sweep's exit status, its
@@ -87,7 +75,7 @@ def killed_worker() -> dict:
     victim = None
     while victim is None and sweep.poll() is None:  # a worker, once the pool has stored a run
         time.sleep(0.2)
-        if _stored(folder / "s.db") < 1:
+        if stored_count(folder / "s.db") < 1:
             continue
         kids = subprocess.run(["pgrep", "-P", str(sweep.pid), "-f", "multiprocessing.spawn"],
                               capture_output=True, text=True).stdout.split()  # fmt: skip

@@ -485,6 +485,22 @@ def runs(path: str | Path, **filters: object) -> list[dict[str, Any]]:
         return store.runs(**filters)
 
 
+def stored_count(path: str | Path) -> int:
+    """Rows in the ``runs`` table of the store at ``path``, read with a connection of its own
+    while another process may be writing it; 0 before the file or its table exists (the file is
+    never created)."""
+    path = Path(path)
+    if not path.exists():
+        return 0
+    conn = sqlite3.connect(path, timeout=10)
+    try:
+        return conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+    except sqlite3.OperationalError:  # the table is not created yet
+        return 0
+    finally:
+        conn.close()
+
+
 def lease_owner() -> str:
     """This process as a lease owner: host, process id and a random token."""
     return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
@@ -622,4 +638,4 @@ def _create(path: Path) -> None:
         Path(tmp).unlink(missing_ok=True)
 
 
-__all__ = ["DEFAULT_STORE", "Store", "identify", "lease_owner", "runs"]
+__all__ = ["DEFAULT_STORE", "Store", "identify", "lease_owner", "runs", "stored_count"]

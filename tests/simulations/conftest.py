@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from simulations.store import stored_count
 
 
 @pytest.fixture
@@ -25,18 +26,7 @@ def stored_runs() -> Callable[[Path], int]:
     """Rows in a results store's ``runs`` table (0 before the store or its table exists), read
     with a connection of its own while another process writes."""
 
-    def count(db: Path) -> int:
-        if not db.exists():
-            return 0
-        conn = sqlite3.connect(db, timeout=10)
-        try:
-            return conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
-        except sqlite3.OperationalError:
-            return 0
-        finally:
-            conn.close()
-
-    return count
+    return stored_count
 
 
 TINY_SWEEP = """

@@ -13,7 +13,14 @@ import pytest
 
 import ccomplexity
 from ccomplexity.errors import InputError
-from simulations.store import APPLICATION_ID, SCHEMA_VERSION, Store, lease_owner, runs
+from simulations.store import (
+    APPLICATION_ID,
+    SCHEMA_VERSION,
+    Store,
+    lease_owner,
+    runs,
+    stored_count,
+)
 
 
 def result(length: int = 20, arch: str = "lstm", seed: int = 0, accuracy: float = 0.5) -> dict:
@@ -360,3 +367,15 @@ def test_a_store_without_its_runs_table_is_refused_in_one_line(tmp_path):
         conn.execute("DROP TABLE runs")
     with pytest.raises(InputError, match="has no runs table"):
         runs(path)
+
+
+def test_stored_count_reads_without_creating(tmp_path):
+    db = tmp_path / "s.db"
+    assert stored_count(db) == 0 and not db.exists()
+    sqlite3.connect(db).close()  # a file without the table yet
+    assert stored_count(db) == 0
+    db.unlink()
+    with Store(db) as store:
+        store.add_run(result(seed=0))
+        store.add_run(result(seed=1))
+        assert stored_count(db) == 2  # while the store is open

@@ -22,7 +22,7 @@ import pytest
 
 from ccomplexity.errors import InputError
 from simulations.run_config import TrainConfig
-from simulations.store import Store
+from simulations.store import Store, stored_count
 from simulations.sweeps import load_spec, parse_spec, profiles, run_sweep
 
 
@@ -572,13 +572,13 @@ def test_sigkill_mid_sweep_then_resume(tmp_path):
         proc = subprocess.Popen([sys.executable, "-c", child], cwd=root)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and proc.poll() is None:
-            if db.exists() and _count(db) >= stored_before_kill:
+            if db.exists() and stored_count(db) >= stored_before_kill:
                 break
             time.sleep(0.02)
         assert proc.poll() is None, "the sweep finished before it could be killed"
         os.kill(proc.pid, signal.SIGKILL)
         assert proc.wait(timeout=30) == -signal.SIGKILL
-        assert stored_before_kill <= _count(db) < len(expected)
+        assert stored_before_kill <= stored_count(db) < len(expected)
 
     summary = run_sweep(spec, db, workers=1, train_fn=fake_train, progress=False)
     assert summary["skipped"] + summary["ran"] == len(expected)
@@ -591,16 +591,6 @@ def test_sigkill_mid_sweep_then_resume(tmp_path):
         for row in store.runs():  # whole rows only
             assert row["config"]["length"] == row["length"]
             assert row["best_accuracy"] in (0.5, 1.0) and row["curve"]
-
-
-def _count(db: Path) -> int:
-    conn = sqlite3.connect(db, timeout=10)
-    try:
-        return conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
-    except sqlite3.OperationalError:  # the table is not created yet
-        return 0
-    finally:
-        conn.close()
 
 
 # -- validation before the store, sharing the store ----------------------------------------------
