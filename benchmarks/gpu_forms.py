@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import models.transformer as transformer  # noqa: E402
 from simulations import stacks  # noqa: E402
 from simulations.ensemble import StaticStep, _batches  # noqa: E402
-from simulations.recipes import STACKED_OPTIMIZERS, Recipe  # noqa: E402
+from simulations.recipes import Recipe  # noqa: E402
 from simulations.stacks import batched_form, make_stack  # noqa: E402
 from simulations.sweeps import load_spec  # noqa: E402
 from simulations.training import build_model, deterministic_on  # noqa: E402
@@ -52,7 +52,8 @@ FORMS = {
     "gru": {"block-diagonal": ("block", True), "recurrence": ("block", False)},
 }
 OPTIMIZER_FORMS = {"stacked-optimiser": ("optimizer", True), "one-by-one": ("optimizer", False)}
-"""The forms of a cell whose optimiser the batched forms stack only since StackedAdafactor."""
+"""The forms of an Adafactor cell: stacked (``simulations.stacks.STACKED_ADAFACTOR_DEVICES``) or
+member by member."""
 
 
 def cells(profile: str) -> dict[tuple, list]:
@@ -67,7 +68,7 @@ def set_form(switch: str, on: bool, device: torch.device) -> None:
     if switch == "attention":
         transformer.FUSED_ATTENTION = {device.type} if on else set()
     elif switch == "optimizer":
-        stacks.STACKED_OPTIMIZERS = STACKED_OPTIMIZERS if on else ("adam", "adamw")
+        stacks.STACKED_ADAFACTOR_DEVICES = {device.type} if on else set()
     else:
         stacks.BLOCK_DEVICES = {device.type} if on else set()
 
@@ -132,13 +133,16 @@ def main() -> None:
         "torch": torch.__version__,
         "rows": [],
     }
-    default_forms = set(transformer.FUSED_ATTENTION), set(stacks.BLOCK_DEVICES)
+    default_forms = (
+        set(transformer.FUSED_ATTENTION), set(stacks.BLOCK_DEVICES),
+        set(stacks.STACKED_ADAFACTOR_DEVICES),
+    )  # fmt: skip
     began = time.perf_counter()
     for cell, configs in found.items():
         if time.perf_counter() - began > args.budget:
             break
         forms = FORMS.get(cell[1], {"batched": None})
-        if configs[0].optimizer not in ("adam", "adamw"):
+        if configs[0].optimizer == "adafactor":
             forms = OPTIMIZER_FORMS
         for label, switch in forms.items():
             row = dict(zip(FIELDS, cell, strict=True)) | {"variant": label}
@@ -150,8 +154,8 @@ def main() -> None:
             except Exception as exc:  # noqa: BLE001 - record it and go on
                 row["error"] = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
             finally:
-                transformer.FUSED_ATTENTION, stacks.BLOCK_DEVICES = default_forms
-                stacks.STACKED_OPTIMIZERS = STACKED_OPTIMIZERS
+                (transformer.FUSED_ATTENTION, stacks.BLOCK_DEVICES,
+                 stacks.STACKED_ADAFACTOR_DEVICES) = default_forms  # fmt: skip
                 if device.type == "cuda":
                     torch.cuda.empty_cache()
             report["rows"].append(row)

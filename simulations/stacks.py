@@ -345,6 +345,8 @@ def batched_form(config: TrainConfig, device: torch.device) -> type[Stack]:
     form = BATCHED.get(config.arch, LoopStack)
     if config.optimizer not in STACKED_OPTIMIZERS:
         return LoopStack
+    if config.optimizer == "adafactor" and device.type not in STACKED_ADAFACTOR_DEVICES:
+        return LoopStack
     if device.type == "cpu" and (config.arch in CPU_LOOP or work(config) > CPU_BATCHED_WORK):
         return LoopStack
     if form is VmapStack and config.experts > 1 and device.type not in DENSE_ROUTING_DEVICES:
@@ -384,6 +386,13 @@ DENSE_ROUTING_DEVICES = {"cuda"}
 routes densely (``models.moe.MixtureOfExperts._dense``: every expert on every row); elsewhere
 (:func:`batched_form`) the members train one after the other with the routed form, as the CPU's
 stores were trained (their re-runs stay bit for bit)."""
+
+STACKED_ADAFACTOR_DEVICES = {"cuda"}
+"""Devices on which an Adafactor ensemble steps its members at once
+(:class:`simulations.stacked_optim.StackedAdafactor`, captured in the CUDA graph); elsewhere
+the members step one after the other with torch's own Adafactor, as the CPU's stores were
+trained (their re-runs stay bit for bit: the stacked form agrees with torch's only to float
+rounding)."""
 
 CPU_LOOP = ("lstm", "mamba")
 CPU_BATCHED_WORK = 1e7

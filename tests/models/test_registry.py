@@ -92,3 +92,24 @@ def test_families_cover_the_registry():
         assert FAMILIES[name] in ("recurrent", "attention", "concat-attention", "looped")
     assert FAMILIES["concat-transformer"] == "concat-attention"
     assert FAMILIES["looped"] == "looped"  # depth k L: one-layer transformer claims must not match
+
+
+ONE_LAYER = "concat-transformer"  # Sec. 3 of the parrots paper: one layer only
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+@pytest.mark.parametrize("options", [{"width": 8}, {"width": 12, "layers": 2, "experts": 4}])
+def test_the_size_check_counts_what_a_built_model_holds(name, options):
+    """``check_size`` counts on the meta device with the random fills skipped: the same numbers
+    as the model built on the CPU, parameters and buffers."""
+    import dataclasses
+
+    from models import check_size, config_class
+
+    fields = {f.name for f in dataclasses.fields(config_class(model_class(name)))}
+    config = config_class(model_class(name)).from_dict(
+        {k: v for k, v in options.items() if k in fields and (k, name) != ("layers", ONE_LAYER)}
+    )
+    model = model_class(name)(config)
+    held = sum(t.numel() for t in [*model.parameters(), *model.buffers()])
+    assert check_size(name, config) == held

@@ -14,7 +14,7 @@ from simulations.checkpoints import load_checkpoint
 from simulations.ensemble import StaticStep, train_ensemble
 from simulations.recipes import Recipe, make_optimizer, set_lr
 from simulations.stacked_optim import StackedAdam
-from simulations.stacks import BATCHED, LoopStack, VmapStack, batched_form
+from simulations.stacks import BATCHED, LoopStack, VmapStack
 from simulations.training import TrainConfig, build_model, train
 from simulations.units import plan_groups, shape_key
 
@@ -121,20 +121,25 @@ def test_stacked_adam_follows_the_recipe_as_torch_does(optimizer):
 
 
 @pytest.mark.parametrize(
-    ("arch", "optimizer"),
-    [("transformer", "adamw"), ("lstm", "adafactor"), ("dss", "adam"), ("looped", "adafactor")],
+    ("arch", "optimizer", "gpu_form", "strategy"),
+    [
+        ("transformer", "adamw", False, "vmap"),
+        ("lstm", "adafactor", False, "loop"),
+        ("dss", "adam", False, "vmap"),
+        ("looped", "adafactor", False, "loop"),  # the CPU: torch's Adafactor, member by member
+        ("looped", "adafactor", True, "vmap"),  # the GPU's stacked Adafactor, forced on the CPU
+    ],
 )
-def test_members_follow_their_single_runs_recipe(arch, optimizer):
+def test_members_follow_their_single_runs_recipe(arch, optimizer, gpu_form, strategy, monkeypatch):
     """A recipe (optimiser, decay, schedule, warm-up, clipping) in an ensemble: every member's
-    curve, steps, verdict and last rate are its single run's, stacked (Adafactor too) or member
-    by member (the LSTM on the CPU)."""
+    curve, steps, verdict and last rate are its single run's, stacked or member by member."""
+    if gpu_form:
+        monkeypatch.setattr(stacks, "STACKED_ADAFACTOR_DEVICES", {"cpu"})
     recipe = {"optimizer": optimizer, "weight_decay": 0.1, "schedule": "warmup-cosine",
               "warmup": 5, "clip": 0.5}  # fmt: skip
     configs = members(arch=arch, steps=30, **recipe)[:2]
     together = train_ensemble(configs, device="cpu")
-    form = batched_form(configs[0], torch.device("cpu"))
-    assert together[0]["ensemble"]["strategy"] == form.strategy
-    assert (form is LoopStack) == (arch == "lstm")
+    assert together[0]["ensemble"]["strategy"] == strategy
     for config, result in zip(configs, together, strict=True):
         alone = train(config, progress=False, device="cpu")
         for key in ("curve", "steps", "verdict", "accuracy_ci", "lr_final", "config_hash"):
@@ -249,6 +254,9 @@ def test_the_cpu_batches_only_tiny_models():
     experts = dataclasses.replace(tiny, experts=4)  # routed on the CPU: no vmap rule, no warning
     assert stacks.batched_form(experts, cpu) is LoopStack
     assert stacks.batched_form(experts, cuda) is VmapStack
+    adafactor = dataclasses.replace(tiny, optimizer="adafactor")  # as the CPU's stores trained
+    assert stacks.batched_form(adafactor, cpu) is LoopStack
+    assert stacks.batched_form(adafactor, cuda) is VmapStack
 
 
 @pytest.mark.parametrize("arch", list(models.REGISTRY))
