@@ -7,8 +7,10 @@ warm-up, and gradient clipping, as the papers state them.
 * looped reasoning: Adafactor with linear warm-up and cosine decay (lr 0.005).
 
 One rule serves a single run (:func:`simulations.training.train`, torch's own optimisers) and an
-ensemble (:mod:`simulations.stacked_optim`: each optimiser stacked, its statistics per member),
-so a member of an ensemble follows its single run's recipe step for step.
+ensemble (:mod:`simulations.stacked_optim`: Adam and AdamW stacked; Adafactor stacked, its
+statistics per member, on a GPU only, and member by member with torch's own elsewhere,
+:data:`simulations.stacks.STACKED_ADAFACTOR_DEVICES`), so a member of an ensemble follows its
+single run's recipe step for step.
 
 The schedule is a factor of the configured ``lr`` at step t = 1 .. T (T = ``steps``, W =
 ``warmup``): t / W during the warm-up (t <= W), then 1 (``constant``), the cosine
@@ -43,8 +45,9 @@ RECIPE_DEFAULTS: dict[str, object] = {
 Adam, constant rate, no decay, no clipping); at these values they are left out of the config
 hash, so runs stored before recipes existed keep their hashes."""
 STACKED_OPTIMIZERS = ("adam", "adamw", "adafactor")
-"""Optimisers an ensemble's batched forms step for all members at once
-(:mod:`simulations.stacked_optim`; Adafactor with its tensor statistics taken per member)."""
+"""Optimisers an ensemble's batched forms can step for all members at once
+(:mod:`simulations.stacked_optim`; Adafactor with its tensor statistics taken per member, and
+only on the devices of :data:`simulations.stacks.STACKED_ADAFACTOR_DEVICES`)."""
 
 
 def check_recipe(
