@@ -60,10 +60,10 @@ from simulations.verdicts import VERDICTS, evaluated_on, judge
 DEFAULT_STORE = Path("results") / "ccx.db"
 APPLICATION_ID = 0x43435852
 """``PRAGMA application_id`` of a results store: "CCXR"."""
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """``PRAGMA user_version`` of a results store. 2: the marker, leases and the threads column;
 3: the diagnostics column; 4: each run's verdict, the interval of its accuracy and the ensemble
-it trained in."""
+it trained in; 5: the ``environment`` column (what trained the run, :data:`ENVIRONMENT`)."""
 
 _SCHEMA = """
 CREATE TABLE runs (
@@ -94,7 +94,8 @@ CREATE TABLE runs (
     diagnostics        TEXT,
     verdict            TEXT,
     accuracy_ci        TEXT,
-    ensemble           TEXT
+    ensemble           TEXT,
+    environment        TEXT
 );
 CREATE INDEX runs_model ON runs (task, arch, width, layers, length);
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -114,6 +115,10 @@ _RESULT_COLUMNS = (
 )  # fmt: skip
 _JSON_COLUMNS = ("config", "accuracy_by_length", "curve")
 _V4_COLUMNS = ("verdict", "accuracy_ci", "ensemble")
+ENVIRONMENT = "environment"
+"""The result key (and column, JSON object, NULL when a run has none) that records what trained
+a run beyond its config: software, machine and settings a re-run needs, and the plugins it
+used. Runs stored before schema 5 have none (read as ``{}``)."""
 DIAGNOSTICS = ("block_cosine", "layer_similarity")
 """Result keys stored together in the ``diagnostics`` column (JSON, NULL when a run has none)."""
 COLUMNS = (
@@ -130,6 +135,7 @@ COLUMNS = (
     "created",
     "diagnostics",
     *_V4_COLUMNS,
+    ENVIRONMENT,
 )
 
 
@@ -177,9 +183,10 @@ class Store:
         return _Transaction(self._conn)
 
     def _upgrade(self) -> None:
-        """Schema 1, 2 or 3 -> 4 in one transaction: (from 1) the threads column, leases, the
-        marker; (from 2) the diagnostics column; the verdict columns, each run's verdict and
-        interval read off its stored curve (:func:`simulations.verdicts.judge`)."""
+        """Schema 1..4 -> 5 in one transaction: (from 1) the threads column, leases, the
+        marker; (from 2) the diagnostics column; (from 3) the verdict columns, each run's verdict
+        and interval read off its stored curve (:func:`simulations.verdicts.judge`); (from 4)
+        the environment column."""
         with self._transaction():
             version = self._conn.execute("PRAGMA user_version").fetchone()[0]
             if version == SCHEMA_VERSION:
@@ -189,9 +196,11 @@ class Store:
                 self._conn.execute(_LEASES)
             if version < 3:
                 self._conn.execute("ALTER TABLE runs ADD COLUMN diagnostics TEXT")
-            for column in _V4_COLUMNS:
-                self._conn.execute(f"ALTER TABLE runs ADD COLUMN {column} TEXT")
-            self._judge_all()
+            if version < 4:
+                for column in _V4_COLUMNS:
+                    self._conn.execute(f"ALTER TABLE runs ADD COLUMN {column} TEXT")
+                self._judge_all()
+            self._conn.execute(f"ALTER TABLE runs ADD COLUMN {ENVIRONMENT} TEXT")
             self._conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'",
                                (str(SCHEMA_VERSION),))  # fmt: skip
             self._conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
@@ -309,6 +318,9 @@ class Store:
         best = _accuracy(result["best_accuracy"], "best_accuracy")
         judged = _judged(config, result.get("curve") or [], accuracy, best, result)
         ensemble = result.get("ensemble")
+        environment = result.get(ENVIRONMENT)
+        if environment is not None and not isinstance(environment, Mapping):
+            raise InputError(f"run result: {ENVIRONMENT} must be a dict")
         row: dict[str, Any] = {
             "config_hash": config_hash,
             "config": json.dumps(dict(config), sort_keys=True),
@@ -324,6 +336,7 @@ class Store:
             "verdict": judged["verdict"],
             "accuracy_ci": json.dumps(judged["accuracy_ci"]),
             "ensemble": json.dumps(ensemble) if isinstance(ensemble, Mapping) else None,
+            ENVIRONMENT: json.dumps(dict(environment), sort_keys=True) if environment else None,
         }
         if row["checkpoint"] is not None:
             row["checkpoint"] = str(row["checkpoint"])
@@ -436,6 +449,10 @@ def _decode(row: dict[str, Any]) -> dict[str, Any]:
         _check_values(row)
         ensemble = json.loads(row["ensemble"]) if row["ensemble"] else None
         row["ensemble"] = ensemble if isinstance(ensemble, dict) else None
+        environment = json.loads(row[ENVIRONMENT]) if row[ENVIRONMENT] else {}
+        if not isinstance(environment, dict):
+            raise ValueError(f"{ENVIRONMENT} must be an object")
+        row[ENVIRONMENT] = environment
         ci = json.loads(row["accuracy_ci"]) if row["accuracy_ci"] else None
         if row["verdict"] in VERDICTS and _is_interval(ci):
             row["accuracy_ci"] = ci
@@ -638,4 +655,12 @@ def _create(path: Path) -> None:
         Path(tmp).unlink(missing_ok=True)
 
 
-__all__ = ["DEFAULT_STORE", "Store", "identify", "lease_owner", "runs", "stored_count"]
+__all__ = [
+    "DEFAULT_STORE",
+    "ENVIRONMENT",
+    "Store",
+    "identify",
+    "lease_owner",
+    "runs",
+    "stored_count",
+]

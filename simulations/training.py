@@ -33,6 +33,7 @@ from ccomplexity.errors import InputError
 from ccomplexity.files import check_output_folder
 from models.base import SequenceModel
 from models.looped import block_cosine, block_cosine_penalty, layer_similarity
+from simulations.environment import run_environment
 from simulations.recipes import lr_factor, make_optimizer, set_lr
 from simulations.run_config import (
     EVAL_BATCH,
@@ -248,6 +249,7 @@ def run_result(
         "seed": config.seed,
         "device": str(dev),
         "threads": torch.get_num_threads(),
+        "environment": run_environment(config.task, config.arch, dev),
     }
 
 

@@ -255,12 +255,44 @@ def test_a_schema_2_store_gains_the_diagnostics_column_when_written(tmp_path):
     with Store(path) as store:
         assert store.add_run({**result(), "layer_similarity": similarity, "block_cosine": None})
     conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
     stored = conn.execute("SELECT verdict, accuracy_ci FROM runs ORDER BY id").fetchall()
     conn.close()
     assert stored[0][0] == old["verdict"] and json.loads(stored[0][1]) == old["accuracy_ci"]
     new = runs(path)[1]
     assert new["diagnostics"] == {"layer_similarity": similarity}  # None values are left out
+
+
+def test_a_schema_4_store_gains_the_environment_column_when_written(tmp_path):
+    path = tmp_path / "v4.db"
+    with Store(path) as store:
+        store.add_run(result())
+    conn = sqlite3.connect(path)
+    conn.execute("ALTER TABLE runs DROP COLUMN environment")
+    conn.execute("PRAGMA user_version = 4")
+    conn.close()
+    (old,) = runs(path)
+    assert old["environment"] == {}
+    environment = {"torch": "2.13.0", "plugins": [{"name": "p", "sha256": "0" * 64}]}
+    with Store(path) as store:
+        assert store.add_run({**result(), "config_hash": "h2", "environment": environment})
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+    conn.close()
+    assert [r["environment"] for r in runs(path)] == [{}, environment]
+
+
+def test_an_environment_that_is_not_an_object_is_refused_or_skipped(tmp_path):
+    path = tmp_path / "s.db"
+    with Store(path) as store, pytest.raises(InputError, match="environment must be a dict"):
+        store.add_run({**result(), "environment": [1, 2]})
+    with Store(path) as store:
+        store.add_run(result())
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE runs SET environment = '[1]'")
+    conn.commit()
+    conn.close()
+    assert runs(path) == []  # the malformed row is skipped, and said
 
 
 def test_readers_write_nothing(tmp_path):
