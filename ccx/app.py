@@ -44,6 +44,20 @@ def ranged(limit: limits.Limit | limits.Interval, *decls: str, **options: Any) -
     return typer.Option(*decls, callback=check, **options)
 
 
+def field_option(field: str, *decls: str, **options: Any) -> Any:
+    """``typer.Option(*decls, **options)`` setting the spec field ``field`` (a training run's,
+    a model's, a protocol's: :data:`ccomplexity.limits.FIELDS`). Its limit is declared here
+    (``param.callback.limit``, read by the fuzz table), and checked once, by the spec the command
+    makes from it before any work: the refusal names the field."""
+
+    def declared(value):
+        return value
+
+    declared.limit = limits.FIELDS[field]  # type: ignore[attr-defined]
+    declared.field = field  # type: ignore[attr-defined]
+    return typer.Option(*decls, callback=declared, **options)
+
+
 def written(kind: str, *decls: str, create_folder: bool = False, **options: Any) -> Any:
     """``typer.Option(*decls, **options)`` naming a path the command writes, ``kind`` "file"
     or "folder" (``create_folder``: a file whose missing folder is created when written). The

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -11,12 +11,10 @@ from ccomplexity import budget, limits
 from ccomplexity.errors import InputError
 from ccx.app import (
     JsonFlag,
-    Layers,
-    Length,
     Seed,
-    Width,
     app,
     emit,
+    field_option,
     print_json,
     print_table,
     ranged,
@@ -98,69 +96,63 @@ def task_cmd(
 # --------------------------------------------------------------------------------- training
 
 
+def _spec(field: str, decl: str, text: str) -> Any:
+    """A ``ccx train`` option setting field ``field`` of the run's spec (checked by the spec)."""
+    return field_option(field, decl, help=text)
+
+
+OptInt = int | None
+
+
 @app.command("train")
 def train_cmd(
     task: Annotated[str, typer.Option("--task", help="index-lookup, dyck, p-hop, ...")],
     arch: Annotated[str, typer.Option("--arch", help="A model of `ccx models`.")],
-    width: Width,
-    length: Length,
-    layers: Layers = 1,
-    steps: Annotated[int, ranged(limits.STEPS, "--steps", help="Most training steps.")] = 1000,
-    lr: Annotated[
-        float, ranged(limits.LEARNING_RATE, "--lr", help="Learning rate (the schedule's peak).")
-    ] = 1e-3,
-    seed: Seed = 0,
-    batch: Annotated[int, ranged(limits.BATCH, "--batch", help="Fresh examples per step.")] = 64,
-    heads: Annotated[int, ranged(limits.HEADS, "--heads", help="Heads (attention models).")] = 4,
-    target: Annotated[
-        float, ranged(limits.ACCURACY, "--target", help="Early-stop accuracy.")
-    ] = 0.99,
-    loops: Annotated[int | None, ranged(limits.LOOPS, "--loops", help="Loops L (looped).")] = None,
-    hops: Annotated[int | None, ranged(limits.HOPS, "--hops", help="p-hop: hops p.")] = None,
-    alphabet: Annotated[
-        int | None, ranged(limits.ALPHABET, "--alphabet", help="p-hop: |Sigma|.")
-    ] = None,
+    width: Annotated[int, _spec("width", "--width", "Model width m.")],
+    length: Annotated[int, _spec("length", "--length", "Input length N.")],
+    layers: Annotated[int, _spec("layers", "--layers", "Model layers.")] = 1,
+    steps: Annotated[int, _spec("steps", "--steps", "Most training steps.")] = 1000,
+    lr: Annotated[float, _spec("lr", "--lr", "Learning rate (the schedule's peak).")] = 1e-3,
+    seed: Annotated[int, _spec("seed", "--seed", "Seeds the model's weights and data.")] = 0,
+    batch: Annotated[int, _spec("batch", "--batch", "Fresh examples per step.")] = 64,
+    heads: Annotated[int, _spec("heads", "--heads", "Heads H (attention models).")] = 4,
+    target: Annotated[float, _spec("target", "--target", "Early-stop accuracy.")] = 0.99,
+    loops: Annotated[OptInt, _spec("loops", "--loops", "Loops L (looped).")] = None,
+    hops: Annotated[OptInt, _spec("hops", "--hops", "p-hop: hops.")] = None,
+    alphabet: Annotated[OptInt, _spec("alphabet", "--alphabet", "p-hop: |Sigma|.")] = None,
     group: Annotated[str | None, typer.Option("--group", help="group-composition: G.")] = None,
-    depth: Annotated[
-        int | None,
-        ranged(limits.IGSM_DEPTH, "--depth", help="var-assign: the query's depth."),
-    ] = None,
+    depth: Annotated[OptInt, _spec("depth", "--depth", "var-assign: the query's depth.")] = None,
     query_depth: Annotated[
-        int | None,
-        ranged(
-            limits.IGSM_DEPTH,
+        OptInt,
+        _spec(
+            "query_depth",
             "--query-depth",
-            help="i-gsm: operations on the query's longest dependency path (the model's depth "
-            "is --layers).",
+            "i-gsm: operations on the query's longest dependency path (the model's depth is "
+            "--layers).",
         ),
     ] = None,
     reverse: Annotated[
         bool | None, typer.Option("--reverse/--no-reverse", help="addition: sum LSB first.")
     ] = None,
-    digits: Annotated[
-        int | None, ranged(limits.DIGITS, "--digits", help="addition: digits per operand (3).")
-    ] = None,
+    digits: Annotated[OptInt, _spec("digits", "--digits", "addition: digits per operand.")] = None,
     reg_lambda: Annotated[
-        float | None,
-        ranged(limits.REGULARISER, "--reg-lambda", help="Block-cosine regulariser lambda."),
+        float | None, _spec("reg_lambda", "--reg-lambda", "Block-cosine regulariser lambda.")
     ] = None,
     reg_block: Annotated[
-        int | None, ranged(limits.WIDTH, "--reg-block", help="Its block size k (transformer).")
+        OptInt, _spec("reg_block", "--reg-block", "Its block size k (transformer).")
     ] = None,
     optimizer: Annotated[
         str, typer.Option("--optimizer", help="adam, adamw or adafactor (torch's own).")
     ] = "adam",
     weight_decay: Annotated[
-        float, ranged(limits.WEIGHT_DECAY, "--weight-decay", help="Weight decay (adam: L2).")
+        float, _spec("weight_decay", "--weight-decay", "Weight decay (adam: L2).")
     ] = 0.0,
     schedule: Annotated[
         str,
         typer.Option("--schedule", help="Learning rate: constant, warmup-cosine, warmup-linear."),
     ] = "constant",
-    warmup: Annotated[int, ranged(limits.WARMUP, "--warmup", help="Steps of linear warm-up.")] = 0,
-    clip: Annotated[
-        float, ranged(limits.CLIP, "--clip", help="Max gradient norm (0: no clipping).")
-    ] = 0.0,
+    warmup: Annotated[int, _spec("warmup", "--warmup", "Steps of linear warm-up.")] = 0,
+    clip: Annotated[float, _spec("clip", "--clip", "Max gradient norm (0: no clipping).")] = 0.0,
     checkpoint_dir: Annotated[
         str, written("folder", "--checkpoint-dir", help="Where the checkpoint is written.")
     ] = "results/checkpoints",
@@ -187,18 +179,17 @@ def train_cmd(
         raise InputError(
             "i-gsm: the query's depth is --query-depth (the model's depth is --layers)"
         )
-    from simulations.recipes import check_recipe
+    from simulations.run_config import TrainConfig
 
-    check_recipe(optimizer, weight_decay, schedule, warmup, clip, steps)  # before torch loads
-    from simulations.training import TrainConfig, train
-
-    config = TrainConfig(
+    config = TrainConfig.of(
         task=task, arch=arch, width=width, layers=layers, length=length, steps=steps, lr=lr,
         seed=seed, batch=batch, heads=heads, target=target, loops=loops, hops=hops,
         alphabet=alphabet, group=group, depth=depth, query_depth=query_depth, reverse=reverse,
         digits=digits, reg_lambda=reg_lambda, reg_block=reg_block, optimizer=optimizer,
         weight_decay=weight_decay, schedule=schedule, warmup=warmup, clip=clip,
     )  # fmt: skip
+    from simulations.training import train
+
     result = train(
         config, checkpoint_dir=checkpoint_dir, progress=not as_json, device=device, threads=threads
     )

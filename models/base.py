@@ -36,20 +36,14 @@ from ccomplexity.errors import InputError, check_int
 
 C = TypeVar("C", bound="ModelConfig")
 
-_FIELD_LIMITS = {
-    "width": limits.WIDTH,
-    "layers": limits.LAYERS,
-    "heads": limits.HEADS,
-    "vocab_size": limits.VOCAB,
-    "n_out": limits.VOCAB,
-}
-"""Limits of the config fields that have their own; every other integer field has
-:data:`ccomplexity.limits.MODEL_FIELD`."""
-
 
 @dataclasses.dataclass(frozen=True)
 class ModelConfig:
-    """Base of every model config: positive sizes, and unknown fields rejected by ``from_dict``."""
+    """Base of every model config: positive sizes, and unknown fields rejected by ``from_dict``.
+
+    Made once and checked when made, every number against its limit in the one table
+    (:data:`ccomplexity.limits.FIELDS`; :data:`~ccomplexity.limits.MODEL_FIELD` for an integer
+    it does not name): the layers that build a model from a config trust it."""
 
     vocab_size: int = 8
     n_out: int | None = None  # output classes; defaults to vocab_size
@@ -60,13 +54,15 @@ class ModelConfig:
     may_be_zero: ClassVar[frozenset[str]] = frozenset()
 
     def __post_init__(self) -> None:
+        where = f"{type(self).__name__}."
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
-            if isinstance(value, bool) or not isinstance(value, int):
-                continue
-            least = 0 if f.name in self.may_be_zero else 1
-            limit = _FIELD_LIMITS.get(f.name, limits.MODEL_FIELD)
-            check_int(value, f"{type(self).__name__}.{f.name}", least, limit.most, limit.instead)
+            if f.name in limits.FIELDS and value is not None:
+                object.__setattr__(self, f.name, limits.check_field(f.name, value, where))
+            elif isinstance(value, int) and not isinstance(value, bool):
+                least = 0 if f.name in self.may_be_zero else 1
+                most, instead = limits.MODEL_FIELD.most, limits.MODEL_FIELD.instead
+                check_int(value, f"{where}{f.name}", least, most, instead)
 
     @property
     def outputs(self) -> int:

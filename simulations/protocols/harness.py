@@ -161,7 +161,7 @@ class Source:
         if self.training is None:
             return
         for key, value in given.items():
-            own = getattr(self.training, key)
+            own = self.training.value(key)
             if value is not None and value != own:
                 raise InputError(
                     f"{key} {value!r} disagrees with checkpoint {self.checkpoint}, trained with "

@@ -187,12 +187,12 @@ def _prepare(
         model, info, config = source.model, source.description, source.training
         if not isinstance(model, ConcatTransformer) or model.tok is None:
             raise InputError(f"checkpoint {checkpoint} is not a concat-transformer on tokens")
-        if config.task != "length2-path":
-            raise InputError(f"checkpoint {checkpoint} was trained on {config.task}")
-        layout = graphs.Layout(config.length, 4)  # the training task's default middle edges
-        r = config.length if vertices is None else vertices
-        if r > config.length:
-            raise InputError(f"the checkpoint knows {config.length} vertices, got {r}")
+        if config.task.name != "length2-path":
+            raise InputError(f"checkpoint {checkpoint} was trained on {config.task.name}")
+        layout = graphs.Layout(config.task.length, 4)  # the training task's default middle edges
+        r = config.task.length if vertices is None else vertices
+        if r > config.task.length:
+            raise InputError(f"the checkpoint knows {config.task.length} vertices, got {r}")
     else:
         if vertices is None:
             raise InputError("give --vertices |V| (or --checkpoint)")

@@ -271,9 +271,9 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     (("task", "i-gsm", "--length", "3", "--query-depth", "4"), "query_depth + 1"),
     (("task", "i-gsm", "--length", "512", "--batch", "4096"), "smaller batch"),
     (("train", "--task", "i-gsm", "--arch", "looped", "--width", "8", "--length", "8",
-      "--query-depth", "-1"), "--query-depth"),
+      "--query-depth", "-1"), "query_depth"),
     (("train", "--task", "i-gsm", "--arch", "looped", "--width", "8", "--length", "8",
-      "--query-depth", BIG), "--query-depth"),
+      "--query-depth", BIG), "query_depth"),
     (("train", "--task", "i-gsm", "--arch", "looped", "--width", "8", "--length", "8",
       "--depth", "2"), "the model's depth is --layers"),
     (("construct", "--task", "group-composition", "--length", "64", "--loops", "-1"), "loops"),
@@ -467,7 +467,7 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     (("train", "--task", "dyck", "--arch", "lstm", "--width", "8", "--length", "8",
       "--steps", "10", "--warmup", "10"), "warmup"),
     (("train", "--task", "dyck", "--arch", "lstm", "--width", "8", "--length", "8",
-      "--weight-decay", "2"), "weight-decay"),
+      "--weight-decay", "2"), "weight_decay"),
     (("train", "--task", "dyck", "--arch", "lstm", "--width", "8", "--length", "8",
       "--clip", "-1"), "clip"),
     # rerun
@@ -591,7 +591,7 @@ def nan_checkpoint(tmp_path_factory) -> bytes:
     from simulations.checkpoints import save_checkpoint
     from simulations.training import TrainConfig, build_model
 
-    config = TrainConfig(task="index-lookup", arch="lstm", width=8, layers=1, length=10)
+    config = TrainConfig.of(task="index-lookup", arch="lstm", width=8, layers=1, length=10)
     model, _ = build_model(config)
     with torch.no_grad():
         next(model.parameters()).view(-1)[0] = float("nan")
@@ -805,6 +805,22 @@ def _kind(param) -> type | None:
 NUMERIC_PARAM_TYPES = {"FloatParamType": float, "IntParamType": int}
 
 
+SPEC_BASES = {
+    ("train",): ("--task", "dyck", "--arch", "lstm", "--width", "8", "--length", "8"),
+}
+"""A valid command line of each command whose options set the fields of a spec
+(``ccx.app.field_option``): the spec checks them, once the command has all it needs to make it,
+so each bad value is tried on this line (in place of the option's own value there)."""
+
+
+def _with(base: tuple[str, ...], option: str, value: str) -> tuple[str, ...]:
+    """``base`` with ``option`` set to ``value`` (replaced where ``base`` gives it)."""
+    if option in base:
+        at = base.index(option)
+        return (*base[:at], option, value, *base[at + 2 :])
+    return (*base, option, value)
+
+
 def _generated() -> list[tuple[tuple[str, ...], str]]:
     cases = []
     for path, command in _commands():
@@ -816,7 +832,12 @@ def _generated() -> list[tuple[tuple[str, ...], str]]:
                     values = [limit.least - 1, limit.most + 1, "-" + BIG, BIG]
                 else:
                     values = [limit.least - 1, limit.most * 2 + 1, "nan", "inf", "-1e309"]
-                cases += [((*path, name, str(v)), name) for v in values]
+                field = getattr(param.callback, "field", None)
+                if field is not None:  # checked by the spec the command makes: named by field
+                    base = SPEC_BASES[path]
+                    cases += [((*path, *_with(base, name, str(v))), field) for v in values]
+                else:
+                    cases += [((*path, name, str(v)), name) for v in values]
             writes = getattr(param.callback, "writes", None)
             if writes is not None:
                 cases += [((*path, name, "/proc/ccx-missing/out"), "/proc/ccx-missing")]

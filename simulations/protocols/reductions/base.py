@@ -64,8 +64,8 @@ class Fitted:
             "precision": self.fmt.bits,
             "frac": self.fmt.frac,
             "checkpoint": None if self.source is None else self.source.checkpoint,
-            "trained_task": None if training is None else training.task,
-            "trained_length": None if training is None else training.length,
+            "trained_task": None if training is None else training.task.name,
+            "trained_length": None if training is None else training.task.length,
             "claim": {k: getattr(self.claim, k) for k in ("task", "family", "bound_id", "problem")},
         }
 
@@ -105,14 +105,14 @@ def fit_model(
     else:
         source = harness.model_source(None, None, req.seed, req.checkpoint)
         source.agree(arch=req.arch, width=req.width)
-        trained = source.training.length
+        trained = source.training.task.length
         n = check_length(name, trained if req.length is None else req.length)
         if n > trained:
             raise InputError(
                 f"checkpoint {req.checkpoint} was trained up to N = {trained}; the reduction "
                 f"cannot run it at N = {n}"
             )
-        task = source.training.task
+        task = source.training.task.name
     model = source.model
     claim = claims.reduction_claim(name, models.family(model.name), task, model.config.layers)
     fmt = harness.fixed_point(req.precision, None)

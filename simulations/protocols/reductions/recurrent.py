@@ -83,11 +83,11 @@ def equality(req: Request) -> dict:
         if model.config.outputs != 2:
             raise InputError(
                 f"reduction equality reads a label at the last position; a model trained on "
-                f"{fit.source.training.task} predicts symbols ({model.config.outputs} classes)"
+                f"{fit.source.training.task.name} predicts symbols ({model.config.outputs} classes)"
             )
         from simulations.tasks import get_task
 
-        separator = [get_task(fit.source.training.task, fit.source.training.length).sep]
+        separator = [get_task(fit.source.training.task.name, fit.source.training.task.length).sep]
     if 1 << n <= EXHAUSTIVE_LIMIT:
         both, exhaustive = np.arange(1 << n, dtype=np.int64), True
         a, b = both >> half, both & ((1 << half) - 1)

@@ -71,7 +71,7 @@ def test_bad_input():
 def test_protocol_on_a_trained_checkpoint(tmp_path):
     from simulations.training import TrainConfig, train
 
-    config = TrainConfig(task="length2-path", arch="concat-transformer", width=4, layers=1,
+    config = TrainConfig.of(task="length2-path", arch="concat-transformer", width=4, layers=1,
                          length=3, heads=1, steps=20, batch=16, eval_every=20, eval_samples=50,
                          experts=2, gate="softmax")  # fmt: skip
     path = train(config, checkpoint_dir=tmp_path, progress=False, device="cpu")["checkpoint"]
