@@ -35,6 +35,8 @@ from ccomplexity.plugin_problems import price_words, problem, seconds_per_word, 
 
 SAMPLE_WORDS = 1024
 """Most words the sampled greedy fooling set draws (their cross matrix is evaluated whole)."""
+PROGRESS_SECONDS = 1.0
+"""A length whose bound takes this long is reported to :func:`bound_profile`'s ``progress``."""
 CERTIFIED_PAIRS = 8192
 """Most pairs of an explicit fooling-set certificate (``certificates.MAX_PAIRWISE``)."""
 
@@ -77,7 +79,8 @@ def bound_profile(
 ) -> dict[int, dict[str, Any]]:
     """At each of ``lengths`` the task is defined at: {"bits", "method"} of kind ``kind`` (see
     :data:`BOUND_KINDS`), or {"refused": the one line} where its price is over the budget (so
-    a length is never silently missing). ``progress`` is told each length as it is done."""
+    a length is never silently missing). ``progress`` is told, in a line, each length that took
+    :data:`PROGRESS_SECONDS` or more."""
     task = plugins.require_task(name)
     if kind not in BOUND_KINDS:
         raise InputError(f"bound kind must be one of {', '.join(BOUND_KINDS)}, got {kind!r}")
@@ -96,8 +99,8 @@ def bound_profile(
                 out[n] = {"bits": found["bits"], "method": found["method"]}
         except InputError as err:
             out[n] = {"refused": str(err)}
-        if progress is not None:
-            took = time.perf_counter() - start
+        took = time.perf_counter() - start
+        if progress is not None and took >= PROGRESS_SECONDS:
             shown = out[n].get("bits", "not computed")
             progress(f"[{i + 1}/{len(wanted)}] {kind} bound of {name} at N = {n}: {shown} "
                      f"({took:.1f} s)")  # fmt: skip

@@ -1,6 +1,8 @@
-"""Fooling sets (Def. 1, Fact 4): verification, and the constructive sets of Lemma 1 (Dyck,
-exhaustive and symbolic), equality and disjointness. The exact maximum fooling set of a matrix
-is in :mod:`ccomplexity.lower_bounds.max_fooling`."""
+"""Fooling sets (Def. 1, Fact 4): verification (of pairs given by index or as words), and the
+constructive sets of Lemma 1 (Dyck, exhaustive and symbolic), equality and disjointness. The
+exact maximum fooling set of a matrix is in :mod:`ccomplexity.lower_bounds.max_fooling`. One
+module (about 540 lines) on purpose: the constructions are verified by the checks beside them,
+which share the pairwise scan."""
 
 from __future__ import annotations
 
