@@ -133,10 +133,11 @@ def function_automaton(name: str, length: int, what: str) -> Machine:
     [alphabet]^N evaluated once), priced first (:func:`price_words`)."""
     task = plugins.require_task(name)
     a, n = task.alphabet, length
-    words = a**n if limits.power_at_most(a, n, 1 << 62) else 1 << 62
     instead = "use a shorter --length" + ("" if task.dfa else ", or give the task a dfa=")
-    price_words(name, n, words, f"{what}: the word function of {name} on all {a}^{n} words",
-                instead)  # fmt: skip
+    what = f"{what}: the word function of {name} on all {a}^{n} words"
+    if not limits.power_at_most(a, n, 1 << 62):
+        raise InputError(f"{what} (more than 2^62) is far over the budget: {instead}")
+    price_words(name, n, a**n, what, instead)
     return function_machine(task.evaluate, a, n)
 
 

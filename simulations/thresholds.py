@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import models
-from ccomplexity import claims, plugins
+from ccomplexity import budget, claims, plugins
 from ccomplexity.errors import InputError
 from simulations.store import runs
 
@@ -216,12 +216,13 @@ def plugin_bound(task: str, kind: str, lengths: tuple[int, ...]) -> dict[int, di
     """:func:`ccomplexity.plugin_bounds.bound_profile` of the loaded plugin task at ``lengths``,
     computed once per task source (a figure and its thresholds ask twice); progress on stderr."""
     found = plugins.require_task(task)
-    return _bound_cached(task, found.sha256, kind, lengths)
+    budgets = (budget.memory_budget(), budget.work_budget())  # what was refused depends on them
+    return _bound_cached(task, found.sha256, kind, lengths, budgets)
 
 
 @functools.lru_cache(maxsize=64)
 def _bound_cached(
-    task: str, sha256: str, kind: str, lengths: tuple[int, ...]
+    task: str, sha256: str, kind: str, lengths: tuple[int, ...], budgets: tuple[int, int]
 ) -> dict[int, dict[str, Any]]:
     from ccomplexity.plugin_bounds import bound_profile
 
@@ -263,13 +264,14 @@ def _plugin_row(
         m = max((run["state_numel"] or run["width"]) for run in members)
         row["bound_params"] = {"m": m, "p": precision, "H": 1, "m_is": "state_numel"}
         model_bits = {n: m * precision for n in best}
-    else:
-        heads = max(_run_model(run)["heads"] or 1 for run in members)
-        m = width // heads
-        row["bound_params"] = {"m": m, "p": precision, "H": heads, "m_is": "width / heads"}
+    else:  # the loosest of the runs' (m, H): the threshold is a best over them
         task_def = plugins.task_definition(task)
         alphabet = task_def.alphabet if task_def is not None else 2
-        model_bits = {n: single_output_bits(m, heads, precision, n, alphabet) for n in best}
+        shapes = {(width // (h or 1), h or 1) for h in (_run_model(r)["heads"] for r in members)}
+        m, heads = max(shapes, key=lambda s: single_output_bits(*s, precision, max(best), 2))
+        row["bound_params"] = {"m": m, "p": precision, "H": heads, "m_is": "width / heads"}
+        model_bits = {n: max(single_output_bits(mm, hh, precision, n, alphabet)
+                             for mm, hh in shapes) for n in best}  # fmt: skip
     row["model_bits"] = dict(sorted(model_bits.items()))
     if plugins.task_definition(task) is None:
         row["computed_bits"] = None
