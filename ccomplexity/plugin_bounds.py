@@ -119,7 +119,13 @@ def one_way_at(name: str, length: int, cut: int) -> tuple[dict[str, Any], dict[s
     price_evaluations(name, n, len(x) * len(y), f"checking the witness of {len(x)} rows")
     sub = _cross(prob, x, y)
     if len(np.unique(sub, axis=0)) != len(x):
-        raise RuntimeError(f"{name}: the automaton's one-way witness does not check")  # a bug
+        if method != "dfa":
+            raise RuntimeError(f"{name}: the automaton's one-way witness does not check")  # a bug
+        raise InputError(
+            f"the dfa= of task {name} does not accept its language: its {len(x)} rows at cut "
+            f"{cut} are not told apart by the word function (ccx dfa task {name} --length N "
+            "compares them)"
+        )
     result = {**prob.describe(), "method": f"automaton ({method})", "distinct_rows": len(x)}
     result["bits"] = ceil_log2(len(x))
     return result, certificates.one_way_words_certificate(prob, x, y)
@@ -297,9 +303,18 @@ def _sampled(
     rng = np.random.default_rng(seed)
     words = rng.integers(0, task.alphabet, (w, n), dtype=np.int64)
     if task.sampler is not None:
-        drawn = np.asarray(task.sampler(w // 2, n, rng))
-        if drawn.shape != (w // 2, n) or drawn.min() < 0 or drawn.max() >= task.alphabet:
-            raise InputError(f"task {task.name}: its sampler must return {w // 2} words of {n}")
+        where = f"task {task.name} ({task.source}): its sampler"
+        try:
+            drawn = np.asarray(task.sampler(w // 2, n, rng))
+        except Exception as err:  # the user's code: one line
+            raise InputError(f"{where} failed: {type(err).__name__}: {err}") from None
+        if (
+            drawn.shape != (w // 2, n) or not np.issubdtype(drawn.dtype, np.integer)
+            or drawn.min() < 0 or drawn.max() >= task.alphabet
+        ):  # fmt: skip
+            raise InputError(
+                f"{where} must return {w // 2} words of {n} symbols in 0..{task.alphabet - 1}"
+            )
         words[: w // 2] = drawn
     x, y = words[:, list(prob.partition.alice)], words[:, list(prob.partition.bob)]
     price_evaluations(task.name, n, w * w, f"the sampled {w} x {w} submatrix")

@@ -152,6 +152,10 @@ def test_the_sampled_greedy_set_where_the_matrix_is_too_large(monkeypatch):
     assert first["size"] >= first["sampled"] // 2 - 8  # the drawn palindromes, nearly all distinct
     fallback, _ = plugin_bounds.fooling_set("palindrome", 64, "odd-even", seed=0)
     assert fallback["method"] == "sampled-greedy" and fallback["verified"]
+    with plugins.scope():
+        palindrome(fooling=None, sampler=lambda batch, length, rng: [[0.5] * length] * batch)
+        with pytest.raises(InputError, match="its sampler must return 64 words of 64"):
+            plugin_bounds.fooling_set("palindrome", 64, "prefix:32")
 
 
 def test_prices_refuse_at_once_with_the_estimate():
@@ -162,3 +166,15 @@ def test_prices_refuse_at_once_with_the_estimate():
         plugin_bounds.fooling_set("palindrome", 64, "odd-even", exact=True)
     got = plugin_bounds.bound_profile("palindrome", "one-way", [4, 6, 40])
     assert got[4]["bits"] == 2 and got[6]["bits"] == 3 and "budget" in got[40]["refused"]
+
+
+def test_a_dfa_that_is_not_the_tasks_language_is_caught_by_the_word_function():
+    @plugins.task(name="wrong-dfa", alphabet=2, lengths=(1, 64),
+                  dfa=DFA(ABA, 0, np.arange(4) == 3, ("a", "b")))  # fmt: skip
+    def never(words):
+        return np.zeros(len(words), dtype=np.int8)
+
+    with pytest.raises(InputError, match="does not accept its language"):
+        plugin_bounds.one_way_at("wrong-dfa", 12, 6)
+    got, _ = plugin_bounds.fooling_set("wrong-dfa", 12, "prefix:6")
+    assert got["method"] == "automaton (dfa)" and not got["verified"]
