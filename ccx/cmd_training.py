@@ -316,6 +316,55 @@ def rerun_cmd(
         raise typer.Exit(1)
 
 
+@app.command("runs")
+def runs_cmd(
+    store: Annotated[str, typer.Option("--store", help="SQLite results store.")],
+    task: Annotated[str | None, typer.Option("--task", help="Only the runs of this task.")] = None,
+    arch: Annotated[
+        str | None, typer.Option("--arch", help="Only the runs of this architecture.")
+    ] = None,
+    verdict: Annotated[
+        str | None,
+        typer.Option(
+            "--verdict", help="Only runs with this verdict: reached, plateaued or undecided."
+        ),
+    ] = None,  # fmt: skip
+    as_json: Annotated[
+        bool, typer.Option("--json", help="One JSON object per run, one per line.")
+    ] = False,
+) -> None:
+    """The runs a results store holds, oldest first: a table, or with --json one JSON object per
+    run and line (every stored field, its JSON columns decoded). Reads only."""
+    from simulations.store import identify, runs
+    from simulations.verdicts import VERDICTS
+
+    if verdict is not None and verdict not in VERDICTS:
+        raise InputError(f"--verdict must be one of {', '.join(VERDICTS)}, got {verdict!r}")
+    if not Path(store).is_file():
+        raise InputError(f"no results store at {store!r}")
+    identify(store)
+    filters = {k: v for k, v in {"task": task, "arch": arch}.items() if v is not None}
+    found = [r for r in runs(store, **filters) if verdict is None or r["verdict"] == verdict]
+    if as_json:
+        for run in found:
+            print_json(run)
+        return
+    from rich.table import Table
+
+    table = Table(title=f"{len(found)} runs in {store}")
+    columns = ("id", "task", "arch", "width", "layers", "length", "lr", "seed", "steps",
+               "best accuracy", "verdict")  # fmt: skip
+    for column in columns:
+        table.add_column(column)
+    for r in found:
+        table.add_row(
+            *(str(r[k]) for k in ("id", "task", "arch", "width", "layers", "length", "lr",
+                                  "seed", "steps")),
+            f"{r['best_accuracy']:.3f}", str(r["verdict"]),
+        )  # fmt: skip
+    print_table(table)
+
+
 @app.command("threshold")
 def threshold_cmd(
     store: Annotated[str, typer.Option("--store", help="SQLite results store.")] = (

@@ -535,6 +535,11 @@ CASES: list[tuple[tuple[str, ...], str]] = [
      "CCX_MEMORY_BUDGET"),
     (("figure", "kg-capacity", "--store", "missing.db"), "no results store"),
     (("figure", "kg-capacity", "--profile", "kg", "--out", "afile.txt"), "is a file"),
+    # runs
+    (("runs", "--store", "missing.db"), "no results store"),
+    (("runs", "--store", "other.db"), "another application"),
+    (("runs", "--store", "adir"), "no results store"),
+    (("runs", "--store", "other.db", "--verdict", "won"), "--verdict must be one of"),
     # threshold, figure, report
     (("threshold", "--store", "other.db"), "another application"),
     (("threshold", "--store", "missing.db"), "no results store"),
