@@ -85,7 +85,9 @@ P = T + "simulations/protocols/"
 MODULES: dict[str, Module] = {
     "ccomplexity/verifier.py": Module(VERIFIER),
     "ccomplexity/certificates.py": Module((T + "ccomplexity/test_certificate_files.py", *VERIFIER)),
-    "ccomplexity/precision.py": Module((T + "ccomplexity/test_precision.py",)),
+    "ccomplexity/precision.py": Module(
+        (T + "ccomplexity/test_precision_edges.py", T + "ccomplexity/test_precision.py")
+    ),
     "ccomplexity/automata.py": Module((T + "ccomplexity/test_automata.py",)),
     "ccomplexity/problems.py": Module(
         (T + "ccomplexity/test_problems.py", T + "ccomplexity/lower_bounds/test_lower_bounds.py")
