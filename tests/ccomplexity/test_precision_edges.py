@@ -211,3 +211,39 @@ def test_describe_and_from_dict_round_trip():
         "overflow": "error",
     }
     assert FixedPoint.from_dict(fmt.describe()) == fmt
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((1, 0), r"bits must lie in 2\.\.64, got 1"),
+        ((65, 0), r"bits must lie in 2\.\.64, got 65"),
+        ((True, 0), "bits must be an integer, got True"),
+        ((8, 2.0), "frac must be an integer, got 2.0"),
+        ((8, -1), r"frac must lie in 0\.\.7 \(bits - 1\), got -1"),
+        ((8, 8), r"frac must lie in 0\.\.7 \(bits - 1\), got 8"),
+        ((8, 2, "up"), "rounding must be one of floor, nearest, got 'up'"),
+        ((8, 2, "floor", "wrap"), "overflow must be one of saturate, error, got 'wrap'"),
+    ],
+)
+def test_each_refused_format_names_its_limit(args, message):
+    with pytest.raises(InputError, match=message):
+        FixedPoint(*args)
+    assert FixedPoint(2, 1).max_raw == 1 and FixedPoint(64, 63).frac == 63  # the ends: accepted
+
+
+def test_reductions_name_a_bad_axis():
+    fmt = FixedPoint(8, 2)
+    with pytest.raises(InputError, match="axis 2 is out of bounds for an array of 2 dimensions"):
+        fmt.sum(np.zeros((2, 2), dtype=np.int64), axis=2)
+    with pytest.raises(InputError, match=r"axis \(0, -2\) repeats a dimension"):
+        fmt.sum(np.zeros((2, 2), dtype=np.int64), axis=(0, -2))
+    assert fmt.sum([[1, 2], [3, 4]], axis=-2).tolist() == [4, 6]
+    assert fmt.sum([[1, 2], [3, 4]], axis=None) == 10
+
+
+def test_the_error_mode_accepts_both_ends_exactly():
+    fmt = FixedPoint(6, 2, "floor", "error")
+    assert fmt.add([-30, 30], [-1, 1]).tolist() == [-31, 31]
+    assert fmt.sub([-30], [1]).tolist() == [-31]
+    assert fmt.from_fraction(-31, 4) == -31 and fmt.from_fraction(31, 4) == 31

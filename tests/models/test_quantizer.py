@@ -59,6 +59,13 @@ def test_quantiser_map_rounds_the_function_values():
     want = [[code(math.exp(v), 8, 3, "nearest") / 8 for v in row] for row in x.tolist()]
     assert out.tolist() == want
     assert out.shape == x.shape
+    # Many fractional bits: the function values must stay in float64 (float32 would move them
+    # by about 1e-7, hundreds of grid steps of 2^-40).
+    fine = Quantizer(FixedPoint(48, 40, "nearest"))
+    x = torch.tensor([0.1, 1.3, -2.7], dtype=torch.float64)
+    assert fine.map(math.exp, x).tolist() == [code(math.exp(v), 48, 40, "nearest") / 2**40
+                                              for v in x.tolist()]  # fmt: skip
+    assert fine.fmt == FixedPoint(48, 40, "nearest")
 
 
 @pytest.mark.parametrize(("bits", "ok"), [(52, True), (53, True), (54, False)])
