@@ -181,7 +181,7 @@ def test_bit_strings_at_the_ends_of_the_range(fmt):
     assert text[4 * width :] == "1" * width  # -1
     assert fmt.from_bits(text).tolist() == raws
     assert fmt.from_bits(text, count=5).tolist() == raws
-    with pytest.raises(InputError, match=f"code 1{'0' * (width - 1)} \\(number 1\\) is -2\\^"):
+    with pytest.raises(InputError, match=f"\\(number 1\\) is -2\\^{width - 1}, outside the sym"):
         fmt.from_bits("0" * width + "1" + "0" * (width - 1))
     with pytest.raises(InputError, match=f"is not 4 numbers of {width} bits"):
         fmt.from_bits(text, count=4)
@@ -247,3 +247,43 @@ def test_the_error_mode_accepts_both_ends_exactly():
     assert fmt.add([-30, 30], [-1, 1]).tolist() == [-31, 31]
     assert fmt.sub([-30], [1]).tolist() == [-31]
     assert fmt.from_fraction(-31, 4) == -31 and fmt.from_fraction(31, 4) == 31
+
+
+def test_messages_of_the_arithmetic_name_the_operation():
+    fmt = FixedPoint(6, 2, "floor", "error")
+    with pytest.raises(InputError, match=r"^quotient 31\.0 is outside the range \[-7\.75, 7\.75\]"):
+        fmt.div([31], [1])
+    with pytest.raises(InputError, match=r"^division by zero \(a divisor's raw value is 0\)$"):
+        fmt.div([4, 4], [2, 0])
+    assert fmt.div([4, -4], [1, -1]).tolist() == [16, 16]  # a divisor of raw 1 or -1 is fine
+    with pytest.raises(InputError, match=r"^dot product 15\.5 is outside"):
+        fmt.dot([31, 31], [4, 4])
+    with pytest.raises(InputError, match=r"^dot: shapes \(2,\) and \(3,\) do not broadcast$"):
+        fmt.dot([1, 2], [1, 2, 3])
+    with pytest.raises(InputError, match=r"^value 8\.0 is outside the range \[-7\.75, 7\.75\]"):
+        fmt.quantize([1.0, 8.0])
+    with pytest.raises(InputError, match="^cannot quantize NaN$"):
+        fmt.quantize([1.0, math.nan])
+    with pytest.raises(InputError, match="^from_fraction: denominator is 0$"):
+        fmt.from_fraction(1, 0)
+    with pytest.raises(InputError, match="^max over an empty axis$"):
+        fmt.max(np.zeros((0,), dtype=np.int64))
+    with pytest.raises(InputError, match=r"^a fixed-point description needs exactly the keys"):
+        FixedPoint.from_dict({"bits": 8})
+
+
+def test_the_out_of_range_raw_value_named_is_the_offending_one():
+    fmt = FixedPoint(6, 2)
+    for raws, bad in (([-32, 5], -32), ([-31, 32], 32), ([5, 32], 32), ([-33, 40], -33)):
+        with pytest.raises(InputError, match=f"^raw value {bad} is outside"):
+            fmt.add(raws, [0, 0])
+
+
+def test_exact_at_64_bits_and_beyond_int64_inputs():
+    big = FixedPoint(64, 0)
+    top = big.max_raw
+    assert big.sub([2**62 + 1], [1]).tolist() == [2**62]
+    assert big.add([2**62 + 1], [-1]).tolist() == [2**62]
+    assert big.quantize([2**70, -(2**70)]).tolist() == [top, -top]
+    assert FixedPoint(8, 2).quantize([2**70, 3]).tolist() == [127, 12]
+    assert FixedPoint.for_length(4) == FixedPoint.for_length(4, 2.0)
