@@ -134,7 +134,9 @@ MODULES: dict[str, Module] = {
     "simulations/protocols/rnn.py": Module((P + "test_protocols_rnn.py",)),
     "simulations/protocols/attention.py": Module((P + "test_protocols_attention.py",)),
     "simulations/protocols/parrots.py": Module((P + "test_protocols_parrots.py",)),
-    "simulations/thresholds.py": Module((T + "simulations/test_thresholds.py",)),
+    "simulations/thresholds.py": Module(
+        (T + "simulations/test_thresholds_edges.py", T + "simulations/test_thresholds.py")
+    ),
     "simulations/verdicts.py": Module(
         (T + "simulations/test_verdicts_edges.py", T + "simulations/test_verdicts.py"),
         note="to be measured again when the verdict rule gains its chance floor and trend test",
