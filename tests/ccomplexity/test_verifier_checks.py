@@ -109,13 +109,21 @@ def _pairs(pairs):
     return _set(("witness", "pairs"), pairs)
 
 
-# (base, change, the one reason expected). Each reason is the message of a single check.
+# (base, change, the one reason expected, in full). Each is the message of a single check.
 CASES = [
     # the envelope
-    ("fooling", _set(("format",), "ccomplexity-certificat"), "format must be"),
+    (
+        "fooling",
+        _set(("format",), "ccomplexity-certificat"),
+        "format must be 'ccomplexity-certificate'",
+    ),
     ("fooling", _set(("format_version",), 2), "unsupported format_version"),
     ("fooling", _set(("format_version",), 0), "unsupported format_version"),
-    ("fooling", _set(("kind",), "protocol_rnn"), "kind must be one of"),
+    (
+        "fooling",
+        _set(("kind",), "protocol_rnn"),
+        "kind must be one of fooling_set, fooling_set_symbolic, one_way, rank",
+    ),
     ("fooling", _set(("software",), {"name": "ccomplexity"}), "software lacks field(s) 'version'"),
     ("fooling", _set(("claim",), {"size": 4, "value": 1}), "claim lacks field(s) 'bits'"),
     ("fooling", _set(("witness",), {}), "witness lacks field(s) 'pairs'"),
@@ -125,58 +133,107 @@ CASES = [
     ("fooling", _set(("problem", "partition"), 2), "partition must be a string"),
     ("fooling", _set(("problem", "half"), 2.0), "half must be an int"),
     ("fooling", _set(("problem", "alphabet"), True), "alphabet must be an int"),
-    ("fooling", _set(("problem", "problem"), "no-such-problem"), "bad problem:"),
+    (
+        "fooling",
+        _set(("problem", "problem"), "no-such-problem"),
+        "bad problem: unknown problem 'no-such-problem'; choose one of dyck, equality, "
+        "disjointness, index, kg, matrix, random",
+    ),
     ("fooling", _drop("problem", "alphabet"), "problem description is not canonical"),
     # the words
-    ("fooling", _pairs([[w, w] for w in WORDS3]), "outside 0..1"),
-    ("fooling", _pairs([[[0, -1], [0, 1]]]), "outside 0..1"),
-    ("fooling", _pairs([[[0, 2**70], [0, 1]]]), "outside 0..1"),
-    ("fooling", _pairs([[[0, True], [0, 1]]]), "each must be a list of 2 integers"),
-    ("fooling", _pairs([[[0], [0, 1]]]), "each must be a list of 2 integers"),
-    ("fooling", _pairs([[[0, 0], [0]]]), "bad y entry"),
+    ("fooling", _pairs([[w, w] for w in WORDS3]), "bad x entry: a symbol outside 0..1"),
+    ("fooling", _pairs([[[0, -1], [0, 1]]]), "bad x entry: a symbol outside 0..1"),
+    ("fooling", _pairs([[[0, 2**70], [0, 1]]]), "bad x entry: a symbol outside 0..1"),
+    ("fooling", _pairs([[[0, True], [0, 1]]]), "bad x entry: each must be a list of 2 integers"),
+    ("fooling", _pairs([[[0], [0, 1]]]), "bad x entry: each must be a list of 2 integers"),
+    ("fooling", _pairs([[[0, 0], [0]]]), "bad y entry: each must be a list of 2 integers"),
     ("fooling", _pairs([[[0, 0], [0, 0], [0, 0]]]), "pairs must be [x, y]"),
     ("fooling", _pairs([]), "a fooling set must not be empty"),
     # the fooling set: Def. 1 and the claim
     ("fooling", _set(("claim", "size"), 5), "claimed size differs from 4 pairs"),
     ("fooling", _set(("claim", "bits"), 3), "claimed bits differ from ceil(log2 size)"),
     ("fooling", _set(("claim", "bits"), 1), "claimed bits differ from ceil(log2 size)"),
-    ("fooling", _pairs([[w, w] for w in WORDS2[:3]] + [[WORDS2[0], WORDS2[0]]]), "not distinct"),
-    ("fooling", _set(("claim", "value"), 0), "does not have value 0"),
-    ("fooling", _pairs([[w, w] for w in WORDS2[:3]] + [[[1, 1], [0, 0]]]), "does not have value"),
+    (
+        "fooling",
+        _pairs([[w, w] for w in WORDS2[:3]] + [[WORDS2[0], WORDS2[0]]]),
+        "pairs are not distinct",
+    ),
+    ("fooling", _set(("claim", "value"), 0), "pair [0] does not have value 0"),
+    (
+        "fooling",
+        _pairs([[w, w] for w in WORDS2[:3]] + [[[1, 1], [0, 0]]]),
+        "pair [3] does not have value 1",
+    ),
     # one-way
     ("one_way", _set(("witness", "bob_inputs"), [[0, 0]]), "only 2 of 4 rows are distinct"),
     ("one_way", _set(("claim", "distinct_rows"), 5), "claimed distinct_rows differs"),
     ("one_way", _set(("claim", "bits"), 3), "claimed bits differ from ceil(log2 rows)"),
-    ("one_way", _set(("witness", "bob_inputs"), []), "at least one input on each side"),
-    ("one_way", _set(("witness", "alice_inputs"), []), "at least one input on each side"),
+    (
+        "one_way",
+        _set(("witness", "bob_inputs"), []),
+        "witness needs at least one input on each side",
+    ),
+    (
+        "one_way",
+        _set(("witness", "alice_inputs"), []),
+        "witness needs at least one input on each side",
+    ),
     # rank
     ("rank", _set(("claim", "prime"), 1), "claimed prime must be at least 2"),
     ("rank", _set(("claim", "prime"), 9), "claimed prime is not a prime"),
-    ("rank", _set(("witness", "bob_inputs"), WORDS2[:3]), "must be square, non-empty"),
-    ("rank", _set(("witness", "alice_inputs"), []), "must be square, non-empty"),
+    ("rank", _set(("witness", "bob_inputs"), WORDS2[:3]), "rank witness must be square, non-empty"),
+    ("rank", _set(("witness", "alice_inputs"), []), "rank witness must be square, non-empty"),
     ("rank", _set(("claim", "rank_at_least"), 5), "claimed rank differs from the witness"),
     ("rank", _set(("claim", "bits"), 3), "claimed bits differ from ceil(log2 rank)"),
     ("rank", _set(("witness", "bob_inputs"), [[0, 0]] * 4), "witness submatrix is singular"),
     # the matrix problems
-    ("matrix", _set(("problem", "seed"), 1), "a matrix problem has the fields"),
-    ("matrix", _set(("problem", "rows"), 0), "rows and cols must be at least 1"),
-    ("matrix", _set(("problem", "cols"), 0), "rows and cols must be at least 1"),
-    ("matrix", _set(("problem", "entries"), ["10"]), "entries must be 2 strings of 2 digits"),
-    ("matrix", _set(("problem", "entries"), ["10", "02"]), "entries must be 2 strings of 2"),
-    ("matrix", _set(("problem", "entries"), ["10", "0"]), "entries must be 2 strings of 2"),
-    ("matrix", _set(("problem", "entries"), ["10", 1]), "entries must be 2 strings of 2"),
+    (
+        "matrix",
+        _set(("problem", "seed"), 1),
+        "a matrix problem has the fields ['cols', 'entries', 'problem', 'rows', 'sha256']",
+    ),
+    ("matrix", _set(("problem", "rows"), 0), "bad matrix shape: rows and cols must be at least 1"),
+    ("matrix", _set(("problem", "cols"), 0), "bad matrix shape: rows and cols must be at least 1"),
+    (
+        "matrix",
+        _set(("problem", "entries"), ["10"]),
+        "entries must be 2 strings of 2 digits 0 or 1",
+    ),
+    (
+        "matrix",
+        _set(("problem", "entries"), ["10", "02"]),
+        "entries must be 2 strings of 2 digits 0 or 1",
+    ),
+    (
+        "matrix",
+        _set(("problem", "entries"), ["10", "0"]),
+        "entries must be 2 strings of 2 digits 0 or 1",
+    ),
+    (
+        "matrix",
+        _set(("problem", "entries"), ["10", 1]),
+        "entries must be 2 strings of 2 digits 0 or 1",
+    ),
     ("matrix", _set(("problem", "entries"), ["11", "01"]), "sha256 differs from entries"),
     ("random", _set(("problem", "seed"), -1), "seed or density out of range"),
     ("random", _set(("problem", "seed"), 1 << 64), "seed or density out of range"),
     ("random", _set(("problem", "density"), 1.0000001), "seed or density out of range"),
     ("random", _set(("problem", "density"), -0.5), "seed or density out of range"),
     ("random", _set(("problem", "generator"), "MT19937"), "the generator must be PCG64"),
-    ("random", _set(("problem", "density"), 0.0), "does not have value 1"),
+    ("random", _set(("problem", "density"), 0.0), "pair [0] does not have value 1"),
     # the symbolic Dyck family
-    ("symbolic", _set(("problem", "partition"), "prefix:2"), "odd-even partition only"),
-    ("symbolic", _set(("problem", "problem"), "equality"), "odd-even partition only"),
-    ("symbolic", _set(("problem", "types"), 0), "needs n >= 1 types and depth k >= 0"),
-    ("symbolic", _set(("problem", "depth"), -1), "needs n >= 1 types and depth k >= 0"),
+    (
+        "symbolic",
+        _set(("problem", "partition"), "prefix:2"),
+        "symbolic certificates cover Dyck-(n,k) under the odd-even partition only",
+    ),
+    (
+        "symbolic",
+        _set(("problem", "problem"), "equality"),
+        "symbolic certificates cover Dyck-(n,k) under the odd-even partition only",
+    ),
+    ("symbolic", _set(("problem", "types"), 0), "Dyck-(n,k) needs n >= 1 types and depth k >= 0"),
+    ("symbolic", _set(("problem", "depth"), -1), "Dyck-(n,k) needs n >= 1 types and depth k >= 0"),
     ("symbolic", _set(("problem", "length"), 0), "odd-even needs an even length N >= 2"),
     ("symbolic", _set(("problem", "length"), 5), "odd-even needs an even length N >= 2"),
     ("symbolic", _set(("problem", "extra"), 1), "problem has unknown field(s) 'extra'"),
@@ -199,7 +256,7 @@ def test_each_check_rejects_an_input_only_it_rejects(base, change, reason):
     cert = BASES[base]()
     change(cert)
     verdict = rejected(cert)
-    assert reason in verdict.reason, verdict.reason
+    assert verdict.reason == reason
     assert not verdict.over_limit
     assert verdict.kind == (cert["kind"] if cert["kind"] in certificates.KINDS else None)
 
@@ -343,3 +400,37 @@ def test_the_verdict_describes_itself():
     }
     assert verifier.verify([]).kind is None
     assert ceil_log2(9) == 4
+
+
+def test_the_witness_inputs_are_named_and_counted(monkeypatch):
+    cert = one_way()
+    cert["witness"]["alice_inputs"] = [[0, 0], [0, 2], [1, 0], [1, 1]]
+    assert rejected(cert).reason == "bad alice_inputs entry: a symbol outside 0..1"
+    cert = one_way()
+    cert["witness"]["bob_inputs"] = [[0, 0], [0, 1], [0], [1, 1]]
+    assert rejected(cert).reason == "bad bob_inputs entry: each must be a list of 2 integers"
+    # 4 x 4 inputs of 2 + 2 symbols: the work of 16 pairs, as for the fooling set.
+    steps = budget.evaluated(16, 4)
+    for most, ok in ((steps, True), (steps - 1, False)):
+        monkeypatch.setenv(budget.WORK_ENV, str(most))
+        verdict = verifier.verify(one_way())
+        assert verdict.valid is ok
+        if not ok:
+            assert verdict.reason.startswith("witness submatrix: 16 pairs of words of length 4")
+
+
+def test_matrix_problems_of_one_row_or_column_and_their_entries():
+    for m in ([[1, 0, 1]], [[1], [0]]):
+        spec = problems.from_matrix(m).spec()
+        cert = certificates._envelope(
+            "fooling_set", spec, {"size": 1, "value": 1, "bits": 0}, {"pairs": [[[0], [0]]]}
+        )
+        assert verifier.verify(cert).valid
+    # A symbol other than 0 and 1, with the SHA-256 of the text as written.
+    cert = matrix()
+    cert["problem"]["entries"] = ["1X", "01"]
+    cert["problem"]["sha256"] = problems.matrix_rows_sha256(["1X", "01"])
+    assert rejected(cert).reason == "entries must be 2 strings of 2 digits 0 or 1"
+    cert = matrix()
+    cert["problem"]["rows"] = 2.0
+    assert rejected(cert).reason == "problem: field 'rows' has the wrong type"
