@@ -16,6 +16,7 @@ again) and the table ``benchmarks/results/mutation.md``.
     python benchmarks/mutation.py ccomplexity/verifier.py          # one module
     python benchmarks/mutation.py ccomplexity/verifier.py --again  # re-test its survivors only
     python benchmarks/mutation.py --report                         # rewrite mutation.md only
+    python benchmarks/mutation.py ccomplexity/verifier.py --collect  # record an interrupted run
 
 The score of a module is killed / (mutants - equivalent); a mutant that times out counts as
 killed (the change made a test loop or crawl), one that no mapped test reaches counts as a
@@ -235,8 +236,13 @@ def changed_lines(diff: str) -> list[str]:
     ]
 
 
-def run_module(module: str, spec: Module, again: bool, children: int) -> dict:
+def run_module(
+    module: str, spec: Module, again: bool, children: int, collect: bool = False
+) -> dict:
     previous = load_results().get(module)
+    if collect:  # the results of the last run as they stand (it may have been interrupted)
+        work = WORK / slug(module)
+        return summarise(module, spec, work, read_codes(work, module), 0.0, previous, False)
     work = prepare(module, spec, fresh=not again)
     names: list[str] = []
     if again and previous:
@@ -254,6 +260,13 @@ def run_module(module: str, spec: Module, again: bool, children: int) -> dict:
     codes = read_codes(work, module)
     if again:
         codes = keep_earlier(work, module, before, codes)
+    return summarise(module, spec, work, codes, seconds, previous, again)
+
+
+def summarise(
+    module: str, spec: Module, work: Path, codes: dict, seconds: float, previous, again: bool
+) -> dict:
+    """The entry of mutation.json for one module's mutmut results."""
     if spec.only:
         from fnmatch import fnmatchcase
 
@@ -306,6 +319,15 @@ def score(entry: dict, equivalent: dict[str, dict]) -> tuple[int, list[dict], li
     return len(justified), justified, open_
 
 
+def note(module: str, counts: dict) -> str:
+    """The module's note, and how many mutants an interrupted run left unchecked."""
+    unchecked = counts.get("not checked", 0)
+    said = [MODULES[module].note] if MODULES[module].note else []
+    if unchecked:
+        said.append(f"run interrupted: {unchecked} mutants not checked (counted as not killed)")
+    return "; ".join(said)
+
+
 def report(results: dict) -> str:
     equivalent = load_equivalent()
     out = [
@@ -334,7 +356,7 @@ def report(results: dict) -> str:
         out.append(
             f"| {module} | {entry['mutants']} | {c.get('killed', 0)} | {c.get('timeout', 0)} |"
             f" {n_eq} | {len(open_)} | {pct:.1f}% | {entry['seconds']:.0f} |"
-            f" {entry['commit']} | {MODULES[module].note} |"
+            f" {entry['commit']} | {note(module, c)} |"
         )
         if justified or open_:
             sections.append(f"\n## {module}\n")
@@ -369,6 +391,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("modules", nargs="*", help="modules to run (default: all of MODULES)")
     parser.add_argument("--again", action="store_true", help="re-test the last survivors only")
     parser.add_argument("--report", action="store_true", help="only rewrite mutation.md")
+    parser.add_argument(
+        "--collect", action="store_true", help="record the last run as it stands (interrupted)"
+    )
     parser.add_argument("--children", type=int, default=os.cpu_count() or 2)
     args = parser.parse_args(argv)
     unknown = [m for m in args.modules if m not in MODULES]
@@ -376,7 +401,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"not in MODULES: {', '.join(unknown)}")
     if not args.report:
         for module in args.modules or list(MODULES):
-            entry = run_module(module, MODULES[module], args.again, args.children)
+            entry = run_module(module, MODULES[module], args.again, args.children, args.collect)
             print(f"{module}: {entry['mutants']} mutants, {entry['counts']}", flush=True)
             write({module: entry})
     write({})
