@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import models
 from ccomplexity import limits, typed
 from ccomplexity.errors import InputError
+from ccomplexity.message_grid import MessageGrid
 from simulations.recipes import RECIPE_DEFAULTS, Recipe
 
 if TYPE_CHECKING:
@@ -120,22 +121,48 @@ class ModelSpec:
     balance: float = 0.0
     mlp_width: int | None = None
     expert: str = ""  # "": the architecture's default feed-forward; "relu", "gelu" or "glu"
+    # The sizes of a state-space layer (Mamba): None, the architecture's default.
+    d_state: int | None = None
+    d_conv: int | None = None
+    expand: int | None = None
+    # Training at p bits: every number the model's protocol sends held on a grid of
+    # ``precision`` bits with ``frac`` fractional bits (default p // 2); None: float.
+    precision: int | None = None
+    frac: int | None = None
 
     def __post_init__(self) -> None:
         typed.check_fields(self)
+        self._resolve_grid()
         taken = self.fields_taken()  # InputError naming an unknown architecture
         if "loops" in taken:
             object.__setattr__(self, "loops", 1 if self.loops is None else self.loops)
         elif self.loops is not None:
             raise InputError(f"loops applies to looped architectures, not {self.arch!r}")
-        for name, default in MODEL_OPTIONS.items():
+        for name, default in {**MODEL_OPTIONS, **dict.fromkeys(STATE_SIZES)}.items():
             value = getattr(self, name)
             if value != default and name not in taken:
                 raise InputError(f"{self.arch} has no option {name} (got {value!r})")
         for f in dataclasses.fields(self):  # the sizes no model config will check
             value = getattr(self, f.name)
-            if f.name not in taken and f.name in limits.FIELDS and value is not None:
+            grid = f.name in ("precision", "frac")  # checked by _resolve_grid
+            if f.name not in taken and f.name in limits.FIELDS and value is not None and not grid:
                 limits.check_field(f.name, value, "ModelSpec.")
+
+    def _resolve_grid(self) -> None:
+        """frac only with a precision; its default (p // 2) written out, so that a stored run
+        names the grid it trained on."""
+        if self.precision is None:
+            if self.frac is not None:
+                raise InputError("frac applies to training at p bits: give precision too")
+            return
+        limits.check_field("precision", self.precision, "ModelSpec.")
+        if self.frac is None:
+            object.__setattr__(self, "frac", MessageGrid.default_frac(self.precision))
+        limits.check_field("frac", self.frac, "ModelSpec.")
+
+    def grid(self) -> MessageGrid | None:
+        """The grid the model holds its protocol's numbers on, or None (float)."""
+        return None if self.precision is None else MessageGrid(self.precision, self.frac)
 
     def fields_taken(self) -> set[str]:
         """The fields of the architecture's model config."""
@@ -158,6 +185,7 @@ class ModelSpec:
         if "max_length" in taken:
             out["max_length"] = task.max_tokens
         out.update({k: getattr(self, k) for k, v in MODEL_OPTIONS.items() if getattr(self, k) != v})
+        out.update({k: getattr(self, k) for k in STATE_SIZES if getattr(self, k) is not None})
         if task.input_dim() is not None:
             if "input_dim" not in taken:
                 raise InputError(f"{task.name} has vector inputs; {self.arch} reads tokens")
@@ -176,6 +204,8 @@ MODEL_OPTIONS: dict[str, Any] = {
     "expert": "",
 }
 """ModelSpec fields passed to the model config when not at these defaults."""
+STATE_SIZES = ("d_state", "d_conv", "expand")
+"""ModelSpec fields passed to the model config when set (not None)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -221,7 +251,19 @@ class TrainConfig:
         cls = models.config_class(models.model_class(self.model.arch))
         object.__setattr__(self, "model_config", cls(**self.model.arguments(task)))
         models.check_size(self.model.arch, self.model_config)
+        self._check_grid()
         self._check_activations(task)
+
+    def _check_grid(self) -> None:
+        """A grid the architecture can hold its messages on (a few bits: attention's softmax
+        numerators need a positive value, so p >= 2 there)."""
+        grid = self.model.grid()
+        least = models.model_class(self.model.arch).least_message_bits
+        if grid is not None and grid.bits < least:
+            raise InputError(
+                f"{self.model.arch} holds its messages on a grid of at least {least} bits "
+                f"(a softmax numerator needs a positive value), got precision {grid.bits}"
+            )
 
     def _check_regulariser(self) -> None:
         block, layers = self.recipe.reg_block, self.model.layers
@@ -258,8 +300,10 @@ class TrainConfig:
         return self.task.make()
 
     def build_model(self) -> Any:
-        """A fresh model of :attr:`model_config` (initialised from torch's current seed)."""
-        return models.model_class(self.model.arch)(self.model_config)
+        """A fresh model of :attr:`model_config` (initialised from torch's current seed),
+        holding its protocol's numbers on the run's grid when it trains at p bits."""
+        model = models.model_class(self.model.arch)(self.model_config)
+        return model.hold_messages(self.model.grid())
 
     def value(self, key: str) -> Any:
         """The value of flat field ``key`` (:data:`FLAT`): ``config.value("relations")``."""
@@ -336,7 +380,7 @@ def _flat_keys() -> dict[str, tuple[str, str]]:
     order = (
         "task", "arch", "width", "layers", "length", "steps", "lr", "seed", "batch", "heads",
         "target", "eval_every", "eval_samples", *MODEL_OPTIONS, *RECIPE_DEFAULTS, "loops",
-        *TASK_OPTIONS, "reg_lambda", "reg_block",
+        *TASK_OPTIONS, "reg_lambda", "reg_block", *STATE_SIZES, "precision", "frac",
     )  # fmt: skip
     if set(order) != set(where) or len(order) != len(where):
         raise RuntimeError("the flat form of TrainConfig does not list every spec field once")
@@ -355,7 +399,8 @@ def flat_types() -> dict[str, Any]:
     return {key: hints[part][name] if part else int for key, (part, name) in FLAT.items()}
 
 
-OPTIONAL_FIELDS = ("loops", *TASK_OPTIONS, "reg_lambda", "reg_block")
+OPTIONAL_FIELDS = ("loops", *TASK_OPTIONS, "reg_lambda", "reg_block", *STATE_SIZES, "precision",
+                   "frac")  # fmt: skip
 """Flat keys left out of ``to_dict`` (and the hash) while None."""
 
 

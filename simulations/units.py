@@ -21,9 +21,14 @@ MEMBER_FIELDS = ("lr", "seed", "target")
 
 def trains_alone(config: TrainConfig) -> bool:
     """Whether a run's loss has a term beyond the cross-entropy (the block-cosine regulariser,
-    a mixture-of-experts balance loss), which an ensemble's step does not compute: such a run
-    trains alone."""
-    return config.recipe.reg_lambda is not None or config.model.balance > 0
+    a mixture-of-experts balance loss), which an ensemble's step does not compute, or its model
+    holds its messages at p bits, which the ensembles' batched forms do not: such a run trains
+    alone."""
+    return (
+        config.recipe.reg_lambda is not None
+        or config.model.balance > 0
+        or config.model.precision is not None
+    )
 
 
 def shape_key(config: TrainConfig) -> tuple[tuple[str, Any], ...]:

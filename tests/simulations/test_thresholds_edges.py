@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from ccomplexity import plugin_problems
 from simulations import thresholds
 
 
@@ -20,11 +19,13 @@ from simulations import thresholds
 )
 def test_a_length_at_exactly_m_p_bits_is_not_ruled_out(monkeypatch, bits, bound_length):
     monkeypatch.setattr(thresholds.plugins, "task_definition", lambda task: object())
-    monkeypatch.setattr(plugin_problems, "one_way_profile", lambda task, lengths: dict(bits))
+    profile = {n: {"bits": b} for n, b in bits.items()}
+    monkeypatch.setattr(thresholds, "plugin_bound", lambda task, kind, lengths: profile)
     members = [{"state_numel": 4, "width": 8}, {"state_numel": None, "width": 2}]
     best = {4: 0.9, 6: 0.8, 8: 0.5}
     row = thresholds._plugin_row("mine", "lstm", 8, 1, members, best, 0.85, 4)
     assert row["bound_length"] == bound_length
     assert row["bound_params"] == {"m": 4, "p": 4, "H": 1, "m_is": "state_numel"}
     assert row["bound_id"] == "separations.thm2" and row["computed_bits"] == bits
+    assert row["model_bits"] == dict.fromkeys(bits, 16)
     assert row["threshold_length"] == 4 and row["runs"] == 2
