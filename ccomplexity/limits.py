@@ -279,6 +279,8 @@ FIELDS: dict[str, Limit | Interval] = {
     "seed": SEED,
     "samples": SAMPLES,
     "cut": CUT,
+    "vertices": VERTICES,
+    "query_token": QUERY_TOKEN,
     # the model (models.base.ModelConfig and simulations.run_config.ModelSpec)
     "width": WIDTH,
     "layers": LAYERS,
@@ -289,6 +291,9 @@ FIELDS: dict[str, Limit | Interval] = {
     "vocab_size": VOCAB,
     "n_out": VOCAB,
     "mlp_width": Limit("mlp_width", 1, MODEL_FIELD.most, MODEL_FIELD.instead),
+    "d_state": Limit("d_state", 1, MODEL_FIELD.most, MODEL_FIELD.instead),
+    "d_conv": Limit("d_conv", 1, MODEL_FIELD.most, MODEL_FIELD.instead),
+    "expand": Limit("expand", 1, MODEL_FIELD.most, MODEL_FIELD.instead),
     "balance": Interval("balance", 0.0, 1e6, "use a smaller balance coefficient"),
     "precision": BITS,
     "frac": Limit("frac", 0, BITS.most - 1, "use fewer fractional bits than the precision"),
@@ -306,6 +311,7 @@ FIELDS: dict[str, Limit | Interval] = {
     "eval_every": STEPS,
     "eval_samples": SAMPLES,
     # task options of the training tasks
+    "symbols": Limit("symbols", 1, VOCAB.most, VOCAB.instead),
     "hops": HOPS,
     "alphabet": ALPHABET,
     "digits": DIGITS,

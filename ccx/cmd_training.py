@@ -153,6 +153,24 @@ def train_cmd(
     ] = "constant",
     warmup: Annotated[int, _spec("warmup", "--warmup", "Steps of linear warm-up.")] = 0,
     clip: Annotated[float, _spec("clip", "--clip", "Max gradient norm (0: no clipping).")] = 0.0,
+    precision: Annotated[
+        OptInt,
+        _spec(
+            "precision",
+            "--precision",
+            "Train at p bits: hold every number the model's protocol sends on a p-bit grid "
+            "(default: float).",
+        ),
+    ] = None,
+    frac: Annotated[
+        OptInt, _spec("frac", "--frac", "Fractional bits of that grid (default p // 2).")
+    ] = None,
+    symbols: Annotated[
+        OptInt, _spec("symbols", "--symbols", "index-lookup: |Sigma| (default 64).")
+    ] = None,
+    d_state: Annotated[OptInt, _spec("d_state", "--d-state", "mamba: state size.")] = None,
+    d_conv: Annotated[OptInt, _spec("d_conv", "--d-conv", "mamba: convolution width.")] = None,
+    expand: Annotated[OptInt, _spec("expand", "--expand", "mamba: inner width / width.")] = None,
     checkpoint_dir: Annotated[
         str, written("folder", "--checkpoint-dir", help="Where the checkpoint is written.")
     ] = "results/checkpoints",
@@ -187,6 +205,8 @@ def train_cmd(
         alphabet=alphabet, group=group, depth=depth, query_depth=query_depth, reverse=reverse,
         digits=digits, reg_lambda=reg_lambda, reg_block=reg_block, optimizer=optimizer,
         weight_decay=weight_decay, schedule=schedule, warmup=warmup, clip=clip,
+        precision=precision, frac=frac, symbols=symbols, d_state=d_state, d_conv=d_conv,
+        expand=expand,
     )  # fmt: skip
     from simulations.training import train
 

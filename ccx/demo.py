@@ -94,6 +94,7 @@ def protocol_runs(store: str | Path, out_dir: str | Path = RESULTS / "protocols"
     from simulations.protocols.attention import run_attention_protocol
     from simulations.protocols.bits_used import bits_used
     from simulations.protocols.reductions import LENGTH_LIMIT, run_reduction
+    from simulations.protocols.requests import AttentionProtocolRequest, RnnProtocolRequest
     from simulations.protocols.rnn import run_rnn_protocol
 
     store, out_dir = Path(store), Path(out_dir)
@@ -139,7 +140,11 @@ def protocol_runs(store: str | Path, out_dir: str | Path = RESULTS / "protocols"
             f"rnn_lstm_dyck_N{n}",
             f"protocol rnn --checkpoint {path} --length {n} --cut {cut} --precision {p} "
             f"--samples {PROTOCOL_SAMPLES}",
-            lambda: run_rnn_protocol(None, None, n, cut, p, PROTOCOL_SAMPLES, 0, checkpoint=path),
+            lambda: run_rnn_protocol(
+                RnnProtocolRequest(
+                    length=n, cut=cut, precision=p, samples=PROTOCOL_SAMPLES, checkpoint=path
+                )
+            ),  # fmt: skip
             "Thm 2 on the LSTM (dyck, N = {length}, cut {cut}): {bits_sent} bits sent "
             "(m p = {state_numel} x {precision}), agreement {agreement:.3f}, "
             "logits exact {logits_exact:.3f}",
@@ -168,9 +173,11 @@ def protocol_runs(store: str | Path, out_dir: str | Path = RESULTS / "protocols"
         ):
 
             def attend(variant: str = variant) -> dict[str, Any]:
-                return run_attention_protocol(None, None, tokens, "odd-even", p,
-                                              PROTOCOL_SAMPLES, 0, checkpoint=path,
-                                              variant=variant)  # fmt: skip
+                return run_attention_protocol(
+                    AttentionProtocolRequest(length=tokens, partition="odd-even", precision=p,
+                                             samples=PROTOCOL_SAMPLES, checkpoint=path,
+                                             variant=variant)
+                )  # fmt: skip
 
             one(
                 f"attention_transformer_{task}_N{run['length']}{suffix}",

@@ -49,6 +49,7 @@ class TaskSpec:
 
     name: str
     length: int
+    symbols: int | None = None  # index-lookup: |Sigma| (64)
     hops: int | None = None  # p-hop: hops
     alphabet: int | None = None  # p-hop: |Sigma|
     group: str | None = None  # group-composition: G

@@ -27,7 +27,7 @@ from typing import Any
 import torch
 from torch.nn import functional as F
 
-from ccomplexity import limits
+from ccomplexity import bounds, limits
 from ccomplexity.errors import InputError
 from ccomplexity.files import check_output_folder
 from models.base import SequenceModel
@@ -229,6 +229,7 @@ def run_result(
     evaluated = extra.pop("evaluated", config.evaluation.eval_samples)
     return {
         **extra,
+        **held_bits(model, config),
         "accuracy": curve[-1][1],
         "best_accuracy": best,
         **judge(config.to_dict(), curve, curve[-1][1], evaluated),
@@ -248,6 +249,26 @@ def run_result(
         "threads": torch.get_num_threads(),
         "environment": run_environment(config.task.name, config.model.arch, dev),
     }
+
+
+def held_bits(model: SequenceModel, config: TrainConfig) -> dict[str, Any]:
+    """For a run trained at p bits: its grid (``precision`` p, ``frac``) and the bits its
+    protocol sends at its N: a recurrent model's state, m p (``state_bits``, Thm 2), a one-layer
+    attention model's two-way Thm 4 protocol (``protocol_bits``,
+    :func:`ccomplexity.bounds.thm4_held_bits`); nothing for a float run."""
+    grid = config.model.grid()
+    if grid is None:
+        return {}
+    out: dict[str, Any] = {"precision": grid.bits, "frac": grid.frac}
+    if model.recurrent:
+        out["state_bits"] = out["protocol_bits"] = model.state_bits(grid.bits)
+    elif config.model.arch == "transformer" and config.model.layers == 1:
+        cfg = model.config
+        out["protocol_bits"] = bounds.thm4_held_bits(
+            cfg.width // cfg.heads, cfg.heads, grid.bits, config.task.length,
+            alphabet=cfg.vocab_size,
+        )["total"]  # fmt: skip
+    return out
 
 
 def extra_results(

@@ -397,11 +397,11 @@ CASES: list[tuple[tuple[str, ...], str]] = [
       "--length", "10", "--precision", "16"), "width"),
     (("protocol", "reduce", "--reduction", "index", "--arch", "lstm", "--width", "8",
       "--length", BIG, "--precision", "16"), "length"),
-    (L2P + ("--vertices", BIG, "--width", "8", "--precision", "16"), "--vertices"),
+    (L2P + ("--vertices", BIG, "--width", "8", "--precision", "16"), "vertices"),
     (L2P + ("--vertices", "8", "--width", "8", "--precision", "16", "--experts", BIG),
-     "--experts"),
+     "experts"),
     (L2P + ("--vertices", "8", "--width", "8", "--precision", "16", "--experts", "2",
-            "--samples", "-5"), "--samples"),
+            "--samples", "-5"), "samples"),
     (L2P + ("--vertices", "8", "--width", "8", "--precision", "16", "--experts", "2",
             "--certificate", "adir"), "is a folder"),
     (L2P + ("--vertices", "8", "--precision", "16", "--checkpoint", "nan.pt"), "NaN"),
@@ -416,9 +416,9 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     (("protocol", "attention", "--one-way", "--task", "nosuch", "--vertices", "8", "--width",
       "8", "--precision", "16"), "--task must be length2-path"),
     (("protocol", "attention", "--width", "8", "--heads", "2", "--length", "10", "--partition",
-      "odd-even", "--precision", "16", "--one-way", "--query-token", "-1"), "--query-token"),
+      "odd-even", "--precision", "16", "--one-way", "--query-token", "-1"), "query_token"),
     (("protocol", "attention", "--width", "8", "--heads", "2", "--length", "10", "--partition",
-      "odd-even", "--precision", "16", "--one-way", "--query-token", BIG), "--query-token"),
+      "odd-even", "--precision", "16", "--one-way", "--query-token", BIG), "query_token"),
     (("protocol", "attention", "--width", "8", "--heads", "2", "--length", "10", "--partition",
       "odd-even", "--precision", "16", "--one-way", "--single-output"), "different protocols"),
     (("protocol", "attention", "--width", "8", "--heads", "2", "--length", "10", "--partition",
@@ -810,12 +810,35 @@ def _kind(param) -> type | None:
 NUMERIC_PARAM_TYPES = {"FloatParamType": float, "IntParamType": int}
 
 
+_ATTENTION = ("--width", "8", "--heads", "2", "--length", "8", "--partition", "odd-even",
+              "--precision", "16", "--samples", "4")  # fmt: skip
+_PARROTS = ("--task", "length2-path", "--one-way", "--vertices", "4", "--width", "4",
+            "--experts", "2", "--precision", "8", "--samples", "4")  # fmt: skip
 SPEC_BASES = {
     ("train",): ("--task", "dyck", "--arch", "lstm", "--width", "8", "--length", "8"),
+    ("protocol", "rnn"): (
+        "--arch",
+        "lstm",
+        "--width",
+        "8",
+        "--length",
+        "8",
+        "--cut",
+        "4",
+        "--precision",
+        "16",
+        "--samples",
+        "4",
+    ),  # fmt: skip
+    ("protocol", "attention"): _ATTENTION,
+    ("protocol", "attention", "--vertices"): _PARROTS,
+    ("protocol", "attention", "--experts"): _PARROTS,
+    ("protocol", "attention", "--query-token"): (*_ATTENTION, "--one-way"),
 }
-"""A valid command line of each command whose options set the fields of a spec
-(``ccx.app.field_option``): the spec checks them, once the command has all it needs to make it,
-so each bad value is tried on this line (in place of the option's own value there)."""
+"""A valid command line of each command whose options set the fields of a spec or request
+(``ccx.app.field_option``; keyed by the command, or by the command and the option where that
+option needs others): the spec checks them, once the command has all it needs to make it, so
+each bad value is tried on this line (in place of the option's own value there)."""
 
 
 def _with(base: tuple[str, ...], option: str, value: str) -> tuple[str, ...]:
@@ -839,7 +862,7 @@ def _generated() -> list[tuple[tuple[str, ...], str]]:
                     values = [limit.least - 1, limit.most * 2 + 1, "nan", "inf", "-1e309"]
                 field = getattr(param.callback, "field", None)
                 if field is not None:  # checked by the spec the command makes: named by field
-                    base = SPEC_BASES[path]
+                    base = SPEC_BASES.get((*path, name), SPEC_BASES[path])
                     cases += [((*path, *_with(base, name, str(v))), field) for v in values]
                 else:
                     cases += [((*path, name, str(v)), name) for v in values]
