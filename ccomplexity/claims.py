@@ -152,8 +152,11 @@ CLAIMS: tuple[Claim, ...] = (
     # and the number of examples n on memorize.
     Claim("length2-path", "concat-attention", "parrots.thm3_1", "lower", m="width", h="heads",
           layers=1, reduction="length2-path", problem="separations.fact1",
-          reads={"experts": "experts"},
+          reads={"experts": "experts"}, held=False,
           note="one-way: Alice sends Z_A and L_A per head, H(m+1) numbers; any K (Bob routes)"),
+    Claim("length2-path", "concat-attention", "parrots.thm3_1_exact", "lower", m="width",
+          h="heads", layers=1, problem="separations.fact1", reads={"experts": "experts"},
+          held=True, note="trained at p bits: Alice's exact sums, the message counted exactly"),
     Claim("length2-path", "concat-attention", "parrots.thm3_2", "upper", layers=1,
           construction="length2-path", note="width |V|, uniform attention, threshold psi"),
     Claim("length2-path", "concat-attention", "parrots.cor3_3", "lower", m="width", h="heads",

@@ -391,12 +391,26 @@ def threshold_cmd(
         "results/ccx.db"
     ),
     target: Annotated[float, ranged(limits.ACCURACY, "--target", help="Accuracy to reach.")] = 0.99,
-    precision: Annotated[int, ranged(limits.BITS, "--precision", help="p for the bounds.")] = 32,
+    precision: Annotated[
+        int, ranged(limits.BITS, "--precision", help="p for the bounds of float runs.")
+    ] = 32,
+    check: Annotated[
+        bool,
+        typer.Option(
+            "--check",
+            help="Exit 1 naming every run trained at p bits that reached the target at a "
+            "length its own bound rules out at its p (a bug in the model, protocol or bound).",
+        ),
+    ] = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Empirical length thresholds per (task, arch, size), next to the proved bound. Each
-    length's point carries its verdict; a threshold that a run still improving when its budget
-    ran out would decide is "undecided" (with the length it is at least), never a length."""
+    """Empirical length thresholds per (task, arch, size), next to the proved bound (a run
+    trained at p bits: its own bound at its own p). Each length's point carries its verdict; a
+    threshold that a run still improving when its budget ran out would decide is "undecided"
+    (with the length it is at least), never a length."""
+    if check:
+        _check_bounds(store, target, as_json)
+        return
     from simulations.thresholds import thresholds
 
     rows = thresholds(store, target=target, precision=precision)
@@ -423,6 +437,27 @@ def threshold_cmd(
             threshold, str(r["bound_length"]), str(r["bound_id"]),
         )  # fmt: skip
     print_table(table)
+
+
+def _check_bounds(store: str, target: float, as_json: bool) -> None:
+    """``ccx threshold --check``: exit 1 and list the runs beyond their own bounds."""
+    from simulations.store import runs
+    from simulations.thresholds import beyond_bounds
+
+    found = beyond_bounds(store, target)
+    checked = sum(1 for r in runs(store) if r["config"].get("precision") is not None)
+    if as_json:
+        print_json({"checked": checked, "target": target, "beyond_bounds": found})
+    else:
+        print(f"{checked} runs trained at p bits checked against their bounds at target {target}")
+        for r in found:
+            print(
+                f"run {r['id']} ({r['config_hash']}): {r['arch']} width {r['width']} at "
+                f"p = {r['precision']} reached {r['best_accuracy']:.3f} at N = {r['length']}, "
+                f"beyond {r['bound_id']}'s N = {r['bound_length']}"
+            )
+    if found:
+        raise typer.Exit(1)
 
 
 # --------------------------------------------------------------------------------- figures

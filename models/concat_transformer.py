@@ -156,12 +156,18 @@ class ConcatTransformer(SequenceModel):
     def combine(self, z: torch.Tensor, l: torch.Tensor) -> torch.Tensor:  # noqa: E741
         """Y = [Q(L_h / Z_h)]_h concatenated: (B, H, 1, 1), (B, H, 1, m) -> (B, mH)."""
         if self.messages is not None:
-            y = torch.where(z > 0, l / z.clamp(min=self.messages.grid.step), 0.0)
+            y = self.combine_all(z, l)
         elif self.quant is None:
             y = l / z
         else:
             y = torch.where(z > 0, self.q(l / z.clamp(min=self.quant.fmt.step)), 0.0)
         return y[:, :, 0].reshape(len(y), -1)
+
+    def combine_all(self, z: torch.Tensor, l: torch.Tensor) -> torch.Tensor:  # noqa: E741
+        """Per head L / Z at every position, held at p bits: (B, H, N, 1), (B, H, N, m) ->
+        (B, H, N, m), each exactly as :meth:`combine` makes it for one position."""
+        assert self.messages is not None
+        return torch.where(z > 0, l / z.clamp(min=self.messages.grid.step), 0.0)
 
     def readout(self, y: torch.Tensor) -> torch.Tensor:
         """psi of the concatenated heads (..., mH) -> logits (..., c): (0, f_1, ..., f_{c-1})."""
@@ -177,6 +183,13 @@ class ConcatTransformer(SequenceModel):
             future = torch.ones(N, N, dtype=torch.bool, device=x.device).triu(1)
             a = (self.scale * (q @ k.transpose(-1, -2))).masked_fill(future, -math.inf)
             y = torch.softmax(a, -1) @ v  # (B, H, N, m)
+            return self.readout(y.transpose(1, 2).reshape(B, N, self.heads * m))
+        if self.messages is not None:  # every position at once, through the same pieces
+            q, k, v = (self._heads(x, i) for i in range(3))  # (B, H, N, m) each
+            future = torch.ones(N, N, dtype=torch.bool, device=x.device).triu(1)
+            e = self.numerators(q, k).masked_fill(future, 0.0)  # (B, H, N, N)
+            terms = self.messages(e[..., None] * v[:, :, None])  # (B, H, N, N, m)
+            y = self.combine_all(e.sum(-1, keepdim=True), terms.sum(-2))  # (B, H, N, m)
             return self.readout(y.transpose(1, 2).reshape(B, N, self.heads * m))
         rows = []
         for t in range(N):  # position t attends to 0..t, through the protocol's own pieces

@@ -39,11 +39,12 @@ from simulations.store import runs
 METRICS = ("best_accuracy", "accuracy")
 
 
-def claim_for(task: str, arch: str, layers: int) -> claims.Claim | None:
-    """The lower-bound claim a (task, arch, layers) model is drawn against, or None (also for
-    a plugin's model whose plugin is not loaded: its family is unknown)."""
+def claim_for(task: str, arch: str, layers: int, held: bool = False) -> claims.Claim | None:
+    """The lower-bound claim a (task, arch, layers) model is drawn against (``held``: one
+    trained at p bits), or None (also for a plugin's model whose plugin is not loaded: its
+    family is unknown)."""
     family = _family(arch)
-    return None if family is None else claims.lower_bound_for(task, family, layers)
+    return None if family is None else claims.lower_bound_for(task, family, layers, held)
 
 
 def _family(arch: str) -> str | None:
@@ -160,19 +161,18 @@ def thresholds(
         threshold, at_least = decided_threshold(points)
         decided = {"threshold_length": threshold, "threshold_at_least": at_least,
                    "points": points}  # fmt: skip
+        held = json.loads(options).get("precision")  # trained at p bits: its own p
+        p = precision if held is None else held
         if is_plugin_task(task):
-            row = _plugin_row(task, arch, width, layers, members, best, target, precision)
-            rows.append({**row, **decided})
+            row = _plugin_row(task, arch, width, layers, members, best, target, p)
+            rows.append({**row, **decided, "held": held is not None})
             continue
-        claim = claim_for(task, arch, layers)
+        claim = claim_for(task, arch, layers, held is not None)
         bound_id = claim.bound_id if claim is not None else None
         bound_length, bound_params = None, None
         if claim is not None and claim.bound.bounds_length:
             for run in members:
-                try:
-                    params = claim.model_params(_run_model(run), precision)
-                except InputError as err:
-                    raise InputError(f"run {run['config_hash']}: {err}") from None
+                params = run_bound_params(claim, run, p)
                 n = claim.bound.max_length(params["m"], params["p"], params["H"])
                 if bound_length is None or n > bound_length:
                     bound_length, bound_params = n, params
@@ -187,6 +187,7 @@ def thresholds(
                 "bound_length": bound_length,
                 "bound_id": bound_id,
                 "bound_params": bound_params,
+                "held": held is not None,
                 "runs": len(members),
                 "lengths": dict(sorted(best.items())),
             }
@@ -194,9 +195,44 @@ def thresholds(
     return rows
 
 
+def run_bound_params(claim: claims.Claim, run: dict[str, Any], precision: int) -> dict[str, Any]:
+    """m, p, H of a stored run as ``claim`` reads them, at ``precision`` p."""
+    try:
+        return claim.model_params(_run_model(run), precision)
+    except InputError as err:
+        raise InputError(f"run {run['config_hash']}: {err}") from None
+
+
+def beyond_bounds(store_path: str | Path, target: float = 0.99) -> list[dict[str, Any]]:
+    """The runs trained at p bits that reached ``target`` at a length N their own bound rules
+    out at their own p (``ccx threshold --check``). Such a model is its protocol, so a run
+    here means the model, the protocol or the bound's implementation is wrong, not a finding.
+    Float runs are not checked: their precision is not theirs to state."""
+    from simulations.verdicts import current
+
+    found = []
+    for run in current(runs(store_path)):
+        p = run["config"].get("precision")
+        if p is None or run["best_accuracy"] < target or is_plugin_task(run["task"]):
+            continue
+        claim = claim_for(run["task"], run["arch"], run["layers"], held=True)
+        if claim is None or not claim.bound.bounds_length:
+            continue
+        params = run_bound_params(claim, run, p)
+        if not claim.bound.allows(run["length"], params["m"], params["p"], params["H"]):
+            found.append({
+                "id": run["id"], "config_hash": run["config_hash"], "task": run["task"],
+                "arch": run["arch"], "width": run["width"], "precision": p,
+                "length": run["length"], "best_accuracy": run["best_accuracy"],
+                "bound_id": claim.bound_id, "bound_params": params,
+                "bound_length": claim.bound.max_length(params["m"], params["p"], params["H"]),
+            })  # fmt: skip
+    return found
+
+
 __all__ = [
-    "claim_for", "decided_threshold", "length_points", "plugin_bound", "plugin_claim",
-    "threshold_length", "thresholds",
+    "beyond_bounds", "claim_for", "decided_threshold", "length_points", "plugin_bound",
+    "plugin_claim", "run_bound_params", "threshold_length", "thresholds",
 ]  # fmt: skip
 
 
