@@ -24,9 +24,11 @@ where the number may lie), or not at all. Every figure's CSV has a ``verdict`` c
 from __future__ import annotations
 
 import csv
+import textwrap
 import weakref
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -120,6 +122,14 @@ def combined(
     return combine([verdict_of(r, target, metric) for r in runs])
 
 
+def suptitle(fig: Figure, text: str, fontsize: float = 10, **kwargs: Any) -> None:
+    """The figure's title (its computed conclusion, :mod:`paper_figures.conclusions`), wrapped to
+    the figure's width."""
+    per_char = 0.58 * fontsize / 72  # inches: a proportional font's mean width, about 0.58 em
+    fig.suptitle(textwrap.fill(text, max(40, int(0.92 * fig.get_figwidth() / per_char))),
+                 fontsize=fontsize, **kwargs)  # fmt: skip
+
+
 def verdict_marks(verdict: str | None, colour: str) -> dict[str, Any]:
     """Marker keywords for a point of that verdict: filled in ``colour``, half-filled when
     undecided."""
@@ -182,8 +192,8 @@ def verdict_sentence(counts: Mapping[str, int]) -> str:
     were = "was" if undecided == 1 else "were"
     return (
         f"Verdicts of the {total} trained points drawn: {counts.get('reached', 0)} reached the "
-        f"target, {counts.get('plateaued', 0)} plateaued below it (no gain in the last third "
-        f"of the budget beyond the 95% Wilson interval of the best before), and {undecided} "
+        f"target, {counts.get('plateaued', 0)} plateaued below it (within noise of chance, or "
+        f"no rise over the last half of the budget beyond noise), and {undecided} "
         f"{were} undecided, still improving when the budget ran out (half-filled markers, "
         "'?' in grid cells; a number such a run would decide is drawn as a one-sided bound, "
         "an arrow)."
@@ -262,6 +272,19 @@ def leave_out_empty_panels(fig: Figure) -> list[str]:
     return left_out
 
 
+def _title_above_panels(fig: Figure) -> None:
+    """Put the figure's title just above its highest panel (its title included), so that a
+    title wrapped to several lines never runs into a panel's."""
+    title = getattr(fig, "_suptitle", None)  # matplotlib keeps the suptitle artist here
+    if title is None or not fig.axes:
+        return
+    renderer = fig.canvas.get_renderer()
+    top = max(ax.get_tightbbox(renderer).y1 for ax in fig.axes)
+    y = fig.transFigure.inverted().transform((0, top))[1]
+    title.set_verticalalignment("bottom")
+    title.set_y(y + 0.01)
+
+
 def write_csv(path: Path, rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> None:
     """Write ``rows`` (dicts) to ``path`` with a header of ``columns`` (missing keys empty),
     atomically (:func:`ccomplexity.files.atomic_open`)."""
@@ -296,6 +319,7 @@ def save(
     VERDICTS[name] = Counter(verdicts)
 
     LEFT_OUT[name] = leave_out_empty_panels(fig)
+    _title_above_panels(fig)
     layout.place_legends(fig)
     box = layout.saved_box(fig)
     dpi = layout.png_dpi(box)
@@ -340,6 +364,27 @@ def load_thresholds(
         return [], missing
     assert store_path is not None
     return thresholds(store_path, target=target, precision=precision), []
+
+
+@dataclass(frozen=True)
+class ThresholdData:
+    """What the threshold figures read: the store's current runs, what is missing, the target
+    they were trained to, their threshold rows (:func:`simulations.thresholds.thresholds`) and
+    where the numbers come from."""
+
+    runs: list[dict[str, Any]]
+    missing: list[str]
+    target: float
+    rows: list[dict[str, Any]]
+    label: str
+
+
+def threshold_data(store_path: str | None, profile: str | None, precision: int) -> ThresholdData:
+    """The store's runs and thresholds at its runs' own target, bounds at ``precision``."""
+    runs, missing = load_runs(store_path)
+    target = target_of(runs)
+    rows, _ = load_thresholds(store_path, target, precision)
+    return ThresholdData(runs, missing, target, rows, store_label(store_path, profile))
 
 
 def _values(runs: Iterable[Mapping[str, Any]], key: str) -> list[Any]:

@@ -21,7 +21,8 @@ import matplotlib.pyplot as plt
 
 import models
 from ccomplexity import bounds, claims
-from paper_figures import style
+from paper_figures import conclusions, style
+from paper_figures.conclusions import Said
 
 NAME = "thresholds"
 PRECISION = 32
@@ -32,6 +33,11 @@ PANELS: dict[str, tuple[str, ...]] = {
     "Equality": ("eq-random", "eq-one", "eq-ncp"),
 }
 ALPHABETS = {"index-lookup": 64}  # simulations.tasks: index lookup has 64 symbols
+TASK_NAMES = {"index-lookup": "index lookup", "dyck": "Dyck-(2,2)", "eq-random": "Eq-random",
+              "eq-one": "Eq-one", "eq-ncp": "Eq-ncp"}  # fmt: skip
+"""The paper's names of the tasks, for legends."""
+TOP = 2**20
+"""The longest length the panels show."""
 COLUMNS = ("series", "task", "arch", "layers", "width", "length", "bound_id", "m", "p", "H",
            "threshold_at_least", "verdict")  # fmt: skip
 
@@ -109,28 +115,42 @@ def row_verdict(row: dict[str, Any]) -> str:
     return "reached" if points and all(p["verdict"] == "reached" for p in points) else "plateaued"
 
 
-def _empirical(ax: Any, row: dict[str, Any], csv_rows: list[dict[str, Any]]) -> None:
-    """One model's threshold: a filled marker at its length (hollow at the shortest length when
-    it fails there), or, when undecided, a one-sided bound at the largest length reached."""
+def model_name(row: dict[str, Any]) -> str:
+    """A model's legend entry in words: its task (in a panel of several) and architecture."""
+    depth = f"{row['layers']} layer{'s' if row['layers'] > 1 else ''}"
+    return f"{TASK_NAMES.get(row['task'], row['task'])}: {row['arch']}, {depth}"
+
+
+def _nudged(rows: list[dict[str, Any]]) -> dict[int, float]:
+    """{id(row): x}: each model's width, models of one panel set apart along the width axis in
+    a fixed order so that equal thresholds at one width do not hide each other."""
+    keys = sorted({(r["task"], r["arch"], r["layers"]) for r in rows})
+    spread = {k: 1.22 ** (i - (len(keys) - 1) / 2) for i, k in enumerate(keys)}
+    return {id(r): r["width"] * spread[r["task"], r["arch"], r["layers"]] for r in rows}
+
+
+def _empirical(ax: Any, row: dict[str, Any], x: float, csv_rows: list[dict[str, Any]]) -> None:
+    """One model's threshold at width position ``x``: a filled marker at its length (hollow at
+    the shortest length when it fails there), a one-sided bound when undecided, and, when it is
+    undecided at the shortest length (nothing known), a half-filled marker on the bottom edge,
+    never at a length."""
     n, tested = row["threshold_length"], sorted(row["lengths"])
     verdict = row_verdict(row)
     colour, marker = style.colour(row["arch"]), style.marker(row["layers"])
-    # Nudge architectures sideways so that equal points do not hide each other.
-    known = row["arch"] in style.ARCH_COLOURS
-    x = row["width"] * (1.07 ** (list(style.ARCH_COLOURS).index(row["arch"]) - 3) if known else 1)
-    label = f"{row['task']} {style.model_label(row['arch'], row['layers'])}"
+    label = model_name(row)
     if verdict == "undecided" and row.get("threshold_at_least") is not None:
         style.one_sided(ax, x, row["threshold_at_least"], colour, marker,
                         label=f"{label} (undecided: at least this)")  # fmt: skip
     elif verdict == "undecided":  # undecided at the shortest length: nothing is known
-        ax.plot([x], [tested[0]], ls="none", marker=marker, ms=8, zorder=5,
-                label=f"{label} (undecided at the shortest N)",
+        ax.plot([x], [0.03], ls="none", marker=marker, ms=8, zorder=5, clip_on=False,
+                transform=ax.get_xaxis_transform(),
+                label=f"{label} (undecided at the shortest N: on the bottom edge)",
                 **style.verdict_marks("undecided", colour))  # fmt: skip
     else:
         failed = n is None
         ax.plot([x], [tested[0] if failed else n], ls="none", marker=marker, ms=8, zorder=5,
                 color=colour, mfc="none" if failed else colour, mew=1.5,
-                label=label + (" (fails at shortest N)" if failed else ""))  # fmt: skip
+                label=label + (" (fails at the shortest N)" if failed else ""))  # fmt: skip
     csv_rows.append(
         {"series": "empirical", "task": row["task"], "arch": row["arch"],
          "layers": row["layers"], "width": row["width"],
@@ -139,96 +159,140 @@ def _empirical(ax: Any, row: dict[str, Any], csv_rows: list[dict[str, Any]]) -> 
     )  # fmt: skip
 
 
+def _bound_lines(ax: Any, tasks: tuple[str, ...], rows: list[dict[str, Any]],
+                 csv_rows: list[dict[str, Any]]) -> None:  # fmt: skip
+    """The lower bounds of the claims table on ``tasks`` (each with the region it rules out
+    shaded) and the constructions' widths."""
+    for bound_id, arch, layers, ratio, heads in _bound_curves(rows, tasks):
+        bound = bounds.get(bound_id)
+        curve = []
+        for w in WIDTHS:
+            m = max(1, round(ratio * w))
+            curve.append(bound.max_length(m, PRECISION, heads))
+            csv_rows.append({"series": "bound", "task": "/".join(tasks), "arch": arch,
+                             "layers": layers, "width": w, "length": curve[-1],
+                             "bound_id": bound_id, "m": m, "p": PRECISION, "H": heads})  # fmt: skip
+        c = style.colour(arch)
+        depth = f" L={layers}" if layers else ""
+        ax.plot(WIDTHS, curve, color=c, lw=1.8, gid=style.REFERENCE,
+                label=f"{bounds.short_name(bound_id)} bound, {arch}{depth}")  # fmt: skip
+        ax.fill_between(WIDTHS, curve, TOP, color=c, alpha=0.08, gid=style.REFERENCE)
+    for label, points in _constructions(tasks):
+        ax.plot(*zip(*points, strict=True), "k--", lw=1.2, label=label, gid=style.REFERENCE)
+        csv_rows.extend({"series": "construction", "task": "/".join(tasks), "width": w,
+                         "length": n} for w, n in points)  # fmt: skip
+
+
+def _task_panel(ax: Any, panel: str, tasks: tuple[str, ...], rows: list[dict[str, Any]],
+                csv_rows: list[dict[str, Any]], missing: list[str]) -> None:  # fmt: skip
+    """One paper task's panel: bounds, constructions and every stored model's threshold."""
+    _bound_lines(ax, tasks, rows, csv_rows)
+    xs = _nudged(rows)
+    for row in rows:
+        _empirical(ax, row, xs[id(row)], csv_rows)
+    if not rows:
+        what = f"no runs of {', '.join(tasks)} in the store"
+        missing.append(f"{NAME}: {what}")
+        style.note(ax, what)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=10)
+    ax.set_ylim(1, TOP)
+    ax.set_xlim(WIDTHS[0], WIDTHS[-1])
+    ax.set_xlabel("model width d (hidden units)")
+    ax.set_ylabel("sequence length N (tokens)")
+    ax.set_title(panel)
+    ax.grid(True, which="major", alpha=0.3)
+    if any(row_verdict(r) == "undecided" for r in rows):
+        style.add_undecided_entry(ax)
+
+
+def conclude(data: style.ThresholdData) -> Said:
+    """Whether every threshold lies below its proved bound, and how far below."""
+    subject = "Empirical thresholds against proved bounds"
+    rows = [r for r in data.rows if r["lengths"]]
+    if not rows:
+        return conclusions.no_data(subject, "no trained models in the store")
+    bounded = [r for r in rows if isinstance(r.get("bound_length"), int)]
+    beyond = [r for r in bounded if (conclusions.threshold(r).low or 0) > r["bound_length"]]
+    undecided = sum(row_verdict(r) == "undecided" for r in rows)
+    counts = (f"{len(rows)} models, {undecided} of their thresholds undecided" if undecided
+              else f"{len(rows)} models, every threshold decided")  # fmt: skip
+    if beyond:
+        names = conclusions.series(f"{model_name(r)} d={r['width']}" for r in beyond)
+        return Said(f"{subject}: {len(beyond)} beyond their bound, an error to report",
+                    f"{counts}; {names} passed the length its lower bound rules out: the "
+                    "bound or the model's reading of it is wrong.")  # fmt: skip
+    if not bounded:
+        return Said(f"{subject}: no bound drawn against these models",
+                    f"{counts}; no lower bound of the claims table applies to them.")
+    longest = max(bounded, key=lambda r: conclusions.threshold(r).low or 0)
+    nearest = min(bounded, key=lambda r: r["bound_length"])
+    reached = conclusions.threshold(longest).low or 0
+    return Said(
+        f"{subject} (p = {PRECISION}): every threshold below its bound",
+        f"{counts}; every one lies below the length its lower bound rules out: the longest of "
+        f"those a bound speaks of, {model_name(longest)} d={longest['width']} at N >= "
+        f"{reached:,}, against "
+        f"bounds that bite from N = {nearest['bound_length']:,} on ({model_name(nearest)} "
+        f"d={nearest['width']}): the trained models fail far below where the bounds forbid.",
+    )
+
+
+def summary(store_path: str | None) -> Said:
+    """The title and conclusion from the store alone, nothing drawn."""
+    return conclude(style.threshold_data(store_path, None, PRECISION))
+
+
 def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str, Any]:
     """Draw the figure from the store at ``store_path`` (None: bounds only) into ``out_dir``."""
-    runs, missing = style.load_runs(store_path)
-    target = style.target_of(runs)
-    rows, _ = style.load_thresholds(store_path, target, PRECISION)
+    data = style.threshold_data(store_path, profile, PRECISION)
+    said = conclude(data)
+    missing = list(data.missing)
     paper_tasks = {t for tasks in PANELS.values() for t in tasks}
-    own_tasks = sorted({r["task"] for r in rows} - paper_tasks)
+    own_tasks = sorted({r["task"] for r in data.rows} - paper_tasks)
     # A store of your own tasks only: their panels alone.
-    panels = {} if own_tasks and not {r["task"] for r in rows} & paper_tasks else PANELS
+    panels = {} if own_tasks and not {r["task"] for r in data.rows} & paper_tasks else PANELS
     count = len(panels) + len(own_tasks)
     fig, axes = plt.subplots(1, count, figsize=(5 * count, 5.2), squeeze=False)
     axes = list(axes[0])
     csv_rows: list[dict[str, Any]] = []
     for ax, task in zip(axes[len(panels) :], own_tasks, strict=True):
-        _own_task_panel(ax, task, [r for r in rows if r["task"] == task], target, csv_rows)
+        _own_task_panel(ax, task, [r for r in data.rows if r["task"] == task], data.target,
+                        csv_rows)  # fmt: skip
     for ax, (panel, tasks) in zip(axes[: len(panels)], panels.items(), strict=True):
-        panel_rows = [r for r in rows if r["task"] in tasks]
-        top = 2**20
-        for bound_id, arch, layers, ratio, heads in _bound_curves(panel_rows, tasks):
-            bound = bounds.get(bound_id)
-            curve = []
-            for w in WIDTHS:
-                m = max(1, round(ratio * w))
-                curve.append(bound.max_length(m, PRECISION, heads))
-                csv_rows.append(
-                    {
-                        "series": "bound",
-                        "task": "/".join(tasks),
-                        "arch": arch,
-                        "layers": layers,
-                        "width": w,
-                        "length": curve[-1],
-                        "bound_id": bound_id,
-                        "m": m,
-                        "p": PRECISION,
-                        "H": heads,
-                    }
-                )
-            c = style.colour(arch)
-            short = bounds.short_name(bound_id)
-            depth = f" L={layers}" if layers else ""
-            ax.plot(WIDTHS, curve, color=c, lw=1.8, label=f"{short} bound, {arch}{depth}",
-                    gid=style.REFERENCE)  # fmt: skip
-            ax.fill_between(WIDTHS, curve, top, color=c, alpha=0.08, gid=style.REFERENCE)
-        for label, points in _constructions(tasks):
-            ax.plot(*zip(*points, strict=True), "k--", lw=1.2, label=label, gid=style.REFERENCE)
-            for w, n in points:
-                csv_rows.append(
-                    {"series": "construction", "task": "/".join(tasks), "width": w, "length": n}
-                )
-        for row in panel_rows:
-            _empirical(ax, row, csv_rows)
-        if not panel_rows:
-            what = f"no runs of {', '.join(tasks)} in the store"
-            missing.append(f"{NAME}: {what}")
-            style.note(ax, what)
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log", base=10)
-        ax.set_ylim(1, top)
-        ax.set_xlim(WIDTHS[0], WIDTHS[-1])
-        ax.set_xlabel("model width d (hidden units)")
-        ax.set_ylabel("sequence length N (tokens)")
-        ax.set_title(panel)
-        ax.grid(True, which="major", alpha=0.3)
-        if any(row_verdict(r) == "undecided" for r in panel_rows):
-            style.add_undecided_entry(ax)
-        ax.legend(*style.legend_entries(ax), loc="upper left", fontsize=7)
-    if own_tasks:
-        caption_own = (
-            f" Panels of your own tasks ({', '.join(own_tasks)}): x the length N, y bits; the "
-            "line is the task's computed bound, the most one-way bits over the cuts at N (Thm "
-            "2: a recurrent model solving the task at N has m p at least that); each marker a "
-            f"trained recurrent model at a swept N, at its m p (filled: accuracy {target:g} "
-            "reached; hollow: plateaued below it; half-filled: undecided)."
-        )
-    else:
-        caption_own = ""
-    fig.suptitle(
-        f"Empirical threshold length vs proved bounds (target accuracy {target:g}, "
-        f"bounds at p = {PRECISION} bits)"
-    )
+        _task_panel(ax, panel, tasks, [r for r in data.rows if r["task"] in tasks], csv_rows,
+                    missing)  # fmt: skip
+    _one_legend(fig, axes)
+    style.suptitle(fig, said.title, fontsize=12)
     fig.tight_layout()
     files = style.save(fig, out_dir, NAME, csv_rows, COLUMNS)
+    return conclusions.say({"name": NAME, "files": files, "missing": missing,
+                            "caption": _caption(data, own_tasks)}, said)  # fmt: skip
+
+
+def _one_legend(fig: Any, axes: list[Any]) -> None:
+    """Every panel's entries, once each, in one legend below the panels."""
+    entries: dict[str, Any] = {}
+    for ax in axes:
+        handles, labels = style.legend_entries(ax)
+        for handle, label in zip(handles, labels, strict=True):
+            entries.setdefault(label, handle)
+    if entries:
+        fig.legend(list(entries.values()), list(entries), loc="upper center", fontsize=7,
+                   ncol=min(3, len(entries)), bbox_to_anchor=(0.5, 0.0), frameon=False)  # fmt: skip
+
+
+def _caption(data: style.ThresholdData, own_tasks: list[str]) -> str:
+    target = data.target
     caption = (
         f"Threshold length vs model width per task. Markers: the largest swept length N such "
         f"that the model reaches accuracy {target:g} at every swept length up to N (hollow: it "
         f"fails already at the shortest); a threshold equal to the longest length swept is only "
         f"a lower estimate; half-filled with an arrow up: undecided, the first length missed was"
         f" still improving when its budget ran out, so the threshold is at least the length "
-        f"drawn (no number is claimed). Solid lines: the largest N each lower bound of the "
+        f"drawn (no number is claimed); half-filled on the bottom edge: undecided already at "
+        f"the shortest length, nothing is known. Models of one panel are set slightly apart "
+        f"along the width axis. Solid lines: the largest N each lower bound of the "
         f"claims table does not rule out at precision p = {PRECISION} bits (Thm 3 / Thm 11: m p "
         f">= N, resp. N/2, with m the number of values in the recurrent state, e.g. m = 2d for "
         f"an LSTM of width d (h and c), taken from the stored runs and from the family's first "
@@ -236,10 +300,17 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         f"H(4p + ceil(log2 N) + 2mp) bits, must reach N - 1, resp. N/2, with m = d / H per "
         f"head); the shaded region above a line is ruled out. Dashed: the width the paper's "
         f"construction needs for length N (Thm 1, Thm 6 with k = ceil(128 ln 2N)). "
-        f"Training: {style.training_summary(runs)} Data: {style.store_label(store_path, profile)}."
-        + caption_own
+        f"Training: {style.training_summary(data.runs)} Data: {data.label}."
     )
-    return {"name": NAME, "files": files, "caption": caption, "missing": missing}
+    if own_tasks:
+        caption += (
+            f" Panels of your own tasks ({', '.join(own_tasks)}): x the length N, y bits; the "
+            "line is the task's computed bound, the most one-way bits over the cuts at N (Thm "
+            "2: a recurrent model solving the task at N has m p at least that); each marker a "
+            f"trained recurrent model at a swept N, at its m p (filled: accuracy {target:g} "
+            "reached; hollow: plateaued below it; half-filled: undecided)."
+        )
+    return caption
 
 
 def _own_task_panel(
@@ -303,7 +374,4 @@ def _own_task_panel(
     ax.set_title(f"{task} (your task)")
     ax.grid(True, which="major", alpha=0.3)
     if undecided:
-        style.add_undecided_entry(ax)
-    handles, labels = style.legend_entries(ax)
-    if handles:
-        ax.legend(handles, labels, loc="best", fontsize=7)
+        style.add_undecided_entry(ax)  # the figure's one legend (_one_legend) gathers it

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from html import escape as html_escape
+
 from ccomplexity.errors import InputError
 from paper_figures import FIGURES, layout, make_figure, paper_of
 from simulations.store import Store
@@ -203,8 +205,9 @@ def fake_report(fake_store: Path, tmp_path_factory: pytest.TempPathFactory) -> D
 @FAKE_REPORT
 @pytest.mark.parametrize("name", sorted(FIGURES))
 def test_figure_from_fake_store(name: str, fake_report: Drawn) -> None:
-    result, out = fake_report.results[name], fake_report.out
+    result, out = fake_report.results[name], fake_report.folder(name)
     _check_files(result, out, fake_report.problems)
+    assert result["title"] and result["conclusion"]
     rows = (out / f"{name}.csv").read_text().splitlines()
     assert len(rows) > 1, "the CSV has data rows"
     if name != "bounds":  # every figure drawn from runs says each point's verdict
@@ -226,7 +229,7 @@ def test_figure_from_fake_store(name: str, fake_report: Drawn) -> None:
 @pytest.mark.parametrize("name", sorted(FIGURES))
 def test_figure_from_empty_store(name: str, empty_report: Drawn) -> None:
     result = empty_report.results[name]
-    _check_files(result, empty_report.out, empty_report.problems)
+    _check_files(result, empty_report.folder(name), empty_report.problems)
     if name == "bounds":
         assert result["missing"] == []
     else:
@@ -377,10 +380,17 @@ def test_unknown_figure_and_missing_store(tmp_path: Path) -> None:
 @FAKE_REPORT
 def test_report_references_every_figure(fake_store: Path, fake_report: Drawn) -> None:
     html = fake_report.html
-    for name in FIGURES:
-        assert f'src="{name}.png"' in html
-        assert f'href="{name}.csv"' in html
-        assert (fake_report.out / f"{name}.png").is_file()
+    for name in FIGURES:  # each figure with data drawn, the others named in one line
+        drawn = name in fake_report.in_report
+        assert (f'src="{name}.png"' in html) == drawn
+        assert (f'href="{name}.csv"' in html) == drawn
+        assert (fake_report.out / f"{name}.png").is_file() == drawn
+        if drawn:
+            assert html_escape(fake_report.results[name]["title"]) in html
+    absent = [n for n in FIGURES if n not in fake_report.in_report]
+    assert absent == ["parrots-reasoning", "parrots-memorization"]
+    (line,) = [t for t in html.splitlines() if "Not drawn, no data in the store" in t]
+    assert all(f"{n} (<code>ccx figure {n} --profile parrots</code>)" in line for n in absent)
     assert str(fake_store) in html
     assert "<td>every paper: fake-profile</td>" in html  # the profile the store records
     assert html.count("undecided, still improving when the budget ran out") >= len(TRAINED)
