@@ -164,8 +164,10 @@ def task_words(rows: list[dict[str, Any]], task: str, title: str) -> tuple[str, 
                 f"{title}: one length in the store, N = {lengths[0]} (best accuracy {said}), "
                 "so no model's threshold beyond it is known")  # fmt: skip
     headline = conclusions.ranking(
-        known, ("holds the target to longer N than", "hold the target to longer N than"),
-        "hold the target to the same N", "which model holds the target longest is undecided",
+        known,
+        ("holds the target to longer N than", "hold the target to longer N than"),
+        "hold the target to the same N",
+        "which model holds the target longest is undecided",
     )
     each = "; ".join(f"{style.model_label(r['arch'], r['layers'], r['width'])} "
                      f"{conclusions.threshold_text(r)}" for r in drawn)  # fmt: skip

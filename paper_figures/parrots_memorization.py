@@ -166,8 +166,9 @@ def matched_pairs(points: list[Point]) -> list[tuple[Point, Point]]:
     pairs = []
     for moe in (p for p in points if p.model[2] > 1):
         near = min(dense, key=lambda d: abs(d.active - moe.active), default=None)
-        if near is not None and abs(near.active - moe.active) <= MATCHED * max(near.active,
-                                                                               moe.active):
+        if near is not None and abs(near.active - moe.active) <= MATCHED * max(
+            near.active, moe.active
+        ):
             pairs.append((moe, near))
     return pairs
 

@@ -169,7 +169,8 @@ def _matched_words(data: Data) -> str:
         dense = conclusions.accuracy(dense_acc, data.matched_verdicts[v, 1, dense_w, 1], 1000)
         for k, acc, w in moe:
             ordered = conclusions.order(
-                conclusions.accuracy(acc, data.matched_verdicts[v, k, w, 1], 1000), dense)
+                conclusions.accuracy(acc, data.matched_verdicts[v, k, w, 1], 1000), dense
+            )
             words = {"less": "below", "more": "above", "same": "level with",
                      "undecided": "undecided against"}[ordered]  # fmt: skip
             parts.append(f"|V| = {v}, K = {k} (m = {w}): {acc:.3f}, {words} the dense "

@@ -153,20 +153,29 @@ def conclude(sent: list[dict[str, Any]], used: list[dict[str, Any]],
     a_words = f"{a}; {_versus_formulas(sent)}"
     solved = _solved_models(used)
     if not solved:
-        why = ("no model of the store solves its task" if used else
-               "no recurrent checkpoints in the store" if store_path else "no store given")
+        why = (
+            "no model of the store solves its task"
+            if used
+            else "no recurrent checkpoints in the store"
+            if store_path
+            else "no store given"
+        )
         return Said(f"The proofs' protocols run on real models: {a} (bits trained models use: "
                     f"{why}, not drawn)", f"(a) {a_words}. (b) Not drawn: {why}.")  # fmt: skip
     above = [r for r in solved if r["bits"] is not None and r["bits"] >= r["bound"]]
     unresolved = [r for r in solved if r["bits"] is None]
     below = [r for r in solved if r["bits"] is not None and r["bits"] < r["bound"]]
     if below:
-        b = (f"{len(below)} of {len(solved)} trained models that solve their task use fewer "
-             "bits than the task's one-way bound needs: the bound or the count is wrong")
+        b = (
+            f"{len(below)} of {len(solved)} trained models that solve their task use fewer "
+            "bits than the task's one-way bound needs: the bound or the count is wrong"
+        )
     else:
-        b = (f"each of the {len(solved) - len(unresolved)} trained models that solve their "
-             "task uses at least the bits its one-way bound needs at the cut (smallest margin "
-             f"{min((r['bits'] / r['bound'] for r in above if r['bound']), default=0):.1f}x)")
+        b = (
+            f"each of the {len(solved) - len(unresolved)} trained models that solve their "
+            "task uses at least the bits its one-way bound needs at the cut (smallest margin "
+            f"{min((r['bits'] / r['bound'] for r in above if r['bound']), default=0):.1f}x)"
+        )
         if unresolved:
             b += f"; {len(unresolved)} more agree with their float model at no p tried"
     return Said(f"The proofs' protocols run on real models: {a}; (b) {b.split(' (')[0]}",
@@ -359,8 +368,6 @@ def _cut(task: str, length: int) -> int:
     return half - half % 2 if task == "dyck" else half
 
 
-
-
 def measure_used(store_path: str | None) -> tuple[list[dict[str, Any]], list[str]]:
     """The rows of panel (b): per recurrent checkpoint of the store (:func:`_checkpoints`), its
     bits used, log2 of its distinct rounded states and its task's one-way bound at the cut; and
@@ -424,9 +431,7 @@ def _draw_used(ax: Axes, rows: list[dict[str, Any]], missing: list[str],
                    "drawn only for models that do the task")  # fmt: skip
     unsolved = [f"{r['arch']} on {r['task']} at N = {r['length']} (acc {r['task_accuracy']:.2f})"
                 for r in used if r["task_accuracy"] < SOLVED]  # fmt: skip
-    return _used_caption(len(used), store_path) + (
-        f": {'; '.join(unsolved)}." if unsolved else "."
-    )
+    return _used_caption(len(used), store_path) + (f": {'; '.join(unsolved)}." if unsolved else ".")
 
 
 def _draw_used_points(ax: Axes, rows: list[dict[str, Any]], nudge: dict) -> bool:

@@ -223,8 +223,10 @@ def conclude(data: style.ThresholdData) -> Said:
                     f"{counts}; {names} passed the length its lower bound rules out: the "
                     "bound or the model's reading of it is wrong.")  # fmt: skip
     if not bounded:
-        return Said(f"{subject}: no bound drawn against these models",
-                    f"{counts}; no lower bound of the claims table applies to them.")
+        return Said(
+            f"{subject}: no bound drawn against these models",
+            f"{counts}; no lower bound of the claims table applies to them.",
+        )
     longest = max(bounded, key=lambda r: conclusions.threshold(r).low or 0)
     nearest = min(bounded, key=lambda r: r["bound_length"])
     reached = conclusions.threshold(longest).low or 0
