@@ -142,8 +142,13 @@ def _dfa(ax: plt.Axes, rows: list[dict[str, Any]]) -> None:
             }
             for k, c in zip(DFA_DEPTHS, counts, strict=True)
         )
-    ax.annotate("Dyck-(2,2): 8 states\n(7 live + sink)", xy=(2, 8), xytext=(3.2, 2.2), fontsize=8,
-                arrowprops={"arrowstyle": "->"})  # fmt: skip
+    ax.annotate(
+        "Dyck-(2,2): 8 states\n(7 live + sink)",
+        xy=(2, 8),
+        xytext=(3.2, 2.2),
+        fontsize=8,
+        arrowprops={"arrowstyle": "->"},
+    )
     ax.set_yscale("log", base=2)
     ax.set_xlabel("maximum depth k")
     ax.set_ylabel("minimal complete DFA states (log scale)")
@@ -161,22 +166,31 @@ def conclude(rows: list[dict[str, Any]]) -> Said:
     whether Lemma 1's fooling sets reach N - 1 bits, and the Dyck-(2,2) automaton's size, all
     read from the rows the panels draw."""
     m, p = EXAMPLE
-    bite = {r["series"]: r["length"] for r in rows
-            if r["panel"] == "a" and r["width"] == m and r["precision"] == p}  # fmt: skip
+    bite = {
+        r["series"]: r["length"]
+        for r in rows
+        if r["panel"] == "a" and r["width"] == m and r["precision"] == p
+    }
     about = {c.bound_id: f"{c.family}, {c.task}" for c in claims.CLAIMS if c.role == "lower"}
-    lines = [f"{cb.short_name(b)} ({about[b]}) beyond N = {n:,}"
-             for b, n in sorted(bite.items(), key=lambda i: i[1])]  # fmt: skip
+    lines = [
+        f"{cb.short_name(b)} ({about[b]}) beyond N = {n:,}"
+        for b, n in sorted(bite.items(), key=lambda i: i[1])
+    ]
     fooling = [r for r in rows if r["panel"] == "b" and r["n_types"] == 2]
     exact = all(r["value"] == r["length"] - 1 for r in fooling)
     lengths = [r["length"] for r in fooling]
-    states = next((r["value"] for r in rows if r["panel"] == "c" and r["n_types"] == 2
-                   and r["depth"] == 2), None)  # fmt: skip
+    states = next(
+        (r["value"] for r in rows if r["panel"] == "c" and r["n_types"] == 2 and r["depth"] == 2),
+        None,
+    )
     fooling_words = (
         f"Lemma 1's odd/even fooling set of Dyck-(2,2) has exactly 2^(N-1) elements at every N "
-        f"from {lengths[0]} to {lengths[-1]} (verified)" if fooling and exact
-        else "Lemma 1's fooling sets fall short of N - 1 bits at some N" if fooling
+        f"from {lengths[0]} to {lengths[-1]} (verified)"
+        if fooling and exact
+        else "Lemma 1's fooling sets fall short of N - 1 bits at some N"
+        if fooling
         else "no fooling set verified"
-    )  # fmt: skip
+    )
     return Said(
         f"Where the lower bounds bite (exact, no training): at width m = {m} and p = {p} "
         f"bits, the first rules a model out at N = {min(bite.values()):,}",
@@ -213,5 +227,4 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         "Dyck-(n,k) (with the dead sink); by Lemma 4 a time-invariant RNN that recognises it "
         "needs mp >= log2(states) bits."
     )
-    return conclusions.say({"name": NAME, "files": files, "caption": caption,
-                            "missing": missing}, said)  # fmt: skip
+    return conclusions.say(said, name=NAME, files=files, caption=caption, missing=missing)

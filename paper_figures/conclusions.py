@@ -27,7 +27,8 @@ data for the figure). A new figure (``bite``, say) does the same: read its numbe
 :class:`Known` values, compare them with :func:`order`, build its title and sentence from the
 orders (a fixed clause only for what it plots, never for what the data show; :func:`no_data`
 when the store has none), give the module ``summary``, and end ``make`` with
-``style.suptitle(fig, said.title)`` before saving and ``return say(result, said)``.
+``style.suptitle(fig, said.title)`` before saving and ``return say(said, name=..., files=...,
+caption=..., missing=...)``.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ from dataclasses import dataclass
 from typing import Any
 
 ORDERS = ("more", "less", "same", "undecided")
+RELATION = {"more": "above", "less": "below", "same": "level with",
+            "undecided": "undecided against"}  # fmt: skip
+"""An order of two accuracies in words ("{a} above {b}")."""
 
 
 @dataclass(frozen=True)
@@ -125,8 +129,14 @@ def threshold_text(row: Mapping[str, Any]) -> str:
     """A threshold row in words: "N >= 50", "N = 20 (50 missed, best 0.62)", "below N = 20
     (best 0.12)", "undecided at N = 20 (best 0.12, still improving)"."""
     known = threshold(row)
-    missed = next((p for p in sorted(row.get("points") or [], key=lambda p: p["length"])
-                   if p["verdict"] != "reached"), None)  # fmt: skip
+    missed = next(
+        (
+            p
+            for p in sorted(row.get("points") or [], key=lambda p: p["length"])
+            if p["verdict"] != "reached"
+        ),
+        None,
+    )
     best = f"best {missed['best_accuracy']:.3g}" if missed and "best_accuracy" in missed else ""
     if known.high is None and missed is not None:
         reached = f"N >= {known.low:,g}, " if known.low else ""
@@ -179,13 +189,15 @@ def no_data(subject: str, missing: str) -> Said:
     return Said(f"{subject}: no data in the store", f"Nothing to conclude: {missing}.", False)
 
 
-def say(result: dict[str, Any], said: Said) -> dict[str, Any]:
-    """The figure's result with its ``title`` and ``conclusion``."""
+def say(said: Said, **result: Any) -> dict[str, Any]:
+    """A figure's result (``name``, ``files``, ``caption``, ``missing`` and anything more it
+    reports) with its ``title`` and ``conclusion``."""
     return {**result, "title": said.title, "conclusion": said.conclusion}
 
 
 __all__ = [
     "ORDERS",
+    "RELATION",
     "Known",
     "Said",
     "accuracy",

@@ -53,20 +53,45 @@ def accuracy_panel(
         colour, marker = style.colour(row["arch"]), style.marker(row["layers"])
         xs = [n * 1.04 ** (i - (len(drawn) - 1) / 2) for n in lengths]
         ax.plot(xs, acc, color=colour)
-        ax.plot([], [], color=colour, marker=marker, ms=6,
-                label=style.model_label(row["arch"], row["layers"], row["width"]))  # fmt: skip
+        ax.plot(
+            [],
+            [],
+            color=colour,
+            marker=marker,
+            ms=6,
+            label=style.model_label(row["arch"], row["layers"], row["width"]),
+        )
         for x, a, n in zip(xs, acc, lengths, strict=True):
-            ax.plot([x], [a], ls="none", marker=marker, ms=6,
-                    **style.verdict_marks(verdicts.get(n), colour))  # fmt: skip
+            ax.plot(
+                [x],
+                [a],
+                ls="none",
+                marker=marker,
+                ms=6,
+                **style.verdict_marks(verdicts.get(n), colour),
+            )
             if len(ticks) == 1:
-                ax.annotate(f"{a:.3f}", (x, a), textcoords="offset points", xytext=(7, -3),
-                            fontsize=7, color=colour)  # fmt: skip
+                ax.annotate(
+                    f"{a:.3f}",
+                    (x, a),
+                    textcoords="offset points",
+                    xytext=(7, -3),
+                    fontsize=7,
+                    color=colour,
+                )
         out.extend(
-            {"series": "best accuracy", "task": task, "arch": row["arch"],
-             "layers": row["layers"], "width": row["width"], "length": n, "accuracy": a,
-             "verdict": verdicts.get(n)}
+            {
+                "series": "best accuracy",
+                "task": task,
+                "arch": row["arch"],
+                "layers": row["layers"],
+                "width": row["width"],
+                "length": n,
+                "accuracy": a,
+                "verdict": verdicts.get(n),
+            }
             for n, a in zip(lengths, acc, strict=True)
-        )  # fmt: skip
+        )
     if any(r["verdict"] == "undecided" for r in out):
         style.add_undecided_entry(ax)
     ax.axhline(target, color="k", ls=":", lw=1, label=f"target {target:g}")
@@ -119,14 +144,29 @@ def _curve_panel(
         steps, acc = zip(*r["curve"], strict=True)
         lr = r["config"].get("lr")
         verdict = style.verdict_of(r, target)
-        ax.plot(steps, acc, marker=style.marker(layers), ms=4, ls="-" if layers == 1 else "--",
-                label=f"{style.model_label(arch, layers, width)} lr={lr:g}",
-                **style.verdict_marks(verdict, style.colour(arch)))  # fmt: skip
+        ax.plot(
+            steps,
+            acc,
+            marker=style.marker(layers),
+            ms=4,
+            ls="-" if layers == 1 else "--",
+            label=f"{style.model_label(arch, layers, width)} lr={lr:g}",
+            **style.verdict_marks(verdict, style.colour(arch)),
+        )
         out.extend(
-            {"series": "validation curve", "task": task, "arch": arch, "layers": layers,
-             "width": width, "length": longest, "step": s, "accuracy": a, "verdict": verdict}
+            {
+                "series": "validation curve",
+                "task": task,
+                "arch": arch,
+                "layers": layers,
+                "width": width,
+                "length": longest,
+                "step": s,
+                "accuracy": a,
+                "verdict": verdict,
+            }
             for s, a in zip(steps, acc, strict=True)
-        )  # fmt: skip
+        )
         if verdict == "undecided":
             style.add_undecided_entry(ax)
     ax.axhline(target, color="k", ls=":", lw=1, label=f"target {target:g}")
@@ -141,8 +181,11 @@ def _curve_panel(
 
 def point_verdicts(csv_rows: list[dict[str, Any]]) -> list[str]:
     """The verdicts of the points drawn: one per best-accuracy point, one per validation curve."""
-    curves = {(r["task"], r["arch"], r["layers"], r["width"]): r["verdict"] for r in csv_rows
-              if r["series"] == "validation curve"}  # fmt: skip
+    curves = {
+        (r["task"], r["arch"], r["layers"], r["width"]): r["verdict"]
+        for r in csv_rows
+        if r["series"] == "validation curve"
+    }
     points = [r["verdict"] for r in csv_rows if r["series"] == "best accuracy" and r["verdict"]]
     return points + list(curves.values())
 
@@ -153,24 +196,32 @@ def task_words(rows: list[dict[str, Any]], task: str, title: str) -> tuple[str, 
     drawn = main_widths(rows, task)
     if not drawn:
         return f"{title}: no runs", f"{title}: no runs in the store"
-    known = {style.model_label(r["arch"], r["layers"], r["width"]): conclusions.threshold(r)
-             for r in drawn}  # fmt: skip
+    known = {
+        style.model_label(r["arch"], r["layers"], r["width"]): conclusions.threshold(r)
+        for r in drawn
+    }
     lengths = sorted({n for r in drawn for n in r["lengths"]})
     if len(lengths) == 1:
-        best = {style.model_label(r["arch"], r["layers"], r["width"]): r["lengths"][lengths[0]]
-                for r in drawn}  # fmt: skip
+        best = {
+            style.model_label(r["arch"], r["layers"], r["width"]): r["lengths"][lengths[0]]
+            for r in drawn
+        }
         said = ", ".join(f"{k} {v:.3f}" for k, v in best.items())
-        return (f"{title}: one length (N = {lengths[0]})",
-                f"{title}: one length in the store, N = {lengths[0]} (best accuracy {said}), "
-                "so no model's threshold beyond it is known")  # fmt: skip
+        return (
+            f"{title}: one length (N = {lengths[0]})",
+            f"{title}: one length in the store, N = {lengths[0]} (best accuracy {said}), "
+            "so no model's threshold beyond it is known",
+        )
     headline = conclusions.ranking(
         known,
         ("holds the target to longer N than", "hold the target to longer N than"),
         "hold the target to the same N",
         "which model holds the target longest is undecided",
     )
-    each = "; ".join(f"{style.model_label(r['arch'], r['layers'], r['width'])} "
-                     f"{conclusions.threshold_text(r)}" for r in drawn)  # fmt: skip
+    each = "; ".join(
+        f"{style.model_label(r['arch'], r['layers'], r['width'])} {conclusions.threshold_text(r)}"
+        for r in drawn
+    )
     return f"{title}, {headline}", f"{title}: {each}: {headline}"
 
 
@@ -186,8 +237,10 @@ def conclude(data: style.ThresholdData, tasks: dict[str, str] | None = None) -> 
     if not any(r["task"] in tasks for r in data.rows):
         return conclusions.no_data(subject, f"no runs of {', '.join(tasks)} in the store")
     words = [task_words(data.rows, task, title) for task, title in tasks.items()]
-    return Said(f"{subject} (target {data.target:g}): " + "; ".join(h for h, _ in words),
-                ". ".join(s for _, s in words) + ".")  # fmt: skip
+    return Said(
+        f"{subject} (target {data.target:g}): " + "; ".join(h for h, _ in words),
+        ". ".join(s for _, s in words) + ".",
+    )
 
 
 def summary(store_path: str | None) -> Said:
@@ -230,8 +283,7 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         f"the target and one was still improving). Training: {style.training_summary(data.runs)}"
         f" Data: {data.label}."
     )
-    return conclusions.say({"name": NAME, "files": files, "caption": caption,
-                            "missing": missing}, said)  # fmt: skip
+    return conclusions.say(said, name=NAME, files=files, caption=caption, missing=missing)
 
 
 def chance_text(runs: list[dict[str, Any]], tasks: dict[str, str]) -> str:
@@ -239,11 +291,17 @@ def chance_text(runs: list[dict[str, Any]], tasks: dict[str, str]) -> str:
     :meth:`simulations.tasks.Task.chance`)."""
     parts = []
     for task, title in tasks.items():
-        levels = [r["diagnostics"]["chance"]["accuracy"] for r in runs if r["task"] == task
-                  and isinstance((r.get("diagnostics") or {}).get("chance"), dict)]  # fmt: skip
+        levels = [
+            r["diagnostics"]["chance"]["accuracy"]
+            for r in runs
+            if r["task"] == task and isinstance((r.get("diagnostics") or {}).get("chance"), dict)
+        ]
         if levels:
             low, high = min(levels), max(levels)
             span = f"{low:.3f}" if high - low < 0.0005 else f"{low:.3f}-{high:.3f}"
             parts.append(f"{title} {span}")
-    return ("guessing (the most frequent answer) scores " + ", ".join(parts)
-            if parts else "the runs record no chance level")  # fmt: skip
+    return (
+        "guessing (the most frequent answer) scores " + ", ".join(parts)
+        if parts
+        else "the runs record no chance level"
+    )

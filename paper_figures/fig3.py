@@ -50,13 +50,16 @@ def _widths_words(arch: str, layers: int, grid: Grid, target: float) -> tuple[st
     best = max((acc, w, n) for w, by_n in grid.items() for n, (acc, _) in by_n.items())
     known = {w: _width_threshold(by_n) for w, by_n in sorted(grid.items())}
     if not any(k.low for k in known.values()) and all(k.closed for k in known.values()):
-        return (f"{name} at {target:g} at no width or length tried",
-                f"{name}: no width reaches {target:g} at any N tried, every miss decided "
-                f"(best {best[0]:.3f}, at d = {best[1]}, N = {best[2]})")  # fmt: skip
+        return (
+            f"{name} at {target:g} at no width or length tried",
+            f"{name}: no width reaches {target:g} at any N tried, every miss decided "
+            f"(best {best[0]:.3f}, at d = {best[1]}, N = {best[2]})",
+        )
     each = ", ".join(f"d = {w}: {_threshold_words(k)}" for w, k in known.items())
     widths = list(known)
-    steps = [conclusions.order(known[b], known[a]) for a, b in zip(widths, widths[1:],
-                                                                   strict=False)]  # fmt: skip
+    steps = [
+        conclusions.order(known[b], known[a]) for a, b in zip(widths, widths[1:], strict=False)
+    ]
     if "undecided" in steps:
         trend = "whether its reach grows with width is undecided"
     elif "less" in steps:
@@ -94,12 +97,14 @@ def conclude(data: style.ThresholdData) -> Said:
     words = [_widths_words(arch, *grid, data.target) for arch, grid in found.items() if grid]
     if not words:
         return conclusions.no_data(subject, f"no index-lookup runs of {', '.join(ARCHS)}")
-    return Said(f"{subject}: " + "; ".join(h for h, _ in words),
-                ". ".join(s for _, s in words) + ".")  # fmt: skip
+    return Said(
+        f"{subject}: " + "; ".join(h for h, _ in words), ". ".join(s for _, s in words) + "."
+    )
 
 
-def _heat_map(ax: Any, arch: str, found: tuple[int, Grid], chance: float,
-              csv_rows: list[dict[str, Any]]) -> Any:  # fmt: skip
+def _heat_map(
+    ax: Any, arch: str, found: tuple[int, Grid], chance: float, csv_rows: list[dict[str, Any]]
+) -> Any:
     """One architecture's cells: best accuracy per width and length, on a log colour scale
     from chance to 1 so that accuracies near chance are told apart."""
     layers, grid = found
@@ -113,11 +118,26 @@ def _heat_map(ax: Any, arch: str, found: tuple[int, Grid], chance: float,
                 continue
             accuracy, verdict = grid[w][n]
             cells[i, j] = max(accuracy, chance)
-            csv_rows.append({"arch": arch, "layers": layers, "width": w, "length": n,
-                             "accuracy": accuracy, "verdict": verdict})  # fmt: skip
+            csv_rows.append(
+                {
+                    "arch": arch,
+                    "layers": layers,
+                    "width": w,
+                    "length": n,
+                    "accuracy": accuracy,
+                    "verdict": verdict,
+                }
+            )
             dark = norm(max(accuracy, chance)) < 0.5
-            ax.text(j, i, style.cell_text(accuracy, verdict), ha="center", va="center",
-                    fontsize=8, color="white" if dark else "black")  # fmt: skip
+            ax.text(
+                j,
+                i,
+                style.cell_text(accuracy, verdict),
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="white" if dark else "black",
+            )
     image = ax.imshow(cells, origin="lower", cmap="viridis", norm=norm, aspect="auto")
     ax.set_xticks(range(len(lengths)), [str(n) for n in lengths])
     ax.set_yticks(range(len(widths)), [str(w) for w in widths])
@@ -155,9 +175,7 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         bar = fig.colorbar(image, ax=list(axes), label="best validation accuracy (log scale)")
         ticks = [t for t in (0.02, 0.05, 0.1, 0.2, 0.5, 1.0) if t >= chance]
         bar.set_ticks([chance, *ticks], labels=[f"{chance:.3f} chance", *map(str, ticks)])
-    if any(r["verdict"] == "undecided" for r in csv_rows):
-        fig.legend(handles=[style.undecided_handle(cells=True)], loc="upper center",
-                   bbox_to_anchor=(0.45, 0.0), fontsize=8, frameon=False)  # fmt: skip
+    style.cells_legend(fig, (r["verdict"] for r in csv_rows))
     style.suptitle(fig, said.title)
     files = style.save(fig, out_dir, NAME, csv_rows, COLUMNS)
     caption = (
@@ -170,12 +188,15 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         "so the accuracy frontier should move right as the width grows. Training: "
         f"{style.training_summary(data.runs)} Data: {data.label}."
     )
-    return conclusions.say({"name": NAME, "files": files, "caption": caption,
-                            "missing": missing}, said)  # fmt: skip
+    return conclusions.say(said, name=NAME, files=files, caption=caption, missing=missing)
 
 
 def _chance(runs: list[dict[str, Any]]) -> float:
     """The smallest chance level the index-lookup runs recorded (1/64 when none did)."""
-    levels = [r["diagnostics"]["chance"]["accuracy"] for r in runs if r["task"] == "index-lookup"
-              and isinstance((r.get("diagnostics") or {}).get("chance"), dict)]  # fmt: skip
+    levels = [
+        r["diagnostics"]["chance"]["accuracy"]
+        for r in runs
+        if r["task"] == "index-lookup"
+        and isinstance((r.get("diagnostics") or {}).get("chance"), dict)
+    ]
     return min([lv for lv in levels if lv > 0], default=1 / 64)

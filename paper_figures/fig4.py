@@ -25,7 +25,8 @@ TASKS = {"eq-random": "Eq-random", "eq-one": "Eq-one", "eq-ncp": "Eq-ncp (copyin
 def conclude(data: style.ThresholdData) -> Said:
     """Per equality task, which model holds the target to the longest N."""
     said = fig2.conclude(data, TASKS)
-    return Said(said.title.replace("Accuracy against length", "Equality tasks"), said.conclusion)
+    title = said.title.replace("Accuracy against length", "Equality tasks")
+    return Said(title, said.conclusion, said.data)
 
 
 def summary(store_path: str | None) -> Said:
@@ -56,5 +57,4 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         "model needs m p >= N/2; Thm 6: a two-layer transformer of width O(log N) suffices. "
         f"Training: {style.training_summary(data.runs)} Data: {data.label}."
     )
-    return conclusions.say({"name": NAME, "files": files, "caption": caption,
-                            "missing": missing}, said)  # fmt: skip
+    return conclusions.say(said, name=NAME, files=files, caption=caption, missing=missing)

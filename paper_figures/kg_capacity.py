@@ -45,8 +45,9 @@ def _upper_family(claim: claims.Claim) -> str:
     return "looped-moe" if "experts" in claim.reads else "looped"
 
 
-def bound_line(claim: claims.Claim, entities: int, hops: int, most_parameters: float,
-               layers: int | None = None) -> list[tuple[int, int]]:  # fmt: skip
+def bound_line(
+    claim: claims.Claim, entities: int, hops: int, most_parameters: float, layers: int | None = None
+) -> list[tuple[int, int]]:
     """(parameters, triples) along claim's bound for R = 1, 2, ... until the parameters pass
     ``most_parameters``: the construction's size (upper rows) or the fewest parameters that can
     hold the graph (lower rows: Thm B.19 at ``layers``, Lemma B.18 for R permutations). Thm
@@ -58,8 +59,12 @@ def bound_line(claim: claims.Claim, entities: int, hops: int, most_parameters: f
         if bound.id == "kg.lemma_b18":
             given = {"entities": entities, "permutations": relations}
         elif bound.id == "kg.thm_b19":
-            given = {"entities": entities, "relations": relations, "hops": hops,
-                     "layers": layers or hops}  # fmt: skip
+            given = {
+                "entities": entities,
+                "relations": relations,
+                "hops": hops,
+                "layers": layers or hops,
+            }
         else:
             given = {"entities": entities, "relations": relations, "hops": hops}
         try:
@@ -83,8 +88,14 @@ def _undecided(ax: Any, row: dict[str, Any], x: float, colour: str) -> None:
     if row["triples_at_least"]:
         style.one_sided(ax, x, row["triples_at_least"], colour)
     else:
-        ax.plot(x, 0.03, "o", transform=ax.get_xaxis_transform(), clip_on=False,
-                **style.verdict_marks("undecided", colour))  # fmt: skip
+        ax.plot(
+            x,
+            0.03,
+            "o",
+            transform=ax.get_xaxis_transform(),
+            clip_on=False,
+            **style.verdict_marks("undecided", colour),
+        )
 
 
 def capacity(row: dict[str, Any]) -> Known:
@@ -108,14 +119,17 @@ def _q_words(rows: list[dict[str, Any]], q: int) -> tuple[str, str]:
     for r in (r for r in here if r["family"] != "standard"):
         near = min(standard, key=lambda s: abs(s["parameters"] - r["parameters"]), default=None)
         if near is None or abs(near["parameters"] - r["parameters"]) > 0.1 * max(
-                near["parameters"], r["parameters"]):  # fmt: skip
+            near["parameters"], r["parameters"]
+        ):
             continue
         ordered = conclusions.order(capacity(r), capacity(near))
         orders.append((r["family"], ordered))
-        parts.append(f"{r['family']} d = {r['width']} ({r['parameters']:,} parameters, "
-                     f"{_triples(capacity(r))}) {ORDER_WORDS[ordered]} standard d = "
-                     f"{near['width']} ({near['parameters']:,}, "
-                     f"{_triples(capacity(near))})")  # fmt: skip
+        parts.append(
+            f"{r['family']} d = {r['width']} ({r['parameters']:,} parameters, "
+            f"{_triples(capacity(r))}) {ORDER_WORDS[ordered]} standard d = "
+            f"{near['width']} ({near['parameters']:,}, "
+            f"{_triples(capacity(near))})"
+        )
     open_ = sum(o == "undecided" for _, o in orders)
     decided = [f"{fam} {ORDER_WORDS[o]} standard" for fam, o in orders if o != "undecided"]
     head = ", ".join(dict.fromkeys(decided)) or "every comparison undecided"
@@ -145,11 +159,16 @@ def conclude(rows: list[dict[str, Any]], fitted: list[dict[str, Any]]) -> Said:
     open_ = sum(r["verdict"] == "undecided" for r in rows)
     words = [_q_words(rows, q) for q in sorted({r["hops"] for r in rows})]
     ratios = [s for s in fitted if "ratio" in s and s["ratio"] is not None]
-    slope = (f" Fitted looped-MoE / standard slope ratios: {_slopes_text(ratios)}." if ratios
-             else " No slope ratio is fitted (too few decided capacities).")  # fmt: skip
-    return Said(f"{subject} ({open_} of {len(rows)} capacities undecided): "
-                + "; ".join(h for h, _ in words),
-                ". ".join(s for _, s in words) + "." + slope)  # fmt: skip
+    slope = (
+        f" Fitted looped-MoE / standard slope ratios: {_slopes_text(ratios)}."
+        if ratios
+        else " No slope ratio is fitted (too few decided capacities)."
+    )
+    return Said(
+        f"{subject} ({open_} of {len(rows)} capacities undecided): "
+        + "; ".join(h for h, _ in words),
+        ". ".join(s for _, s in words) + "." + slope,
+    )
 
 
 def summary(store_path: str | None) -> Said:
@@ -168,30 +187,61 @@ def _trained(ax: Any, here: list[dict[str, Any]], csv_rows: list[dict[str, Any]]
             continue
         nudge = 1.05 ** (i - 1)  # matched models would hide each other at one x
         learned = [r for r in mine if isinstance(r["triples"], int) and r["triples"]]
-        ax.plot([r["parameters"] * nudge for r in learned], [r["triples"] for r in learned],
-                "-", color=colour, alpha=0.6)  # fmt: skip
+        ax.plot(
+            [r["parameters"] * nudge for r in learned],
+            [r["triples"] for r in learned],
+            "-",
+            color=colour,
+            alpha=0.6,
+        )
         for r in mine:
             csv_rows.append({"kind": "trained", **r})
             x = r["parameters"] * nudge
             if r["verdict"] == "undecided":  # a one-sided bound, never a number
                 _undecided(ax, r, x, colour)
             elif not r["triples"]:  # missed the first graph: an x on the bottom edge
-                ax.plot(x, 0.03, "x", color=colour, markersize=9, mew=2,
-                        transform=ax.get_xaxis_transform(), clip_on=False)  # fmt: skip
+                ax.plot(
+                    x,
+                    0.03,
+                    "x",
+                    color=colour,
+                    markersize=9,
+                    mew=2,
+                    transform=ax.get_xaxis_transform(),
+                    clip_on=False,
+                )
             else:
-                ax.plot(x, r["triples"], "o", color=colour,
-                        markerfacecolor="white" if r["passed_all"] else colour)  # fmt: skip
+                ax.plot(
+                    x,
+                    r["triples"],
+                    "o",
+                    color=colour,
+                    markerfacecolor="white" if r["passed_all"] else colour,
+                )
         ax.plot([], [], "o-", color=colour, label=f"{fam} (trained)")
     grey = style.OTHER_COLOUR
     if any(r["passed_all"] and r["triples"] for r in here):
-        ax.plot([], [], "o", color=grey, markerfacecolor="white",
-                label="hollow: passed every graph tried (capacity at least T)")  # fmt: skip
+        ax.plot(
+            [],
+            [],
+            "o",
+            color=grey,
+            markerfacecolor="white",
+            label="hollow: passed every graph tried (capacity at least T)",
+        )
     if any(not r["triples"] for r in here):
-        ax.plot([], [], "x", color=grey, mew=2,
-                label="x on the bottom edge: missed the first graph")  # fmt: skip
+        ax.plot(
+            [], [], "x", color=grey, mew=2, label="x on the bottom edge: missed the first graph"
+        )
     if any(r["verdict"] == "undecided" for r in here):
-        ax.plot([], [], "o", color=grey, **style.HALF_FILLED,
-                label=f"{style.UNDECIDED}: capacity at least T (arrow)")  # fmt: skip
+        ax.plot(
+            [],
+            [],
+            "o",
+            color=grey,
+            **style.HALF_FILLED,
+            label=f"{style.UNDECIDED}: capacity at least T (arrow)",
+        )
 
 
 def _bounds(ax: Any, here: list[dict[str, Any]], q: int, csv_rows: list[dict[str, Any]]) -> None:
@@ -207,11 +257,25 @@ def _bounds(ax: Any, here: list[dict[str, Any]], q: int, csv_rows: list[dict[str
         style_ = "--" if claim.role == "upper" else LOWER_STYLES.get(claim.bound_id, ":")
         colour = FAMILY_COLOURS[fam] if fam else "black"
         what = f"{fam} construction" if fam else "most triples P parameters can hold"
-        ax.plot(*zip(*points, strict=True), style_, color=colour, linewidth=1.3,
-                label=f"{claim.bound.name.split(' (')[0]} ({what})")  # fmt: skip
-        csv_rows += [{"kind": claim.role, "family": fam or claim.family, "hops": q,
-                      "parameters": p, "entities": entities, "triples": t,
-                      "bound_id": claim.bound_id} for p, t in points]  # fmt: skip
+        ax.plot(
+            *zip(*points, strict=True),
+            style_,
+            color=colour,
+            linewidth=1.3,
+            label=f"{claim.bound.name.split(' (')[0]} ({what})",
+        )
+        csv_rows += [
+            {
+                "kind": claim.role,
+                "family": fam or claim.family,
+                "hops": q,
+                "parameters": p,
+                "entities": entities,
+                "triples": t,
+                "bound_id": claim.bound_id,
+            }
+            for p, t in points
+        ]
     ax.set_xlim(min(r["parameters"] for r in here) / 2, most)
 
 
@@ -229,20 +293,6 @@ def _panel(ax: Any, rows: list[dict[str, Any]], q: int, csv_rows: list[dict[str,
     _trained(ax, here, csv_rows)
     _bounds(ax, here, q, csv_rows)
     ax.set_title(f"{hops}, E = {here[0]['entities']} entities")
-
-
-def _one_legend(fig: Any, axes: list[Any]) -> None:
-    """One legend for the figure: every panel's entries once each, the families first."""
-    legend: dict[str, Any] = {}
-    for ax in axes:
-        handles, labels = style.legend_entries(ax)
-        for handle, label in zip(handles, labels, strict=True):
-            legend.setdefault(label, handle)
-    first = [f"{fam} (trained)" for fam in FAMILY_COLOURS if f"{fam} (trained)" in legend]
-    order = [*first, *(k for k in legend if k not in first)]
-    if legend:
-        fig.legend([legend[k] for k in order], order, fontsize=8, loc="upper center",
-                   bbox_to_anchor=(0.5, 0.0), ncol=2, frameon=False)  # fmt: skip
 
 
 def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str, Any]:
@@ -266,7 +316,8 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         _panel(ax, rows, q, csv_rows)
     for ax in panels[len(hops) :]:
         ax.remove()
-    _one_legend(fig, panels[: len(hops)])
+    first = [f"{fam} (trained)" for fam in FAMILY_COLOURS]
+    style.figure_legend(fig, panels[: len(hops)], first, columns=2, fontsize=8)
     style.suptitle(fig, said.title, fontsize=12)
     fig.tight_layout()
     files = style.save(fig, out_dir, NAME, csv_rows, COLUMNS)
@@ -292,8 +343,9 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         f"{_parameters_text(rows)}. Training: {style.training_summary(found)} Data: "
         f"{style.store_label(store_path, profile)}."
     )
-    return conclusions.say({"name": NAME, "files": files, "caption": caption,
-                            "missing": missing, "slopes": fitted}, said)  # fmt: skip
+    return conclusions.say(
+        said, name=NAME, files=files, caption=caption, missing=missing, slopes=fitted
+    )
 
 
 def _parameters_text(rows: list[dict[str, Any]]) -> str:
@@ -302,8 +354,13 @@ def _parameters_text(rows: list[dict[str, Any]]) -> str:
     for q in sorted({r["hops"] for r in rows}):
         fams = []
         for fam in FAMILY_COLOURS:
-            sizes = sorted({(r["parameters"], r["width"]) for r in rows
-                            if r["hops"] == q and r["family"] == fam})  # fmt: skip
+            sizes = sorted(
+                {
+                    (r["parameters"], r["width"])
+                    for r in rows
+                    if r["hops"] == q and r["family"] == fam
+                }
+            )
             if sizes:
                 fams.append(f"{fam} " + ", ".join(f"{p:,} (d = {w})" for p, w in sizes))
         parts.append(f"q = {q}: " + "; ".join(fams))

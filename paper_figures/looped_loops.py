@@ -76,8 +76,11 @@ def grid(runs: list[dict[str, Any]], task: str, key: str, target: float) -> dict
         by_loops, _ = out[_variant(run, task)].setdefault(_x(run, key), ({}, run))
         loops = run["config"]["loops"]
         best, count, verdict = by_loops.get(loops, (0.0, 0, "plateaued"))
-        by_loops[loops] = (max(best, run["best_accuracy"]), count + 1,
-                           combine([verdict, style.verdict_of(run, target)]))  # fmt: skip
+        by_loops[loops] = (
+            max(best, run["best_accuracy"]),
+            count + 1,
+            combine([verdict, style.verdict_of(run, target)]),
+        )
     return out
 
 
@@ -91,9 +94,11 @@ def fewest_loops(
     and none is undecided."""
     passed = [loops for loops, (acc, _, _) in by_loops.items() if acc >= target]
     first = min(passed) if passed else None
-    open_below = [loops for loops, (acc, _, verdict) in by_loops.items()
-                  if verdict == "undecided" and acc < target
-                  and (first is None or loops < first)]  # fmt: skip
+    open_below = [
+        loops
+        for loops, (acc, _, verdict) in by_loops.items()
+        if verdict == "undecided" and acc < target and (first is None or loops < first)
+    ]
     return ("undecided" if open_below else first), first
 
 
@@ -135,9 +140,17 @@ def load(store_path: str | None) -> tuple[list[dict[str, Any]], list[str], float
         variant = max(data, key=lambda v: sum(len(c[0]) for c in data[v].values()))
         cells = data[variant]
         xs = sorted(cells)
-        panels.append(Panel(task, key, xlabel, variant, cells,
-                            [proved_loops(task, cells[x][1]) for x in xs],
-                            [fewest_known(cells[x][0], target) for x in xs]))  # fmt: skip
+        panels.append(
+            Panel(
+                task,
+                key,
+                xlabel,
+                variant,
+                cells,
+                [proved_loops(task, cells[x][1]) for x in xs],
+                [fewest_known(cells[x][0], target) for x in xs],
+            )
+        )
     return runs, missing, target, panels
 
 
@@ -145,15 +158,24 @@ def _panel_words(panel: Panel) -> tuple[str, str]:
     """(headline, sentence) on one task: its fewest trained loops against the proved count."""
     xs = sorted(panel.cells)
     name = "n" if panel.task == "group-composition" else "p"
-    orders = [conclusions.order(f, Known.exactly(p)) for f, p in zip(panel.fewest, panel.proved,
-                                                                     strict=True)]  # fmt: skip
-    each = "; ".join(f"{name} = {x}: {f.text()} (proved {p})"
-                     for x, f, p in zip(xs, panel.fewest, panel.proved, strict=True))  # fmt: skip
+    orders = [
+        conclusions.order(f, Known.exactly(p))
+        for f, p in zip(panel.fewest, panel.proved, strict=True)
+    ]
+    each = "; ".join(
+        f"{name} = {x}: {f.text()} (proved {p})"
+        for x, f, p in zip(xs, panel.fewest, panel.proved, strict=True)
+    )
     counts = {o: orders.count(o) for o in ("same", "less", "more", "undecided") if o in orders}
-    words = {"same": "at the proved count", "less": "below it", "more": "above it",
-             "undecided": "undecided"}  # fmt: skip
-    summary = conclusions.series(f"{c} of {len(orders)} sizes {words[o]}" for o, c in
-                                 counts.items())  # fmt: skip
+    words = {
+        "same": "at the proved count",
+        "less": "below it",
+        "more": "above it",
+        "undecided": "undecided",
+    }
+    summary = conclusions.series(
+        f"{c} of {len(orders)} sizes {words[o]}" for o, c in counts.items()
+    )
     title = TITLES[panel.task]
     return f"{title}, {summary}", f"{title} ({panel.variant}): {each}"
 
@@ -165,10 +187,11 @@ def conclude(panels: list[Panel], target: float) -> Said:
     if not panels:
         return conclusions.no_data(subject, "no looped runs on group composition or p-hop")
     words = [_panel_words(p) for p in panels]
-    return Said(f"{subject} at {target:g}, against the proved count: "
-                + "; ".join(h for h, _ in words),
-                ". ".join(s for _, s in words) + ". The proved counts are upper bounds for a "
-                "construction: a trained model may need more or fewer.")  # fmt: skip
+    return Said(
+        f"{subject} at {target:g}, against the proved count: " + "; ".join(h for h, _ in words),
+        ". ".join(s for _, s in words) + ". The proved counts are upper bounds for a "
+        "construction: a trained model may need more or fewer.",
+    )
 
 
 def summary(store_path: str | None) -> Said:
@@ -187,17 +210,38 @@ def _cells_image(ax: Any, panel: Panel, csv_rows: list[dict[str, Any]]) -> Any:
         fewest = panel.fewest[j]
         for loops, (best, count, verdict) in by_loops.items():
             acc[loops - 1, j] = best
-            ax.text(j, loops, style.cell_text(best, verdict), ha="center", va="center",
-                    fontsize=7, color="white" if best < 0.5 else "black")  # fmt: skip
+            ax.text(
+                j,
+                loops,
+                style.cell_text(best, verdict),
+                ha="center",
+                va="center",
+                fontsize=7,
+                color="white" if best < 0.5 else "black",
+            )
             csv_rows.append(
-                {"task": panel.task, "variant": panel.variant, "x": x, "loops": loops,
-                 "accuracy": best, "runs": count, "verdict": verdict,
-                 "fewest_loops": _fewest_cell(fewest),
-                 "fewest_loops_at_most": fewest.high if fewest.low is None else None,
-                 "proved_loops": panel.proved[j]}
-            )  # fmt: skip
-    return ax.imshow(acc, origin="lower", cmap="viridis", vmin=0, vmax=1, aspect="auto",
-                     extent=(-0.5, len(xs) - 0.5, 0.5, top + 0.5))  # fmt: skip
+                {
+                    "task": panel.task,
+                    "variant": panel.variant,
+                    "x": x,
+                    "loops": loops,
+                    "accuracy": best,
+                    "runs": count,
+                    "verdict": verdict,
+                    "fewest_loops": _fewest_cell(fewest),
+                    "fewest_loops_at_most": fewest.high if fewest.low is None else None,
+                    "proved_loops": panel.proved[j],
+                }
+            )
+    return ax.imshow(
+        acc,
+        origin="lower",
+        cmap="viridis",
+        vmin=0,
+        vmax=1,
+        aspect="auto",
+        extent=(-0.5, len(xs) - 0.5, 0.5, top + 0.5),
+    )
 
 
 def _fewest_cell(fewest: Known) -> int | str | None:
@@ -212,26 +256,57 @@ def _marks(ax: Any, panel: Panel, target: float) -> None:
     xs = sorted(panel.cells)
     top = max(max(by_loops) for by_loops, _ in panel.cells.values())
     steps = np.arange(len(xs) + 1) - 0.5
-    ax.stairs(np.array(panel.proved) - 0.5, steps, color="black", linewidth=2.5, baseline=None,
-              label="proved to suffice: the loops on and above the line")  # fmt: skip
+    ax.stairs(
+        np.array(panel.proved) - 0.5,
+        steps,
+        color="black",
+        linewidth=2.5,
+        baseline=None,
+        label="proved to suffice: the loops on and above the line",
+    )
     hit = [(j - 0.33, f.high) for j, f in enumerate(panel.fewest) if f.closed]
     if hit:
-        ax.plot(*zip(*hit, strict=True), "*", color="#d62728", markersize=14,
-                markeredgecolor="white",
-                label=f"fewest trained loops reaching {target:g}")  # fmt: skip
+        ax.plot(
+            *zip(*hit, strict=True),
+            "*",
+            color="#d62728",
+            markersize=14,
+            markeredgecolor="white",
+            label=f"fewest trained loops reaching {target:g}",
+        )
     for j, f in enumerate(panel.fewest):
         if f.low is None and f.high is not None:
-            style.one_sided(ax, j - 0.33, f.high, "#d62728", "*", up=False, ms=14,
-                            label="fewest loops undecided: at most this (a smaller L still "
-                            "improving)")  # fmt: skip
+            style.one_sided(
+                ax,
+                j - 0.33,
+                f.high,
+                "#d62728",
+                "*",
+                up=False,
+                ms=14,
+                label="fewest loops undecided: at most this (a smaller L still improving)",
+            )
         elif f.low is None:  # none reached it, one still improving: nothing is known
-            ax.plot([j - 0.33], [top], "X", color="#d62728", ms=11, **style.HALF_FILLED,
-                    label=f"none reaches {target:g}, one still improving")  # fmt: skip
+            ax.plot(
+                [j - 0.33],
+                [top],
+                "X",
+                color="#d62728",
+                ms=11,
+                **style.HALF_FILLED,
+                label=f"none reaches {target:g}, one still improving",
+            )
     miss = [j for j, f in enumerate(panel.fewest) if f.low is not None and f.high is None]
     if miss:
-        ax.plot([j - 0.33 for j in miss], [top] * len(miss), "x", color="#d62728",
-                markersize=10, mew=2.5,
-                label=f"no stored loop count reaches {target:g}")  # fmt: skip
+        ax.plot(
+            [j - 0.33 for j in miss],
+            [top] * len(miss),
+            "x",
+            color="#d62728",
+            markersize=10,
+            mew=2.5,
+            label=f"no stored loop count reaches {target:g}",
+        )
     bound = PROVED[panel.task]
     ax.set_xticks(range(len(xs)), [str(x) for x in xs])
     ax.set_yticks(range(1, top + 1))
@@ -257,26 +332,26 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         image = _cells_image(ax, drawn[task], csv_rows)
         _marks(ax, drawn[task], target)
         if any(r["verdict"] == "undecided" for r in csv_rows if r["task"] == task):
-            ax.plot([], [], ls="none", marker="$?$", color="black",
-                    label=f"0.42? in a cell: {style.UNDECIDED}")  # fmt: skip
-    entries = {}  # one legend for both panels: the same marks mean the same things
-    for ax in axes:
-        entries.update(zip(*reversed(style.legend_entries(ax)), strict=True))
-    if entries:
-        fig.legend(entries.values(), entries.keys(), loc="upper center",
-                   ncol=min(3, len(entries)), bbox_to_anchor=(0.45, 0.0), fontsize=8,
-                   frameon=False)  # fmt: skip
+            ax.plot(
+                [],
+                [],
+                ls="none",
+                marker="$?$",
+                color="black",
+                label=f"0.42? in a cell: {style.UNDECIDED}",
+            )
+    style.figure_legend(fig, axes, fontsize=8)  # both panels' marks mean the same things
     if image is not None:
         fig.colorbar(image, ax=list(axes), label="best accuracy at that size and loop count")
     style.suptitle(fig, said.title)
     files = style.save(fig, out_dir, NAME, csv_rows, COLUMNS)
     caption = _caption(runs, target, store_path, profile)
-    return conclusions.say({"name": NAME, "files": files, "missing": missing,
-                            "caption": caption}, said)  # fmt: skip
+    return conclusions.say(said, name=NAME, files=files, caption=caption, missing=missing)
 
 
-def _caption(runs: list[dict[str, Any]], target: float, store_path: str | None,
-             profile: str | None) -> str:  # fmt: skip
+def _caption(
+    runs: list[dict[str, Any]], target: float, store_path: str | None, profile: str | None
+) -> str:
     return (
         "Cells: best accuracy (fresh examples, best over evaluations, learning rates and seeds) "
         "of looped transformers (k ⊗ L) with the block width d shown, for each task size and "

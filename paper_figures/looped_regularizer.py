@@ -16,6 +16,7 @@ A run still improving when its budget ran out (undecided) is a half-filled dot
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +38,9 @@ COLUMNS = ("setting", "model", "k", "reg_lambda", "layers", "loops", "parameters
 def setting(run: dict[str, Any]) -> tuple[Any, ...]:
     """What the compared models share: task, length, task options, width, heads."""
     cfg = run["config"]
-    options = tuple((k, cfg[k]) for k in ("hops", "alphabet", "group", "digits", "reverse")
-                    if k in cfg)  # fmt: skip
+    options = tuple(
+        (k, cfg[k]) for k in ("hops", "alphabet", "group", "digits", "reverse") if k in cfg
+    )
     return (run["task"], run["length"], options, run["width"], run["heads"])
 
 
@@ -125,19 +127,25 @@ def conclude(found: dict[tuple, list[dict]]) -> Said:
         bare = _mean_cosine(found[plain], block) if plain else None
         if bare is not None:
             pulled += f" against {_cos(bare)} plain"
-        against = [(name, other) for name, other in
-                   (("plain", plain), ("looped", ("looped", block, depth // block, 0.0)))
-                   if other in found]  # fmt: skip
-        words = {name: ORDER_WORDS[conclusions.order(known(key), known(o))]
-                 for name, o in against}  # fmt: skip
+        against = [
+            (name, other)
+            for name, other in (
+                ("plain", plain),
+                ("looped", ("looped", block, depth // block, 0.0)),
+            )
+            if other in found
+        ]
+        words = {name: ORDER_WORDS[conclusions.order(known(key), known(o))] for name, o in against}
         runs = len(found[key])
         versus = ", ".join(
             f"{words[name]} the {name} model's {max(r['accuracy'] for r in found[o]):.3f}"
             for name, o in against
         )
-        parts.append(f"{label(key)}: {pulled}; accuracy "
-                     f"{max(r['accuracy'] for r in found[key]):.3f} ({runs} "
-                     f"run{'s' if runs > 1 else ''}), {versus}")  # fmt: skip
+        parts.append(
+            f"{label(key)}: {pulled}; accuracy "
+            f"{max(r['accuracy'] for r in found[key]):.3f} ({runs} "
+            f"run{'s' if runs > 1 else ''}), {versus}"
+        )
         plain_words = f", accuracy {words['plain']} the plain model" if "plain" in words else ""
         heads.append(f"λ = {lam:g}, k = {block}: {pulled}{plain_words}")
     return Said(f"{subject}: " + "; ".join(heads), ". ".join(parts) + ".")
@@ -148,8 +156,7 @@ def _cos(value: float) -> str:
     return f"{0.0 if abs(value) < 0.005 else value:.2f}"
 
 
-ORDER_WORDS = {"more": "above", "less": "below", "same": "level with",
-               "undecided": "undecided against"}  # fmt: skip
+ORDER_WORDS = conclusions.RELATION
 
 
 def summary(store_path: str | None) -> Said:
@@ -157,12 +164,22 @@ def summary(store_path: str | None) -> Said:
     return conclude(compared(style.load_runs(store_path)[0])[1])
 
 
-def _accuracy_panel(
-    ax: Any, chosen: tuple | None, found: dict[tuple, list[dict]], keys: list[tuple],
-    colours: Any, csv_rows: list[dict[str, Any]],
-) -> None:  # fmt: skip
+@dataclass(frozen=True)
+class Compared:
+    """The models the figure compares: the setting shown, its runs per model key, the keys in
+    the order drawn and a colour for each."""
+
+    chosen: tuple | None
+    found: dict[tuple, list[dict]]
+    keys: list[tuple]
+    colours: Any
+
+
+def _accuracy_panel(ax: Any, models: Compared, csv_rows: list[dict[str, Any]]) -> None:
     """(a): each model's best final accuracy as a bar, each run a dot."""
     from simulations.verdicts import combine
+
+    chosen, found, keys, colours = models.chosen, models.found, models.keys, models.colours
 
     for i, key in enumerate(keys):
         accs = [r["accuracy"] for r in found[key]]
@@ -170,19 +187,32 @@ def _accuracy_panel(
         colour = {"deep": "#7f7f7f", "looped": "#d62728"}.get(key[0], colours[i])
         ax.bar(i, max(accs), color=colour, alpha=0.8)
         for acc, verdict in zip(accs, verdicts, strict=True):
-            ax.plot([i], [acc], ls="none", marker="o", markersize=5,
-                    **style.verdict_marks(verdict, "black"))  # fmt: skip
+            ax.plot(
+                [i],
+                [acc],
+                ls="none",
+                marker="o",
+                markersize=5,
+                **style.verdict_marks(verdict, "black"),
+            )
         ax.text(i, max(accs) + 0.02, f"{max(accs):.3f}", ha="center", fontsize=8)
         first = found[key][0]
         csv_rows.append(
-            {"setting": _setting_label(chosen), "model": label(key), "k": key[2],
-             "reg_lambda": key[3], "layers": first["layers"],
-             "loops": first["config"].get("loops", 1), "parameters": first["parameters"],
-             "accuracy": max(accs), "runs": len(accs),
-             "seeds": " ".join(str(s) for s in sorted({r["seed"] for r in found[key]})),
-             "lrs": " ".join(f"{lr:g}" for lr in sorted({r["lr"] for r in found[key]})),
-             "verdict": combine(verdicts)}
-        )  # fmt: skip
+            {
+                "setting": _setting_label(chosen),
+                "model": label(key),
+                "k": key[2],
+                "reg_lambda": key[3],
+                "layers": first["layers"],
+                "loops": first["config"].get("loops", 1),
+                "parameters": first["parameters"],
+                "accuracy": max(accs),
+                "runs": len(accs),
+                "seeds": " ".join(str(s) for s in sorted({r["seed"] for r in found[key]})),
+                "lrs": " ".join(f"{lr:g}" for lr in sorted({r["lr"] for r in found[key]})),
+                "verdict": combine(verdicts),
+            }
+        )
     if not found:
         style.note(ax, "no regularised runs (reg_lambda) in the store")
         ax.set_xticks([])
@@ -191,19 +221,21 @@ def _accuracy_panel(
     ax.set_xticks(range(len(keys)), [label(k) for k in keys], fontsize=8)
     ax.set_ylim(0, 1.12)
     ax.set_ylabel("final accuracy")
-    ax.set_title(f"(a) accuracy, best over learning rates and seeds (dots: runs)\n"
-                 f"{_setting_label(chosen)}", fontsize=10)  # fmt: skip
+    ax.set_title(
+        f"(a) accuracy, best over learning rates and seeds (dots: runs)\n{_setting_label(chosen)}",
+        fontsize=10,
+    )
     if any(r["verdict"] == "undecided" for r in csv_rows):
-        ax.legend(handles=[style.undecided_handle(colour="black")], fontsize=7,
-                  loc="upper left")  # fmt: skip
+        ax.legend(handles=[style.undecided_handle(colour="black")], fontsize=7, loc="upper left")
 
 
 def _similarity_panels(
-    fig: Any, grid: Any, chosen: tuple | None, found: dict[tuple, list[dict]], keys: list[tuple],
-    colours: Any, csv_rows: list[dict[str, Any]],
-) -> None:  # fmt: skip
+    fig: Any, grid: Any, models: Compared, csv_rows: list[dict[str, Any]]
+) -> None:
     """(b): per block size and parameter group, cos(layer j, layer j+k) of the deep models."""
     from simulations.verdicts import combine
+
+    chosen, found, keys, colours = models.chosen, models.found, models.keys, models.colours
 
     blocks = sorted({key[2] for key in found if key[0] == "reg"}) or [1]
     depth_keys = [k for k in keys if k[0] in ("deep", "reg")]
@@ -223,14 +255,22 @@ def _similarity_panels(
                     continue
                 mean = np.mean(np.array(pairs), axis=0)
                 colour = "#7f7f7f" if key[0] == "deep" else colours[keys.index(key)]
-                sub.plot(range(len(mean)), mean, "o-", color=colour, label=label(key),
-                         markersize=4)  # fmt: skip
+                sub.plot(range(len(mean)), mean, "o-", color=colour, label=label(key), markersize=4)
                 sub.set_xticks(range(len(mean)))
                 verdict = combine([style.verdict_of(r) for r in found[key]])
-                csv_rows.extend({"setting": _setting_label(chosen), "model": label(key), "k": k,
-                                 "reg_lambda": key[3], "group": group, "pair": f"{j}-{j + k}",
-                                 "cosine": float(value), "verdict": verdict}
-                                for j, value in enumerate(mean))  # fmt: skip
+                csv_rows.extend(
+                    {
+                        "setting": _setting_label(chosen),
+                        "model": label(key),
+                        "k": k,
+                        "reg_lambda": key[3],
+                        "group": group,
+                        "pair": f"{j}-{j + k}",
+                        "cosine": float(value),
+                        "verdict": verdict,
+                    }
+                    for j, value in enumerate(mean)
+                )
             if row == 1 and col == len(GROUPS) - 1 and depth_keys:
                 sub.legend(fontsize=7, loc="lower right")
 
@@ -242,18 +282,21 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     said = conclude(found)
     blocks = sorted({key[2] for key in found if key[0] == "reg"})
     fig = plt.figure(figsize=(14, 3.6 + 2.6 * max(1, len(blocks))))
-    grid = fig.add_gridspec(1 + max(1, len(blocks)), len(GROUPS), height_ratios=[1.3] +
-                            [1] * max(1, len(blocks)))  # fmt: skip
+    grid = fig.add_gridspec(
+        1 + max(1, len(blocks)), len(GROUPS), height_ratios=[1.3] + [1] * max(1, len(blocks))
+    )
     if not found:
         missing.append(f"{NAME}: no runs with the block-cosine regulariser in the store")
     keys = sorted(found, key=_order)
     colours = plt.get_cmap("viridis")(np.linspace(0.15, 0.85, max(1, len(keys))))
     csv_rows: list[dict[str, Any]] = []
-    _accuracy_panel(fig.add_subplot(grid[0, :]), chosen, found, keys, colours, csv_rows)
-    _similarity_panels(fig, grid, chosen, found, keys, colours, csv_rows)
+    models = Compared(chosen, found, keys, colours)
+    _accuracy_panel(fig.add_subplot(grid[0, :]), models, csv_rows)
+    _similarity_panels(fig, grid, models, csv_rows)
     depth_keys = [k for k in keys if k[0] in ("deep", "reg")]
-    if found and not any(r.get("diagnostics", {}).get("layer_similarity")
-                         for key in depth_keys for r in found[key]):  # fmt: skip
+    if found and not any(
+        r.get("diagnostics", {}).get("layer_similarity") for key in depth_keys for r in found[key]
+    ):
         missing.append(f"{NAME}: the deep runs stored no layer similarity (older store)")
     style.suptitle(fig, said.title, fontsize=12)
     fig.tight_layout()
@@ -270,5 +313,4 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         f"Training: {style.training_summary(runs)} "
         f"Data: {style.store_label(store_path, profile)}."
     )
-    return conclusions.say({"name": NAME, "files": files, "caption": caption,
-                            "missing": missing}, said)  # fmt: skip
+    return conclusions.say(said, name=NAME, files=files, caption=caption, missing=missing)

@@ -58,14 +58,18 @@ def _runs_of(runs: list[dict[str, Any]]) -> dict[Model, dict[int, list[dict[str,
 
 def models_of(runs: list[dict[str, Any]]) -> dict[Model, dict[int, float]]:
     """{(width m, m', K): {n: best accuracy over learning rates and seeds}} on memorize."""
-    return {key: {n: max(r["best_accuracy"] for r in rs) for n, rs in by_n.items()}
-            for key, by_n in _runs_of(runs).items()}  # fmt: skip
+    return {
+        key: {n: max(r["best_accuracy"] for r in rs) for n, rs in by_n.items()}
+        for key, by_n in _runs_of(runs).items()
+    }
 
 
 def verdicts_of(runs: list[dict[str, Any]], target: float) -> dict[Model, dict[int, str]]:
     """{model: {n: the verdict at ``target`` of its best over runs}}."""
-    return {key: {n: style.combined(rs, target) for n, rs in by_n.items()}
-            for key, by_n in _runs_of(runs).items()}  # fmt: skip
+    return {
+        key: {n: style.combined(rs, target) for n, rs in by_n.items()}
+        for key, by_n in _runs_of(runs).items()
+    }
 
 
 def largest_memorised(by_n: dict[int, float], target: float) -> int:
@@ -140,8 +144,10 @@ def load(store_path: str | None, profile: str | None = None) -> Data:
     best, verdicts = models_of(mine), verdicts_of(mine, target)
     if runs and not best:
         missing.append(f"{NAME}: no concat-transformer runs on {TASK} in the store")
-    top_k = {key: max(r["config"].get("top_k", 1) for rs in by_n.values() for r in rs)
-             for key, by_n in _runs_of(mine).items()}  # fmt: skip
+    top_k = {
+        key: max(r["config"].get("top_k", 1) for rs in by_n.values() for r in rs)
+        for key, by_n in _runs_of(mine).items()
+    }
     points = []
     moe_base = {h for (_, h, k) in best if k > 1}
     for (m, hidden, k), by_n in sorted(best.items()):
@@ -152,8 +158,16 @@ def load(store_path: str | None, profile: str | None = None) -> Data:
         if k == 1 and hidden in moe_base:  # also the K = 1 start of that MoE series
             series.append(_series(2, hidden))
         for name in series:
-            points.append(Point((m, hidden, k), counts["active"], counts["total"], known,
-                                star == "undecided", name))  # fmt: skip
+            points.append(
+                Point(
+                    (m, hidden, k),
+                    counts["active"],
+                    counts["total"],
+                    known,
+                    star == "undecided",
+                    name,
+                )
+            )
     tried = sorted({n for by_n in best.values() for n in by_n}) or [128]
     label = style.store_label(store_path, profile)
     return Data(mine, missing, target, best, verdicts, points, tried, label)
@@ -209,9 +223,11 @@ def conclude(data: Data) -> Said:
         return conclusions.no_data(subject, f"no {TASK} runs in the store")
     pairs = matched_pairs(data.points)
     if not pairs:
-        return Said(f"{subject} against parameters (no dense and MoE model matched in active "
-                    "parameters)", "No MoE model has a dense model within "
-                    f"{MATCHED:.0%} of its active parameters to compare with.")  # fmt: skip
+        return Said(
+            f"{subject} against parameters (no dense and MoE model matched in active parameters)",
+            "No MoE model has a dense model within "
+            f"{MATCHED:.0%} of its active parameters to compare with.",
+        )
     said = [_pair_words(moe, dense) for moe, dense in pairs]
     decided = [(o, short) for o, short, _ in said if o != "undecided"]
     orders = {o for o, _ in decided}
@@ -230,9 +246,11 @@ def conclude(data: Data) -> Said:
     open_ = len(said) - len(decided)
     rest = f" ({open_} of {len(said)} pairs undecided)" if decided and open_ else ""
     sentences = "; ".join(f"({i}) {long}" for i, (_, _, long) in enumerate(said, start=1))
-    return Said(f"{subject}, matched active parameters: {headline}{rest}",
-                f"MoE models against the dense model nearest in active parameters (within "
-                f"{MATCHED:.0%}): {sentences}.")  # fmt: skip
+    return Said(
+        f"{subject}, matched active parameters: {headline}{rest}",
+        f"MoE models against the dense model nearest in active parameters (within "
+        f"{MATCHED:.0%}): {sentences}.",
+    )
 
 
 def summary(store_path: str | None) -> Said:
@@ -249,23 +267,35 @@ def _draw_series(ax: Any, index: int, series: str, ps: list[Point], ceiling: int
     colour = "#1f77b4" if dense else "#ff7f0e"
     some = [p for p in ps if p.n_star.low]
     x_of = (lambda p: p.active) if index == 0 else (lambda p: p.total)
-    ax.plot([x_of(p) for p in some], [p.n_star.low for p in some], "-", color=colour,
-            label=series)  # fmt: skip
+    ax.plot([x_of(p) for p in some], [p.n_star.low for p in some], "-", color=colour, label=series)
     for p in ps:
         x, y = x_of(p), p.n_star.low
         text = f"width {p.model[1]}" if dense else f"K={p.model[2]}"
         if not y:  # none memorised: below every n tried, so on the edge, not at the smallest n
             edge = ax.get_xaxis_transform()
             ax.plot(x, 0.03, "x", color=colour, mew=2, clip_on=False, transform=edge)
-            ax.annotate(text, (x, 0.03), xycoords=edge, textcoords="offset points",
-                        xytext=(5, 2 if dense else 9), fontsize=7, color=colour)  # fmt: skip
+            ax.annotate(
+                text,
+                (x, 0.03),
+                xycoords=edge,
+                textcoords="offset points",
+                xytext=(5, 2 if dense else 9),
+                fontsize=7,
+                color=colour,
+            )
             continue
         if p.undecided:
             style.one_sided(ax, x, y, colour)
         else:
             ax.plot(x, y, "^" if y >= ceiling else "o", color=colour)
-        ax.annotate(text, (x, y), textcoords="offset points", xytext=(3, -10) if dense else (3, 5),
-                    fontsize=7, color=colour)  # fmt: skip
+        ax.annotate(
+            text,
+            (x, y),
+            textcoords="offset points",
+            xytext=(3, -10) if dense else (3, 5),
+            fontsize=7,
+            color=colour,
+        )
 
 
 def _draw_references(ax: Any, index: int, m: int, w: np.ndarray, rows: list[dict]) -> None:
@@ -273,17 +303,31 @@ def _draw_references(ax: Any, index: int, m: int, w: np.ndarray, rows: list[dict
     constructions, with their numbers in ``rows``."""
     label = ("active", "total")[index]
     free = w - 3 * m * m  # the attention's 3 m^2 carry no examples in A.11 / A.12
-    ax.plot(w, free / (m + 2), "k--", lw=0.9, gid=style.REFERENCE,
-            label="A.11 construction: n = (W - 3m^2)/(m+2)")  # fmt: skip
-    ax.plot(w, BITS * w, "k:", lw=0.9, label=f"Thm 3.5: n <= {BITS} W (counting)",
-            gid=style.REFERENCE)  # fmt: skip
+    ax.plot(
+        w,
+        free / (m + 2),
+        "k--",
+        lw=0.9,
+        gid=style.REFERENCE,
+        label="A.11 construction: n = (W - 3m^2)/(m+2)",
+    )
+    ax.plot(
+        w, BITS * w, "k:", lw=0.9, label=f"Thm 3.5: n <= {BITS} W (counting)", gid=style.REFERENCE
+    )
     if index == 0:
         k = 16
-        ax.plot(w, np.maximum(k * (free - m * k) / (m + 2), 1), "k-.", lw=0.9,
-                label=f"A.12 construction, K = {k}: n = K(W - 3m^2 - mK)/(m+2)",
-                gid=style.REFERENCE)  # fmt: skip
-    rows.extend({"curve": f"a11_{label}", "parameters": float(x), "n": float(y)}
-                for x, y in zip(w, free / (m + 2), strict=True))  # fmt: skip
+        ax.plot(
+            w,
+            np.maximum(k * (free - m * k) / (m + 2), 1),
+            "k-.",
+            lw=0.9,
+            label=f"A.12 construction, K = {k}: n = K(W - 3m^2 - mK)/(m+2)",
+            gid=style.REFERENCE,
+        )
+    rows.extend(
+        {"curve": f"a11_{label}", "parameters": float(x), "n": float(y)}
+        for x, y in zip(w, free / (m + 2), strict=True)
+    )
 
 
 def _panel(ax: Any, index: int, data: Data, rows: list[dict]) -> None:
@@ -296,15 +340,34 @@ def _panel(ax: Any, index: int, data: Data, rows: list[dict]) -> None:
     for series, ps in sorted(by_series.items()):
         _draw_series(ax, index, series, sorted(ps, key=lambda p: p.active), ceiling)
     if any(not p.n_star.low for p in data.points):
-        ax.plot([], [], "x", color="#555555", mew=2,
-                label="x on the bottom edge: none of the n tried memorised")  # fmt: skip
+        ax.plot(
+            [],
+            [],
+            "x",
+            color="#555555",
+            mew=2,
+            label="x on the bottom edge: none of the n tried memorised",
+        )
     if any(p.undecided for p in data.points):
-        ax.plot([], [], "o", color="#555555", **style.HALF_FILLED,
-                label="undecided: a larger n still improving; n* at least this")  # fmt: skip
+        ax.plot(
+            [],
+            [],
+            "o",
+            color="#555555",
+            **style.HALF_FILLED,
+            label="undecided: a larger n still improving; n* at least this",
+        )
     ax.axhline(ceiling, color="#999999", lw=0.6, ls="--")
-    ax.text(0.99, ceiling, f">= {ceiling}: the largest n tried ",
-            transform=ax.get_yaxis_transform(), ha="right", va="bottom", fontsize=7,
-            color="#666666")  # fmt: skip
+    ax.text(
+        0.99,
+        ceiling,
+        f">= {ceiling}: the largest n tried ",
+        transform=ax.get_yaxis_transform(),
+        ha="right",
+        va="bottom",
+        fontsize=7,
+        color="#666666",
+    )
     m = data.points[0].model[0] if data.points else 16
     w_max = max([p.total for p in data.points], default=4000) * 1.5
     _draw_references(ax, index, m, np.geomspace(max(3 * m * m, 100), w_max, 50), rows)
@@ -325,12 +388,21 @@ def _rows(data: Data) -> list[dict[str, Any]]:
             continue  # the dense start of an MoE series: its row is the dense one
         star = p.n_star
         for n, acc in sorted(data.best[p.model].items()):
-            rows.append({"series": p.series, "width": p.model[0], "mlp_width": p.model[1],
-                         "experts": p.model[2], "examples": n, "best_accuracy": acc,
-                         "verdict": data.verdicts[p.model][n],
-                         "n_star": None if p.undecided else star.low,
-                         "n_star_at_least": star.low if p.undecided else None,
-                         "active_parameters": p.active, "total_parameters": p.total})  # fmt: skip
+            rows.append(
+                {
+                    "series": p.series,
+                    "width": p.model[0],
+                    "mlp_width": p.model[1],
+                    "experts": p.model[2],
+                    "examples": n,
+                    "best_accuracy": acc,
+                    "verdict": data.verdicts[p.model][n],
+                    "n_star": None if p.undecided else star.low,
+                    "n_star_at_least": star.low if p.undecided else None,
+                    "active_parameters": p.active,
+                    "total_parameters": p.total,
+                }
+            )
     return rows
 
 
@@ -348,8 +420,8 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         axes[1].legend(handles=[style.undecided_handle()], fontsize=7, loc="lower right")
     style.suptitle(fig, said.title)
     files = style.save(fig, out_dir, NAME, rows, COLUMNS)  # a verdict per (model, n) tried
-    return conclusions.say({"name": NAME, "files": files, "caption": _caption(data),
-                            "missing": data.missing}, said)  # fmt: skip
+    caption = _caption(data)
+    return conclusions.say(said, name=NAME, files=files, caption=caption, missing=data.missing)
 
 
 def _caption(data: Data) -> str:
@@ -379,8 +451,10 @@ def _counts_text(points: list[Point]) -> str:
         by_series[p.series].append(p)
     for series, ps in sorted(by_series.items()):
         dense = series.startswith("dense")
-        models = ", ".join(f"{'m' + chr(39) if dense else 'K'} = "
-                           f"{p.model[1] if dense else p.model[2]}: {p.active:,} / {p.total:,}"
-                           for p in sorted(ps, key=lambda p: p.active))  # fmt: skip
+        models = ", ".join(
+            f"{'m' + chr(39) if dense else 'K'} = "
+            f"{p.model[1] if dense else p.model[2]}: {p.active:,} / {p.total:,}"
+            for p in sorted(ps, key=lambda p: p.active)
+        )
         parts.append(f"{series}: {models}")
     return "; ".join(parts) or "none in the store"

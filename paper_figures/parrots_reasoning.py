@@ -121,10 +121,17 @@ def load(store_path: str | None, profile: str | None = None) -> Data:
     verdicts = verdicts_by_model(mine, target)
     if runs and not best:
         missing.append(f"{NAME}: no concat-transformer runs on {TASK} in the store")
-    return Data(mine, missing, target, best, verdicts, min_mh(best, target, verdicts),
-                _parameter_matched(best_by_model(mine, paper_psi=True)),
-                verdicts_by_model(mine, target, paper_psi=True),
-                style.store_label(store_path, profile))  # fmt: skip
+    return Data(
+        mine,
+        missing,
+        target,
+        best,
+        verdicts,
+        min_mh(best, target, verdicts),
+        _parameter_matched(best_by_model(mine, paper_psi=True)),
+        verdicts_by_model(mine, target, paper_psi=True),
+        style.store_label(store_path, profile),
+    )
 
 
 def smallest_known(data: Data, v: int, k: int) -> Known:
@@ -171,10 +178,16 @@ def _matched_words(data: Data) -> str:
             ordered = conclusions.order(
                 conclusions.accuracy(acc, data.matched_verdicts[v, k, w, 1], 1000), dense
             )
-            words = {"less": "below", "more": "above", "same": "level with",
-                     "undecided": "undecided against"}[ordered]  # fmt: skip
-            parts.append(f"|V| = {v}, K = {k} (m = {w}): {acc:.3f}, {words} the dense "
-                         f"model's {dense_acc:.3f}")  # fmt: skip
+            words = {
+                "less": "below",
+                "more": "above",
+                "same": "level with",
+                "undecided": "undecided against",
+            }[ordered]
+            parts.append(
+                f"|V| = {v}, K = {k} (m = {w}): {acc:.3f}, {words} the dense "
+                f"model's {dense_acc:.3f}"
+            )
     return "; ".join(parts)
 
 
@@ -190,8 +203,10 @@ def conclude(data: Data) -> Said:
     conclusion = ". ".join(s for _, s in words) + "."
     if matched:
         conclusion += f" Parameter-matched MoE (Cor 3.3): {matched}."
-    return Said(f"{subject}, smallest m H at accuracy {data.target:g}: "
-                + "; ".join(h for h, _ in words), conclusion)  # fmt: skip
+    return Said(
+        f"{subject}, smallest m H at accuracy {data.target:g}: " + "; ".join(h for h, _ in words),
+        conclusion,
+    )
 
 
 def summary(store_path: str | None) -> Said:
@@ -213,8 +228,8 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     fig.subplots_adjust(hspace=0.75, wspace=0.3)  # panel (a)'s legend sits between the rows
     points = [r["verdict"] for r in rows if r["panel"] == "b"]  # one per model tried
     files = style.save(fig, out_dir, NAME, rows, COLUMNS, points)
-    return conclusions.say({"name": NAME, "files": files, "missing": data.missing,
-                            "caption": _caption(data)}, said)  # fmt: skip
+    caption = _caption(data)
+    return conclusions.say(said, name=NAME, files=files, caption=caption, missing=data.missing)
 
 
 def _panel_a_bounds(ax: Any, vs: list[int], rows: list[dict[str, Any]]) -> None:
@@ -228,18 +243,37 @@ def _panel_a_bounds(ax: Any, vs: list[int], rows: list[dict[str, Any]]) -> None:
     upper = [thm32.value(vertices=v) for v in vs]
     ax.plot(vs, upper, "k--", label="Thm 3.2 construction: m = |V| (H = 1)")
     ax.plot(vs, lower, "k-", label=f"Thm 3.1, paper's count: (m+1)p >= |V|, p = {PRECISION}")
-    ax.plot(vs, proved, "-", color="#7f7f7f",
-            label="Thm 3.1, exact sums: (p-1+c) + m(p+c) >= |V|, c = ceil(log2 |V|)")  # fmt: skip
+    ax.plot(
+        vs,
+        proved,
+        "-",
+        color="#7f7f7f",
+        label="Thm 3.1, exact sums: (p-1+c) + m(p+c) >= |V|, c = ceil(log2 |V|)",
+    )
     ax.plot(vs, asym, "k:", label="Thm 3.1 asymptotic: |V| / log2 N")
-    ax.fill_between(vs, 0.5, proved, color="#dddddd",
-                    label=f"ruled out for the p = {PRECISION} model (any K)")  # fmt: skip
-    ax.fill_between(vs, proved, lower, where=[p < lo for p, lo in zip(proved, lower, strict=True)],
-                    facecolor="none", edgecolor="#bbbbbb", hatch="//",
-                    label="ruled out by the paper's count only")  # fmt: skip
+    ax.fill_between(
+        vs, 0.5, proved, color="#dddddd", label=f"ruled out for the p = {PRECISION} model (any K)"
+    )
+    ax.fill_between(
+        vs,
+        proved,
+        lower,
+        where=[p < lo for p, lo in zip(proved, lower, strict=True)],
+        facecolor="none",
+        edgecolor="#bbbbbb",
+        hatch="//",
+        label="ruled out by the paper's count only",
+    )
     for v, lo, ex, a, u in zip(vs, lower, proved, asym, upper, strict=True):
-        rows += [{"panel": "a", "vertices": v, "bound": name, "value": value} for name, value in
-                 (("thm3_1_min_width", lo), ("thm3_1_exact_min_width", ex),
-                  ("thm3_1_asymptotic", a), ("thm3_2_width", u))]  # fmt: skip
+        rows += [
+            {"panel": "a", "vertices": v, "bound": name, "value": value}
+            for name, value in (
+                ("thm3_1_min_width", lo),
+                ("thm3_1_exact_min_width", ex),
+                ("thm3_1_asymptotic", a),
+                ("thm3_2_width", u),
+            )
+        ]
 
 
 def _panel_a(ax: Any, data: Data, rows: list[dict[str, Any]]) -> None:
@@ -258,10 +292,16 @@ def _panel_a(ax: Any, data: Data, rows: list[dict[str, Any]]) -> None:
     for (v, k), (mh, at_most) in sorted(data.smallest.items()):
         colour = K_COLOURS.get(k, style.OTHER_COLOUR)
         verdict = "undecided" if mh == "undecided" else "reached" if mh else "plateaued"
-        rows.append({"panel": "a", "vertices": v, "experts": k,
-                     "min_mH": mh if isinstance(mh, int) else None,
-                     "at_most": at_most if mh == "undecided" else None,
-                     "verdict": verdict})  # fmt: skip
+        rows.append(
+            {
+                "panel": "a",
+                "vertices": v,
+                "experts": k,
+                "min_mH": mh if isinstance(mh, int) else None,
+                "at_most": at_most if mh == "undecided" else None,
+                "verdict": verdict,
+            }
+        )
         if isinstance(mh, int):
             by_k[k].append((v, mh))
         elif mh is None:  # none reached it, every miss decided
@@ -274,15 +314,26 @@ def _panel_a(ax: Any, data: Data, rows: list[dict[str, Any]]) -> None:
             ax.plot([shifted(v, k)], [top(v, k)], "v", **style.verdict_marks("undecided", colour))
             legend.add("open")
     for k, points in sorted(by_k.items()):
-        ax.plot([shifted(v, k) for v, _ in points], [mh for _, mh in points], "o-",
-                color=K_COLOURS.get(k, style.OTHER_COLOUR), label=f"trained, K = {k}")  # fmt: skip
+        ax.plot(
+            [shifted(v, k) for v, _ in points],
+            [mh for _, mh in points],
+            "o-",
+            color=K_COLOURS.get(k, style.OTHER_COLOUR),
+            label=f"trained, K = {k}",
+        )
     labels = {
         "unreached": ("v", {"mfc": "none"}, "target not reached (largest m H tried)"),
-        "open": ("v", style.HALF_FILLED,
-                 "target not reached, one still improving (largest m H tried)"),
-        "at most": ("o", style.HALF_FILLED,
-                    "undecided: a smaller m H still improving; at most this"),
-    }  # fmt: skip
+        "open": (
+            "v",
+            style.HALF_FILLED,
+            "target not reached, one still improving (largest m H tried)",
+        ),
+        "at most": (
+            "o",
+            style.HALF_FILLED,
+            "undecided: a smaller m H still improving; at most this",
+        ),
+    }
     for key in sorted(legend):
         mark, marks, label = labels[key]
         ax.plot([], [], f"k{mark}", label=label, **marks)
@@ -299,8 +350,17 @@ def _panel_b(ax: Any, data: Data, rows: list[dict[str, Any]]) -> None:
     curves: dict[tuple[int, int], list[tuple[int, float]]] = defaultdict(list)
     for (v, k, w, h), acc in sorted(data.best.items()):
         curves[v, k].append((w * h, acc))
-        rows.append({"panel": "b", "vertices": v, "experts": k, "width": w, "heads": h,
-                     "best_accuracy": acc, "verdict": data.verdicts[v, k, w, h]})  # fmt: skip
+        rows.append(
+            {
+                "panel": "b",
+                "vertices": v,
+                "experts": k,
+                "width": w,
+                "heads": h,
+                "best_accuracy": acc,
+                "verdict": data.verdicts[v, k, w, h],
+            }
+        )
     by_mh = {(v, k, w * h): verdict for (v, k, w, h), verdict in data.verdicts.items()}
     sizes = sorted({v for v, _ in curves})
     for (v, k), points in sorted(curves.items()):
@@ -309,16 +369,20 @@ def _panel_b(ax: Any, data: Data, rows: list[dict[str, Any]]) -> None:
         ax.plot(*zip(*points, strict=True), ls=ls, color=colour)
         ax.plot([], [], marker="o", ls=ls, color=colour, label=f"|V| = {v}, K = {k}")
         for mh, acc in points:
-            ax.plot([mh], [acc], ls="none", marker="o",
-                    **style.verdict_marks(by_mh[v, k, mh], colour))  # fmt: skip
+            ax.plot(
+                [mh], [acc], ls="none", marker="o", **style.verdict_marks(by_mh[v, k, mh], colour)
+            )
     if "undecided" in data.verdicts.values():
         style.add_undecided_entry(ax)
     ax.axhline(data.target, color="k", lw=0.8)
     ax.set_xscale("log", base=2)
     ax.set_xlabel("width x heads, m H")
     ax.set_ylabel("best accuracy (fresh instances)")
-    ax.set_title(f"(b) accuracy against width at |V| = {sizes[0]} (colour: K)" if len(sizes) == 1
-                 else "(b) accuracy against width (colour: K, line: |V|)")  # fmt: skip
+    ax.set_title(
+        f"(b) accuracy against width at |V| = {sizes[0]} (colour: K)"
+        if len(sizes) == 1
+        else "(b) accuracy against width (colour: K, line: |V|)"
+    )
     if curves:
         ax.legend(*style.legend_entries(ax), fontsize=7)
     else:
@@ -332,19 +396,37 @@ def _panel_c(ax: Any, data: Data, rows: list[dict[str, Any]]) -> None:
         ks, accs, widths = zip(*points, strict=True)
         counts = ", ".join(f"{_paper_params(w, k):,}" for k, _, w in points)
         (line,) = ax.plot(ks, accs, "-")
-        ax.plot([], [], "o-", color=line.get_color(),
-                label=f"|V| = {v} (widths {', '.join(map(str, widths))}; "
-                f"parameters {counts})")  # fmt: skip
+        ax.plot(
+            [],
+            [],
+            "o-",
+            color=line.get_color(),
+            label=f"|V| = {v} (widths {', '.join(map(str, widths))}; parameters {counts})",
+        )
         need = exact.value(vertices=v, precision=PRECISION)
         for k, acc, w in points:
             verdict = data.matched_verdicts[v, k, w, 1]
-            ax.plot([k], [acc], ls="none", marker="o",
-                    **style.verdict_marks(verdict, line.get_color()))  # fmt: skip
-            rows.append({"panel": "c", "vertices": v, "experts": k, "width": w,
-                         "best_accuracy": acc, "verdict": verdict,
-                         "parameters": _paper_params(w, k)})  # fmt: skip
-            ax.annotate(f"m={w}" + (" (ruled out)" if w < need else ""), (k, acc),
-                        textcoords="offset points", xytext=(4, 4), fontsize=7)  # fmt: skip
+            ax.plot(
+                [k], [acc], ls="none", marker="o", **style.verdict_marks(verdict, line.get_color())
+            )
+            rows.append(
+                {
+                    "panel": "c",
+                    "vertices": v,
+                    "experts": k,
+                    "width": w,
+                    "best_accuracy": acc,
+                    "verdict": verdict,
+                    "parameters": _paper_params(w, k),
+                }
+            )
+            ax.annotate(
+                f"m={w}" + (" (ruled out)" if w < need else ""),
+                (k, acc),
+                textcoords="offset points",
+                xytext=(4, 4),
+                fontsize=7,
+            )
     ax.axhline(data.target, color="k", lw=0.8)
     ax.margins(x=0.25)  # room for the width labels beside the last point
     ax.set_xscale("log", base=2)
@@ -368,15 +450,32 @@ def _panel_d(ax: Any, data: Data, rows: list[dict[str, Any]]) -> None:
     for (v, k), run in sorted(widest.items()):
         steps, accs = zip(*run["curve"], strict=True) if run["curve"] else ((), ())
         colour, verdict = K_COLOURS.get(k, style.OTHER_COLOUR), style.verdict_of(run, data.target)
-        ax.plot(steps, accs, ls=LINE_STYLES[sizes.index(v) % len(LINE_STYLES)], color=colour,
-                label=f"|V| = {v}, K = {k}, m = {run['width']} (seed {run['seed']})")  # fmt: skip
+        ax.plot(
+            steps,
+            accs,
+            ls=LINE_STYLES[sizes.index(v) % len(LINE_STYLES)],
+            color=colour,
+            label=f"|V| = {v}, K = {k}, m = {run['width']} (seed {run['seed']})",
+        )
         if steps and verdict == "undecided":  # its end: still improving when the budget ran out
-            ax.plot(steps[-1:], accs[-1:], ls="none", marker="o",
-                    **style.verdict_marks(verdict, colour))  # fmt: skip
+            ax.plot(
+                steps[-1:], accs[-1:], ls="none", marker="o", **style.verdict_marks(verdict, colour)
+            )
             style.add_undecided_entry(ax)
-        rows += [{"panel": "d", "vertices": v, "experts": k, "width": run["width"],
-                  "heads": run["heads"] or 1, "seed": run["seed"], "step": step,
-                  "accuracy": acc, "verdict": verdict} for step, acc in run["curve"]]  # fmt: skip
+        rows += [
+            {
+                "panel": "d",
+                "vertices": v,
+                "experts": k,
+                "width": run["width"],
+                "heads": run["heads"] or 1,
+                "seed": run["seed"],
+                "step": step,
+                "accuracy": acc,
+                "verdict": verdict,
+            }
+            for step, acc in run["curve"]
+        ]
     ax.axhline(data.target, color="k", lw=0.8)
     ax.set_xlabel("training step")
     ax.set_ylabel("accuracy (fresh instances)")
@@ -415,8 +514,9 @@ def _caption(data: Data) -> str:
 
 def _routing(runs: list[dict[str, Any]]) -> str:
     """The top-k routing of the MoE runs drawn ("1" or "1 or 2" ...)."""
-    chosen = sorted({r["config"].get("top_k", 1) for r in runs
-                     if r["config"].get("experts", 1) > 1})  # fmt: skip
+    chosen = sorted(
+        {r["config"].get("top_k", 1) for r in runs if r["config"].get("experts", 1) > 1}
+    )
     return " or ".join(map(str, chosen)) or "1"
 
 
@@ -438,8 +538,11 @@ def _widest_runs(runs: list[dict[str, Any]]) -> dict[tuple[int, int], dict[str, 
         key = (r["length"], r["config"].get("experts", 1))
         rank = (r["width"] * (r["heads"] or 1), r["config"]["steps"], r["best_accuracy"])
         old = out.get(key)
-        if old is None or rank > (old["width"] * (old["heads"] or 1), old["config"]["steps"],
-                                  old["best_accuracy"]):  # fmt: skip
+        if old is None or rank > (
+            old["width"] * (old["heads"] or 1),
+            old["config"]["steps"],
+            old["best_accuracy"],
+        ):
             out[key] = r
     return out
 

@@ -101,8 +101,8 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     fig.tight_layout()
     rows = sent + used
     files = style.save(fig, out_dir, NAME, rows, COLUMNS, _drawn_verdicts(rows))
-    return conclusions.say({"name": NAME, "files": files, "missing": missing,
-                            "caption": _caption(sent, caption_b)}, said)  # fmt: skip
+    caption = _caption(sent, caption_b)
+    return conclusions.say(said, name=NAME, files=files, caption=caption, missing=missing)
 
 
 def _caption(sent: list[dict[str, Any]], caption_b: str) -> str:
@@ -136,12 +136,15 @@ def _caption(sent: list[dict[str, Any]], caption_b: str) -> str:
 def _agreement(sent: list[dict[str, Any]]) -> tuple[float, float]:
     """The smallest agreement and bit-exact-logits fractions over the measured runs."""
     measured = [r for r in sent if r["kind"] == "measured"]
-    return (min((r["agreement"] for r in measured), default=1.0),
-            min((r["logits_exact"] for r in measured), default=1.0))  # fmt: skip
+    return (
+        min((r["agreement"] for r in measured), default=1.0),
+        min((r["logits_exact"] for r in measured), default=1.0),
+    )
 
 
-def conclude(sent: list[dict[str, Any]], used: list[dict[str, Any]],
-             store_path: str | None = None) -> Said:  # fmt: skip
+def conclude(
+    sent: list[dict[str, Any]], used: list[dict[str, Any]], store_path: str | None = None
+) -> Said:
     """(a) whether the protocols reproduce their models, and where the measured bits sit
     against Thm 4's counts; (b) whether each trained model that solves its task uses at least
     the bits the task's one-way bound needs at the cut (only when panel (b) has models)."""
@@ -160,8 +163,11 @@ def conclude(sent: list[dict[str, Any]], used: list[dict[str, Any]],
             if store_path
             else "no store given"
         )
-        return Said(f"The proofs' protocols run on real models: {a} (bits trained models use: "
-                    f"{why}, not drawn)", f"(a) {a_words}. (b) Not drawn: {why}.")  # fmt: skip
+        return Said(
+            f"The proofs' protocols run on real models: {a} (bits trained models use: "
+            f"{why}, not drawn)",
+            f"(a) {a_words}. (b) Not drawn: {why}.",
+        )
     above = [r for r in solved if r["bits"] is not None and r["bits"] >= r["bound"]]
     unresolved = [r for r in solved if r["bits"] is None]
     below = [r for r in solved if r["bits"] is not None and r["bits"] < r["bound"]]
@@ -178,16 +184,21 @@ def conclude(sent: list[dict[str, Any]], used: list[dict[str, Any]],
         )
         if unresolved:
             b += f"; {len(unresolved)} more agree with their float model at no p tried"
-    return Said(f"The proofs' protocols run on real models: {a}; (b) {b.split(' (')[0]}",
-                f"(a) {a_words}. (b) {b}.")  # fmt: skip
+    return Said(
+        f"The proofs' protocols run on real models: {a}; (b) {b.split(' (')[0]}",
+        f"(a) {a_words}. (b) {b}.",
+    )
 
 
 def _solved_models(used: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per trained model that solves its task (accuracy at least :data:`SOLVED`): its bits used
     (None: no p agreed) and its task's one-way bound at the cut."""
     bound = {(r["checkpoint"]): r["bits"] for r in used if r["kind"] == "one_way_lower_bound"}
-    return [{"bits": r["bits"], "bound": bound[r["checkpoint"]], **r} for r in used
-            if r["kind"] == "bits_used" and r["task_accuracy"] >= SOLVED]  # fmt: skip
+    return [
+        {"bits": r["bits"], "bound": bound[r["checkpoint"]], **r}
+        for r in used
+        if r["kind"] == "bits_used" and r["task_accuracy"] >= SOLVED
+    ]
 
 
 # ------------------------------------------------------------------------------ (a) bits sent
@@ -196,43 +207,98 @@ def _solved_models(used: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def measure_sent() -> list[dict[str, Any]]:
     """The rows of panel (a): Thm 2's and Thm 4's formulas at every line length, the protocols
     run on seeded models at every measured length, and the bits the problems need."""
+    rows = []
+    for d in WIDTHS:
+        rows += _formula_rows(d) + _measured_rows(d)
+    for series, needed in NEEDS:
+        rows += [_row(series, "formula", length=n, bits=needed(n)) for n in LINE_LENGTHS]
+    return rows
+
+
+def _row(series: str, kind: str, **values: Any) -> dict[str, Any]:
+    """One CSV row of panel (a)."""
+    return {"panel": "a", "series": series, "kind": kind, **values}
+
+
+def _formula_rows(d: int) -> list[dict[str, Any]]:
+    """Thm 2's m p for an LSTM of width ``d`` and Thm 4's closed form and itemised count for a
+    one-layer transformer of width ``d``, at every line length."""
+    p, m_rnn, m_tf = PRECISION, 2 * d, d // HEADS
+    rnn_bits = float(bounds.get("separations.thm2").value(width=m_rnn, precision=p))
+    rows = [
+        _row(
+            f"Thm 2: m p, LSTM d = {d} (m = {m_rnn})",
+            "formula",
+            arch="lstm",
+            width=d,
+            length=n,
+            p=p,
+            bits=rnn_bits,
+            state_numel=m_rnn,
+        )
+        for n in LINE_LENGTHS
+    ]
+    transformer = {"arch": "transformer", "width": d, "heads": HEADS, "p": p}
+    rows += [
+        _row(
+            f"Thm 4 closed form, d = {d}",
+            "formula",
+            length=n,
+            **transformer,
+            bits=bounds.thm4_closed_form(m_tf, p, n, HEADS),
+        )
+        for n in LINE_LENGTHS
+    ]
+    rows += [
+        _row(
+            f"Thm 4 itemised, d = {d}",
+            "formula",
+            length=n,
+            **transformer,
+            bits=bounds.thm4_itemised(m_tf, d, p, n, HEADS).total,
+        )
+        for n in LINE_LENGTHS
+    ]
+    return rows
+
+
+def _measured_rows(d: int) -> list[dict[str, Any]]:
+    """The bits sent by Thm 2's protocol on a seeded LSTM of width ``d`` and by Thm 4's two
+    protocols on a seeded one-layer transformer of width ``d``, at every measured length."""
     from simulations.protocols.attention import run_attention_protocol
     from simulations.protocols.rnn import run_rnn_protocol
 
-    p, rows = PRECISION, []
-    thm2 = bounds.get("separations.thm2")
-    for d in WIDTHS:
-        m_rnn, m_tf = 2 * d, d // HEADS
-        rnn_bits = float(thm2.value(width=m_rnn, precision=p))
-        rows += [{"panel": "a", "series": f"Thm 2: m p, LSTM d = {d} (m = {m_rnn})",
-                  "kind": "formula", "arch": "lstm", "width": d, "length": n, "p": p,
-                  "bits": rnn_bits, "state_numel": m_rnn} for n in LINE_LENGTHS]  # fmt: skip
-        for series, count in ((f"Thm 4 closed form, d = {d}", bounds.thm4_closed_form),
-                              (f"Thm 4 itemised, d = {d}", None)):  # fmt: skip
-            for n in LINE_LENGTHS:
-                bits = (count(m_tf, p, n, HEADS) if count else
-                        bounds.thm4_itemised(m_tf, d, p, n, HEADS).total)  # fmt: skip
-                rows.append({"panel": "a", "series": series, "kind": "formula",
-                             "arch": "transformer", "width": d, "heads": HEADS, "length": n,
-                             "p": p, "bits": bits})  # fmt: skip
-        for arch, variant in (("lstm", None), ("transformer", "two-way"),
-                              ("transformer", "single-output")):  # fmt: skip
-            for n in MEASURED_LENGTHS:
-                if arch == "lstm":
-                    r = run_rnn_protocol("lstm", d, n, n // 2, p, SAMPLES, SEED)
-                    extra = {"cut": n // 2, "state_numel": r["state_numel"]}
-                else:
-                    r = run_attention_protocol(d, HEADS, n, "odd-even", p, SAMPLES, SEED,
-                                               variant=variant)  # fmt: skip
-                    extra = {"heads": HEADS, "variant": variant}
-                rows.append({"panel": "a", "series": f"measured {arch} {variant or ''} d = {d}",
-                             "kind": "measured", "arch": arch, "width": d, "layers": 1,
-                             "length": n, "p": p, "bits": r["bits_sent"], "samples": SAMPLES,
-                             "agreement": r["agreement"], "logits_exact": r["logits_exact"],
-                             **extra})  # fmt: skip
-    for series, needed in NEEDS:
-        rows += [{"panel": "a", "series": series, "kind": "formula", "length": n,
-                  "bits": needed(n)} for n in LINE_LENGTHS]  # fmt: skip
+    rows, p = [], PRECISION
+    for arch, variant in (
+        ("lstm", None),
+        ("transformer", "two-way"),
+        ("transformer", "single-output"),
+    ):
+        for n in MEASURED_LENGTHS:
+            if arch == "lstm":
+                r = run_rnn_protocol("lstm", d, n, n // 2, p, SAMPLES, SEED)
+                extra = {"cut": n // 2, "state_numel": r["state_numel"]}
+            else:
+                r = run_attention_protocol(
+                    d, HEADS, n, "odd-even", p, SAMPLES, SEED, variant=variant
+                )
+                extra = {"heads": HEADS, "variant": variant}
+            rows.append(
+                _row(
+                    f"measured {arch} {variant or ''} d = {d}",
+                    "measured",
+                    arch=arch,
+                    width=d,
+                    layers=1,
+                    length=n,
+                    p=p,
+                    bits=r["bits_sent"],
+                    samples=SAMPLES,
+                    agreement=r["agreement"],
+                    logits_exact=r["logits_exact"],
+                    **extra,
+                )
+            )
     return rows
 
 
@@ -254,31 +320,43 @@ def _draw_sent(ax: Axes, rows: list[dict[str, Any]]) -> None:
         first = here[0]
         if "arch" not in first:  # what a problem needs
             ls = NEED_STYLES[[s for s, _ in NEEDS].index(series)]
-            ax.plot(LINE_LENGTHS, [r["bits"] for r in here], ls=ls, color="k", lw=1.6,
-                    label=series)  # fmt: skip
+            ax.plot(LINE_LENGTHS, [r["bits"] for r in here], ls=ls, color="k", lw=1.6, label=series)
             continue
         d, arch = first["width"], first["arch"]
         itemised = "itemised" in series
         ls = (":" if d == WIDTHS[0] else "-.") if itemised else WIDTH_STYLES[d]
-        ax.plot(LINE_LENGTHS, [r["bits"] for r in here], ls=ls, color=style.colour(arch), lw=1.4,
-                alpha=0.55 if itemised else 1.0, label=series)  # fmt: skip
+        ax.plot(
+            LINE_LENGTHS,
+            [r["bits"] for r in here],
+            ls=ls,
+            color=style.colour(arch),
+            lw=1.4,
+            alpha=0.55 if itemised else 1.0,
+            label=series,
+        )
     for series in dict.fromkeys(r["series"] for r in rows if r["kind"] == "measured"):
         here = [r for r in rows if r["series"] == series]
         first = here[0]
         d, arch, variant = first["width"], first["arch"], first.get("variant")
         colour = style.colour(arch)
-        ax.plot([r["length"] for r in here], [r["bits"] for r in here], ls="none",
-                marker=MARKS[variant, arch], ms=7 if d == WIDTHS[0] else 9,
-                mfc=colour if d == WIDTHS[0] else "white", mec=colour, mew=1.6,
-                label=f"measured: {arch}{f' {variant}' if variant else ''} d = {d}")  # fmt: skip
+        ax.plot(
+            [r["length"] for r in here],
+            [r["bits"] for r in here],
+            ls="none",
+            marker=MARKS[variant, arch],
+            ms=7 if d == WIDTHS[0] else 9,
+            mfc=colour if d == WIDTHS[0] else "white",
+            mec=colour,
+            mew=1.6,
+            label=f"measured: {arch}{f' {variant}' if variant else ''} d = {d}",
+        )
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=2)
     ax.set_xlabel("sequence length N (tokens)")
     ax.set_ylabel("bits communicated")
     ax.set_title(f"(a) Bits sent by the protocols, p = {PRECISION}")
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.13),
-              frameon=False)  # fmt: skip
+    ax.legend(fontsize=7, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.13), frameon=False)
 
 
 def _versus_formulas(rows: list[dict[str, Any]]) -> str:
@@ -292,8 +370,11 @@ def _versus_formulas(rows: list[dict[str, Any]]) -> str:
     parts = []
     for variant in ("two-way", "single-output"):
         for d in WIDTHS:
-            measured = [r for r in rows if r["kind"] == "measured"
-                        and r.get("variant") == variant and r["width"] == d]  # fmt: skip
+            measured = [
+                r
+                for r in rows
+                if r["kind"] == "measured" and r.get("variant") == variant and r["width"] == d
+            ]
             closed = [r["bits"] > formula[("Thm 4 closed form", d, r["length"])] for r in measured]
             item = [r["bits"] < formula[("Thm 4 itemised", d, r["length"])] for r in measured]
             where = "above" if all(closed) else "below" if not any(closed) else "on both sides of"
@@ -378,27 +459,54 @@ def measure_used(store_path: str | None) -> tuple[list[dict[str, Any]], list[str
     rows: list[dict[str, Any]] = []
     for run in runs:
         task, n = run["task"], run["length"]
-        r = bits_used(cut=_cut(task, n), samples=BITS_SAMPLES, checkpoint=run["checkpoint"],
-                      precisions=list(BITS_PRECISIONS))  # fmt: skip
-        common = {"panel": "b", "arch": run["arch"], "task": task, "width": run["width"],
-                  "layers": run["layers"], "length": n, "cut": r["cut"],
-                  "samples": r["samples"], "task_accuracy": r["task_accuracy"],
-                  "state_numel": r["state_numel"], "checkpoint": run["checkpoint"],
-                  "verdict": style.verdict_of(run)}  # fmt: skip
+        r = bits_used(
+            cut=_cut(task, n),
+            samples=BITS_SAMPLES,
+            checkpoint=run["checkpoint"],
+            precisions=list(BITS_PRECISIONS),
+        )
+        common = {
+            "panel": "b",
+            "arch": run["arch"],
+            "task": task,
+            "width": run["width"],
+            "layers": run["layers"],
+            "length": n,
+            "cut": r["cut"],
+            "samples": r["samples"],
+            "task_accuracy": r["task_accuracy"],
+            "state_numel": r["state_numel"],
+            "checkpoint": run["checkpoint"],
+            "verdict": style.verdict_of(run),
+        }
         rows += [
-            {**common, "series": "bits used: smallest full-agreement p x m", "kind": "bits_used",
-             "p": r["smallest_full_agreement_precision"], "bits": r["bits_used"]},
-            {**common, "series": "log2 distinct rounded states at the cut",
-             "kind": "log2_distinct_states", "p": r["distinct_states_precision"],
-             "bits": r["log2_distinct_states"]},
-            {**common, "series": f"one-way lower bound, {task}", "kind": "one_way_lower_bound",
-             "bits": r["one_way_lower_bound_bits"]},
-        ]  # fmt: skip
+            {
+                **common,
+                "series": "bits used: smallest full-agreement p x m",
+                "kind": "bits_used",
+                "p": r["smallest_full_agreement_precision"],
+                "bits": r["bits_used"],
+            },
+            {
+                **common,
+                "series": "log2 distinct rounded states at the cut",
+                "kind": "log2_distinct_states",
+                "p": r["distinct_states_precision"],
+                "bits": r["log2_distinct_states"],
+            },
+            {
+                **common,
+                "series": f"one-way lower bound, {task}",
+                "kind": "one_way_lower_bound",
+                "bits": r["one_way_lower_bound_bits"],
+            },
+        ]
     return rows, missing
 
 
-def _draw_used(ax: Axes, rows: list[dict[str, Any]], missing: list[str],
-               store_path: str | None) -> str:  # fmt: skip
+def _draw_used(
+    ax: Axes, rows: list[dict[str, Any]], missing: list[str], store_path: str | None
+) -> str:
     """Panel (b) from :func:`measure_used`'s rows; returns its caption (a note and the reason
     when there is nothing to draw)."""
     ax.set_title("(b) Bits used by trained recurrent models, cut K = N/2")
@@ -424,13 +532,25 @@ def _draw_used(ax: Axes, rows: list[dict[str, Any]], missing: list[str],
     ax.set_xlabel("sequence length N the model was trained and tested at")
     ax.set_ylabel("bits")
     ax.grid(True, alpha=0.3)
-    ax.legend(handles=handles, fontsize=7, ncol=2, loc="upper center",
-              bbox_to_anchor=(0.5, -0.13), frameon=False)  # fmt: skip
+    ax.legend(
+        handles=handles,
+        fontsize=7,
+        ncol=2,
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.13),
+        frameon=False,
+    )
     if not solved:
-        style.note(ax, f"no trained recurrent model reaches {SOLVED:g} accuracy: bits used are "
-                   "drawn only for models that do the task")  # fmt: skip
-    unsolved = [f"{r['arch']} on {r['task']} at N = {r['length']} (acc {r['task_accuracy']:.2f})"
-                for r in used if r["task_accuracy"] < SOLVED]  # fmt: skip
+        style.note(
+            ax,
+            f"no trained recurrent model reaches {SOLVED:g} accuracy: bits used are "
+            "drawn only for models that do the task",
+        )
+    unsolved = [
+        f"{r['arch']} on {r['task']} at N = {r['length']} (acc {r['task_accuracy']:.2f})"
+        for r in used
+        if r["task_accuracy"] < SOLVED
+    ]
     return _used_caption(len(used), store_path) + (f": {'; '.join(unsolved)}." if unsolved else ".")
 
 
@@ -438,61 +558,128 @@ def _draw_used_points(ax: Axes, rows: list[dict[str, Any]], nudge: dict) -> bool
     """The markers of the models that solve their task and the bound lines of their tasks;
     returns whether a state count is at the sample's cap."""
     cap, capped = math.log2(BITS_SAMPLES), False
-    solved = {r["checkpoint"] for r in rows
-              if r["kind"] == "bits_used" and r["task_accuracy"] >= SOLVED}  # fmt: skip
+    solved = {
+        r["checkpoint"] for r in rows if r["kind"] == "bits_used" and r["task_accuracy"] >= SOLVED
+    }
     bound: dict[str, dict[int, float]] = {}
     for r in (r for r in rows if r["checkpoint"] in solved):
-        x, colour, mark = r["length"] * nudge[r["task"], r["arch"]], style.colour(r["arch"]), \
-            TASK_MARKERS[r["task"]]  # fmt: skip
+        x, colour, mark = (
+            r["length"] * nudge[r["task"], r["arch"]],
+            style.colour(r["arch"]),
+            TASK_MARKERS[r["task"]],
+        )
         if r["kind"] == "bits_used":
             y = r["bits"] if r["bits"] is not None else BITS_PRECISIONS[-1] * r["state_numel"]
             marks = style.verdict_marks(r["verdict"], colour) if r["bits"] else {"color": colour}
             ax.plot(x, y, ls="none", marker=mark if r["bits"] else "^", ms=8, **marks)
-            ax.annotate(f"acc {r['task_accuracy']:.2f}", (x, y), xytext=(5, 3),
-                        textcoords="offset points", fontsize=7, color=colour)  # fmt: skip
+            ax.annotate(
+                f"acc {r['task_accuracy']:.2f}",
+                (x, y),
+                xytext=(5, 3),
+                textcoords="offset points",
+                fontsize=7,
+                color=colour,
+            )
         elif r["kind"] == "log2_distinct_states" and r["bits"] > 0:
             at_cap = r["bits"] >= cap - 1e-9  # as many states as test prefixes: at least that
-            ax.plot(x, r["bits"], ls="none", marker=6 if at_cap else mark, ms=8, mfc="white",
-                    mec=colour, mew=1.5)  # fmt: skip
+            ax.plot(
+                x,
+                r["bits"],
+                ls="none",
+                marker=6 if at_cap else mark,
+                ms=8,
+                mfc="white",
+                mec=colour,
+                mew=1.5,
+            )
             capped |= at_cap
         elif r["kind"] == "one_way_lower_bound":
             bound.setdefault(r["task"], {})[r["length"]] = r["bits"]
     for task, by_n in bound.items():
         xs = sorted(by_n)
-        ax.plot(xs, [by_n[x] for x in xs], color="k", lw=1.4, marker=TASK_MARKERS[task], ms=5,
-                ls=":" if task == "index-lookup" else "--")  # fmt: skip
+        ax.plot(
+            xs,
+            [by_n[x] for x in xs],
+            color="k",
+            lw=1.4,
+            marker=TASK_MARKERS[task],
+            ms=5,
+            ls=":" if task == "index-lookup" else "--",
+        )
     if capped:
         ax.axhline(cap, color="#999999", lw=0.8, ls="-.")
     return capped
 
 
-def _used_handles(rows: list[dict[str, Any]], solved: list[dict[str, Any]],
-                  capped: bool) -> list[Line2D]:  # fmt: skip
+USED_MARKS = {
+    "bits": (
+        "none",
+        "o",
+        {"ms": 7},
+        "bits used: smallest p agreeing on every input x state size m",
+    ),
+    "states": (
+        "none",
+        "o",
+        {"mfc": "white", "ms": 7, "mew": 1.5},
+        "log2 distinct rounded states at the cut",
+    ),
+    "unresolved": (
+        "none",
+        "^",
+        {"ms": 8},
+        f"no p <= {BITS_PRECISIONS[-1]} agrees on every input (at {BITS_PRECISIONS[-1]} m)",
+    ),
+    "cap": (
+        "-.",
+        6,
+        {"mfc": "white", "mec": "#555555", "color": "#999999"},
+        f"cap of the sample, log2 {BITS_SAMPLES} = {math.log2(BITS_SAMPLES):g}: a state "
+        "count there is at least that",
+    ),
+}
+"""Panel (b)'s legend entries: line style, marker, their keywords and the words."""
+
+
+def _used_handles(
+    rows: list[dict[str, Any]], solved: list[dict[str, Any]], capped: bool
+) -> list[Line2D]:
     """Panel (b)'s legend: what each marker shape, fill and line means."""
-    grey = "#555555"
-    handles = [
-        Line2D([], [], ls="none", marker="o", color=grey, ms=7,
-               label="bits used: smallest p agreeing on every input x state size m"),
-        Line2D([], [], ls="none", marker="o", mfc="white", mec=grey, ms=7, mew=1.5,
-               label="log2 distinct rounded states at the cut"),
-    ]  # fmt: skip
-    if capped:
-        handles.append(Line2D([], [], ls="-.", marker=6, mfc="white", mec=grey, color="#999999",
-                              label=f"cap of the sample, log2 {BITS_SAMPLES} = "
-                              f"{math.log2(BITS_SAMPLES):g}: a state count there is at least "
-                              "that"))  # fmt: skip
-    if any(r["bits"] is None for r in solved):
-        handles.append(Line2D([], [], ls="none", marker="^", color=grey, ms=8,
-                              label=f"no p <= {BITS_PRECISIONS[-1]} agrees on every input "
-                              f"(at {BITS_PRECISIONS[-1]} m)"))  # fmt: skip
-    drawn = sorted({r["task"] for r in solved})
-    handles += [Line2D([], [], ls="--" if t == "dyck" else ":", color="k",
-                       marker=TASK_MARKERS[t], ms=5, label=f"one-way lower bound, {t}")
-                for t in drawn]  # fmt: skip
-    handles += [Line2D([], [], ls="none", marker=TASK_MARKERS[t], color=grey, ms=7,
-                       label=f"task {t} (marker shape)") for t in drawn]  # fmt: skip
-    handles += [Line2D([], [], ls="-", lw=4, color=style.colour(a), label=a)
-                for a in sorted({r["arch"] for r in solved})]  # fmt: skip
+    shown = ["bits", "states"]
+    shown += ["cap"] if capped else []
+    shown += ["unresolved"] if any(r["bits"] is None for r in solved) else []
+    handles = []
+    for key in shown:
+        ls, marker, marks, label = USED_MARKS[key]
+        handles.append(
+            Line2D(
+                [],
+                [],
+                ls=ls,
+                marker=marker,
+                label=label,
+                **{"color": "#555555", "mec": "#555555", **marks},
+            )
+        )
+    for t in sorted({r["task"] for r in solved}):
+        line = "--" if t == "dyck" else ":"
+        mark = TASK_MARKERS[t]
+        handles.append(
+            Line2D([], [], ls=line, color="k", marker=mark, ms=5, label=f"one-way lower bound, {t}")
+        )
+        handles.append(
+            Line2D(
+                [],
+                [],
+                ls="none",
+                marker=mark,
+                color="#555555",
+                ms=7,
+                label=f"task {t} (marker shape)",
+            )
+        )
+    for a in sorted({r["arch"] for r in solved}):
+        handles.append(Line2D([], [], ls="-", lw=4, color=style.colour(a), label=a))
     if "undecided" in _drawn_verdicts(rows):
         handles.append(style.undecided_handle())
     return handles

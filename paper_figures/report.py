@@ -58,8 +58,9 @@ def _absent_html(absent: list[str], fill_command: Any) -> str:
     """One line naming the figures the stores have no data for, and what fills each."""
     if not absent:
         return ""
-    named = "; ".join(f"{html.escape(n)} (<code>{html.escape(fill_command(n))}</code>)"
-                      for n in absent)  # fmt: skip
+    named = "; ".join(
+        f"{html.escape(n)} (<code>{html.escape(fill_command(n))}</code>)" for n in absent
+    )
     return f'<p class="missing">Not drawn, no data in the store: {named}.</p>'
 
 

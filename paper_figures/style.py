@@ -126,8 +126,11 @@ def suptitle(fig: Figure, text: str, fontsize: float = 10, **kwargs: Any) -> Non
     """The figure's title (its computed conclusion, :mod:`paper_figures.conclusions`), wrapped to
     the figure's width."""
     per_char = 0.58 * fontsize / 72  # inches: a proportional font's mean width, about 0.58 em
-    fig.suptitle(textwrap.fill(text, max(40, int(0.92 * fig.get_figwidth() / per_char))),
-                 fontsize=fontsize, **kwargs)  # fmt: skip
+    fig.suptitle(
+        textwrap.fill(text, max(40, int(0.92 * fig.get_figwidth() / per_char))),
+        fontsize=fontsize,
+        **kwargs,
+    )
 
 
 def verdict_marks(verdict: str | None, colour: str) -> dict[str, Any]:
@@ -141,10 +144,64 @@ def undecided_handle(marker: str = "o", colour: str = OTHER_COLOUR, cells: bool 
     """A legend handle saying what the undecided marker (or, ``cells``, the ``?`` of a grid
     cell) means."""
     if cells:
-        return Line2D([], [], ls="none", marker="$?$", color="black", ms=8,
-                      label=f"0.42? in a cell: {UNDECIDED}")  # fmt: skip
-    return Line2D([], [], ls="none", marker=marker, ms=7, label=UNDECIDED,
-                  **verdict_marks("undecided", colour))  # fmt: skip
+        return Line2D(
+            [],
+            [],
+            ls="none",
+            marker="$?$",
+            color="black",
+            ms=8,
+            label=f"0.42? in a cell: {UNDECIDED}",
+        )
+    return Line2D(
+        [],
+        [],
+        ls="none",
+        marker=marker,
+        ms=7,
+        label=UNDECIDED,
+        **verdict_marks("undecided", colour),
+    )
+
+
+def cells_legend(fig: Figure, verdicts: Iterable[str | None]) -> None:
+    """Under a figure of grids: what ``0.42?`` in a cell means, when a cell is undecided."""
+    if "undecided" in set(verdicts):
+        fig.legend(
+            handles=[undecided_handle(cells=True)],
+            loc="upper center",
+            bbox_to_anchor=(0.45, 0.0),
+            fontsize=8,
+            frameon=False,
+        )
+
+
+def figure_legend(
+    fig: Figure,
+    axes: Sequence[Axes],
+    first: Sequence[str] = (),
+    columns: int = 3,
+    fontsize: float = 7,
+) -> None:
+    """One legend below the panels for a figure whose panels share their marks: every panel's
+    entries once each, those named in ``first`` ahead of the rest."""
+    entries: dict[str, Any] = {}
+    for ax in axes:
+        handles, labels = legend_entries(ax)
+        for handle, label in zip(handles, labels, strict=True):
+            entries.setdefault(label, handle)
+    order = [k for k in first if k in entries] + [k for k in entries if k not in first]
+    if order:
+        columns = min(columns, len(order))
+        fig.legend(
+            [entries[k] for k in order],
+            order,
+            loc="upper center",
+            frameon=False,
+            fontsize=fontsize,
+            ncol=columns,
+            bbox_to_anchor=(0.5, 0.0),
+        )
 
 
 _EXTRA: weakref.WeakKeyDictionary[Axes, list[Line2D]] = weakref.WeakKeyDictionary()
@@ -166,16 +223,36 @@ def legend_entries(ax: Axes) -> tuple[list[Any], list[str]]:
     return list(unique.values()), list(unique.keys())
 
 
-def one_sided(ax: Axes, x: float, y: float, colour: str, marker: str = "o", up: bool = True,
-              label: str | None = None, **marks: Any) -> None:  # fmt: skip
+def one_sided(
+    ax: Axes,
+    x: float,
+    y: float,
+    colour: str,
+    marker: str = "o",
+    up: bool = True,
+    label: str | None = None,
+    **marks: Any,
+) -> None:
     """A bound an undecided run leaves one-sided: the half-filled ``marker`` at (x, y) and an
     arrow pointing up (the number is at least y) or down (at most y)."""
-    ax.plot([x], [y], ls="none", marker=marker, ms=marks.pop("ms", 8), zorder=6,
-            **verdict_marks("undecided", colour), **({"label": label} if label else {}),
-            **marks)  # fmt: skip
-    ax.annotate("", xy=(x, y), xytext=(0, 20 if up else -20), textcoords="offset points",
-                arrowprops={"arrowstyle": "<|-", "color": colour, "lw": 1.4,
-                            "shrinkA": 0, "shrinkB": 6})  # fmt: skip
+    ax.plot(
+        [x],
+        [y],
+        ls="none",
+        marker=marker,
+        ms=marks.pop("ms", 8),
+        zorder=6,
+        **verdict_marks("undecided", colour),
+        **({"label": label} if label else {}),
+        **marks,
+    )
+    ax.annotate(
+        "",
+        xy=(x, y),
+        xytext=(0, 20 if up else -20),
+        textcoords="offset points",
+        arrowprops={"arrowstyle": "<|-", "color": colour, "lw": 1.4, "shrinkA": 0, "shrinkB": 6},
+    )
 
 
 def cell_text(value: float, verdict: str | None, digits: int = 2) -> str:
@@ -267,8 +344,15 @@ def leave_out_empty_panels(fig: Figure) -> list[str]:
         right = max(ax.get_position().x1 for ax in fig.axes)
         title.set_x((left + right) / 2)
     if left_out and not fig.axes:
-        fig.text(0.5, 0.5, "No data for this figure in the store:\n" + "\n".join(left_out),
-                 ha="center", va="center", fontsize=11, color="#444444")  # fmt: skip
+        fig.text(
+            0.5,
+            0.5,
+            "No data for this figure in the store:\n" + "\n".join(left_out),
+            ha="center",
+            va="center",
+            fontsize=11,
+            color="#444444",
+        )
     return left_out
 
 

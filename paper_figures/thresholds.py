@@ -139,28 +139,59 @@ def _empirical(ax: Any, row: dict[str, Any], x: float, csv_rows: list[dict[str, 
     colour, marker = style.colour(row["arch"]), style.marker(row["layers"])
     label = model_name(row)
     if verdict == "undecided" and row.get("threshold_at_least") is not None:
-        style.one_sided(ax, x, row["threshold_at_least"], colour, marker,
-                        label=f"{label} (undecided: at least this)")  # fmt: skip
+        style.one_sided(
+            ax,
+            x,
+            row["threshold_at_least"],
+            colour,
+            marker,
+            label=f"{label} (undecided: at least this)",
+        )
     elif verdict == "undecided":  # undecided at the shortest length: nothing is known
-        ax.plot([x], [0.03], ls="none", marker=marker, ms=8, zorder=5, clip_on=False,
-                transform=ax.get_xaxis_transform(),
-                label=f"{label} (undecided at the shortest N: on the bottom edge)",
-                **style.verdict_marks("undecided", colour))  # fmt: skip
+        ax.plot(
+            [x],
+            [0.03],
+            ls="none",
+            marker=marker,
+            ms=8,
+            zorder=5,
+            clip_on=False,
+            transform=ax.get_xaxis_transform(),
+            label=f"{label} (undecided at the shortest N: on the bottom edge)",
+            **style.verdict_marks("undecided", colour),
+        )
     else:
         failed = n is None
-        ax.plot([x], [tested[0] if failed else n], ls="none", marker=marker, ms=8, zorder=5,
-                color=colour, mfc="none" if failed else colour, mew=1.5,
-                label=label + (" (fails at the shortest N)" if failed else ""))  # fmt: skip
+        ax.plot(
+            [x],
+            [tested[0] if failed else n],
+            ls="none",
+            marker=marker,
+            ms=8,
+            zorder=5,
+            color=colour,
+            mfc="none" if failed else colour,
+            mew=1.5,
+            label=label + (" (fails at the shortest N)" if failed else ""),
+        )
     csv_rows.append(
-        {"series": "empirical", "task": row["task"], "arch": row["arch"],
-         "layers": row["layers"], "width": row["width"],
-         "length": n if isinstance(n, int) else None, "bound_id": row["bound_id"],
-         "threshold_at_least": row.get("threshold_at_least"), "verdict": verdict}
-    )  # fmt: skip
+        {
+            "series": "empirical",
+            "task": row["task"],
+            "arch": row["arch"],
+            "layers": row["layers"],
+            "width": row["width"],
+            "length": n if isinstance(n, int) else None,
+            "bound_id": row["bound_id"],
+            "threshold_at_least": row.get("threshold_at_least"),
+            "verdict": verdict,
+        }
+    )
 
 
-def _bound_lines(ax: Any, tasks: tuple[str, ...], rows: list[dict[str, Any]],
-                 csv_rows: list[dict[str, Any]]) -> None:  # fmt: skip
+def _bound_lines(
+    ax: Any, tasks: tuple[str, ...], rows: list[dict[str, Any]], csv_rows: list[dict[str, Any]]
+) -> None:
     """The lower bounds of the claims table on ``tasks`` (each with the region it rules out
     shaded) and the constructions' widths."""
     for bound_id, arch, layers, ratio, heads in _bound_curves(rows, tasks):
@@ -169,22 +200,47 @@ def _bound_lines(ax: Any, tasks: tuple[str, ...], rows: list[dict[str, Any]],
         for w in WIDTHS:
             m = max(1, round(ratio * w))
             curve.append(bound.max_length(m, PRECISION, heads))
-            csv_rows.append({"series": "bound", "task": "/".join(tasks), "arch": arch,
-                             "layers": layers, "width": w, "length": curve[-1],
-                             "bound_id": bound_id, "m": m, "p": PRECISION, "H": heads})  # fmt: skip
+            csv_rows.append(
+                {
+                    "series": "bound",
+                    "task": "/".join(tasks),
+                    "arch": arch,
+                    "layers": layers,
+                    "width": w,
+                    "length": curve[-1],
+                    "bound_id": bound_id,
+                    "m": m,
+                    "p": PRECISION,
+                    "H": heads,
+                }
+            )
         c = style.colour(arch)
         depth = f" L={layers}" if layers else ""
-        ax.plot(WIDTHS, curve, color=c, lw=1.8, gid=style.REFERENCE,
-                label=f"{bounds.short_name(bound_id)} bound, {arch}{depth}")  # fmt: skip
+        ax.plot(
+            WIDTHS,
+            curve,
+            color=c,
+            lw=1.8,
+            gid=style.REFERENCE,
+            label=f"{bounds.short_name(bound_id)} bound, {arch}{depth}",
+        )
         ax.fill_between(WIDTHS, curve, TOP, color=c, alpha=0.08, gid=style.REFERENCE)
     for label, points in _constructions(tasks):
         ax.plot(*zip(*points, strict=True), "k--", lw=1.2, label=label, gid=style.REFERENCE)
-        csv_rows.extend({"series": "construction", "task": "/".join(tasks), "width": w,
-                         "length": n} for w, n in points)  # fmt: skip
+        csv_rows.extend(
+            {"series": "construction", "task": "/".join(tasks), "width": w, "length": n}
+            for w, n in points
+        )
 
 
-def _task_panel(ax: Any, panel: str, tasks: tuple[str, ...], rows: list[dict[str, Any]],
-                csv_rows: list[dict[str, Any]], missing: list[str]) -> None:  # fmt: skip
+def _task_panel(
+    ax: Any,
+    panel: str,
+    tasks: tuple[str, ...],
+    rows: list[dict[str, Any]],
+    csv_rows: list[dict[str, Any]],
+    missing: list[str],
+) -> None:
     """One paper task's panel: bounds, constructions and every stored model's threshold."""
     _bound_lines(ax, tasks, rows, csv_rows)
     xs = _nudged(rows)
@@ -215,13 +271,18 @@ def conclude(data: style.ThresholdData) -> Said:
     bounded = [r for r in rows if isinstance(r.get("bound_length"), int)]
     beyond = [r for r in bounded if (conclusions.threshold(r).low or 0) > r["bound_length"]]
     undecided = sum(row_verdict(r) == "undecided" for r in rows)
-    counts = (f"{len(rows)} models, {undecided} of their thresholds undecided" if undecided
-              else f"{len(rows)} models, every threshold decided")  # fmt: skip
+    counts = (
+        f"{len(rows)} models, {undecided} of their thresholds undecided"
+        if undecided
+        else f"{len(rows)} models, every threshold decided"
+    )
     if beyond:
         names = conclusions.series(f"{model_name(r)} d={r['width']}" for r in beyond)
-        return Said(f"{subject}: {len(beyond)} beyond their bound, an error to report",
-                    f"{counts}; {names} passed the length its lower bound rules out: the "
-                    "bound or the model's reading of it is wrong.")  # fmt: skip
+        return Said(
+            f"{subject}: {len(beyond)} beyond their bound, an error to report",
+            f"{counts}; {names} passed the length its lower bound rules out: the "
+            "bound or the model's reading of it is wrong.",
+        )
     if not bounded:
         return Said(
             f"{subject}: no bound drawn against these models",
@@ -259,29 +320,19 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     axes = list(axes[0])
     csv_rows: list[dict[str, Any]] = []
     for ax, task in zip(axes[len(panels) :], own_tasks, strict=True):
-        _own_task_panel(ax, task, [r for r in data.rows if r["task"] == task], data.target,
-                        csv_rows)  # fmt: skip
+        _own_task_panel(
+            ax, task, [r for r in data.rows if r["task"] == task], data.target, csv_rows
+        )
     for ax, (panel, tasks) in zip(axes[: len(panels)], panels.items(), strict=True):
-        _task_panel(ax, panel, tasks, [r for r in data.rows if r["task"] in tasks], csv_rows,
-                    missing)  # fmt: skip
-    _one_legend(fig, axes)
+        _task_panel(
+            ax, panel, tasks, [r for r in data.rows if r["task"] in tasks], csv_rows, missing
+        )
+    style.figure_legend(fig, axes)
     style.suptitle(fig, said.title, fontsize=12)
     fig.tight_layout()
     files = style.save(fig, out_dir, NAME, csv_rows, COLUMNS)
-    return conclusions.say({"name": NAME, "files": files, "missing": missing,
-                            "caption": _caption(data, own_tasks)}, said)  # fmt: skip
-
-
-def _one_legend(fig: Any, axes: list[Any]) -> None:
-    """Every panel's entries, once each, in one legend below the panels."""
-    entries: dict[str, Any] = {}
-    for ax in axes:
-        handles, labels = style.legend_entries(ax)
-        for handle, label in zip(handles, labels, strict=True):
-            entries.setdefault(label, handle)
-    if entries:
-        fig.legend(list(entries.values()), list(entries), loc="upper center", fontsize=7,
-                   ncol=min(3, len(entries)), bbox_to_anchor=(0.5, 0.0), frameon=False)  # fmt: skip
+    caption = _caption(data, own_tasks)
+    return conclusions.say(said, name=NAME, files=files, caption=caption, missing=missing)
 
 
 def _caption(data: style.ThresholdData, own_tasks: list[str]) -> str:
@@ -329,8 +380,14 @@ def _own_task_panel(
     if plugins.task_definition(task) is not None:
         bits = one_way_profile(task, list(range(swept[0], swept[-1] + 1)))
     elif any(r.get("bound_params") for r in rows):  # the trained points alone
-        ax.text(0.02, 0.02, "bound not drawn: load its plugin (ccx --plugin FILE.py figure ...)",
-                transform=ax.transAxes, fontsize=7, va="bottom")  # fmt: skip
+        ax.text(
+            0.02,
+            0.02,
+            "bound not drawn: load its plugin (ccx --plugin FILE.py figure ...)",
+            transform=ax.transAxes,
+            fontsize=7,
+            va="bottom",
+        )
     else:
         style.note(ax, f"{task}: load its plugin (ccx --plugin FILE.py figure ...)")
     if bits:
@@ -347,28 +404,7 @@ def _own_task_panel(
                     "m": b,
                 }
             )
-    undecided = False
-    for row in rows:
-        params = row.get("bound_params")
-        if params is None:
-            continue
-        state_bits = params["m"] * params["p"]
-        verdicts = {p["length"]: p["verdict"] for p in row.get("points") or []}
-        for n, accuracy in row["lengths"].items():
-            verdict = verdicts.get(n, "reached" if accuracy >= target else "plateaued")
-            colour = style.colour(row["arch"])
-            marks = style.verdict_marks(verdict, colour)
-            if verdict == "plateaued":
-                marks["mfc"] = "none"
-            name = style.model_label(row["arch"], row["layers"], row["width"])
-            ax.plot([n], [state_bits], ls="none", ms=8, marker=style.marker(row["layers"]),
-                    mew=1.5, zorder=5, label=f"{name}: m p", **marks)  # fmt: skip
-            undecided = undecided or verdict == "undecided"
-            csv_rows.append(
-                {"series": "empirical", "task": task, "arch": row["arch"], "layers": row["layers"],
-                 "width": row["width"], "length": n, "bound_id": row["bound_id"],
-                 "m": params["m"], "p": params["p"], "verdict": verdict}
-            )  # fmt: skip
+    undecided = _own_task_points(ax, task, rows, target, csv_rows)
     ax.set_yscale("log", base=2)
     ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set_xlabel("sequence length N (tokens)")
@@ -376,4 +412,49 @@ def _own_task_panel(
     ax.set_title(f"{task} (your task)")
     ax.grid(True, which="major", alpha=0.3)
     if undecided:
-        style.add_undecided_entry(ax)  # the figure's one legend (_one_legend) gathers it
+        style.add_undecided_entry(ax)  # the figure's one legend (style.figure_legend) has it
+
+
+def _own_task_points(
+    ax: Any, task: str, rows: list[dict[str, Any]], target: float, csv_rows: list[dict[str, Any]]
+) -> bool:
+    """Each trained recurrent model of a plugin task at each swept N, a marker at its m p bits
+    (filled: reached; hollow: plateaued; half-filled: undecided); returns whether one is
+    undecided."""
+    undecided = False
+    for row in (r for r in rows if r.get("bound_params") is not None):
+        params = row["bound_params"]
+        verdicts = {p["length"]: p["verdict"] for p in row.get("points") or []}
+        colour, name = style.colour(row["arch"]), model_name(row)
+        for n, accuracy in row["lengths"].items():
+            verdict = verdicts.get(n, "reached" if accuracy >= target else "plateaued")
+            marks = style.verdict_marks(verdict, colour)
+            if verdict == "plateaued":
+                marks["mfc"] = "none"
+            ax.plot(
+                [n],
+                [params["m"] * params["p"]],
+                ls="none",
+                ms=8,
+                mew=1.5,
+                zorder=5,
+                marker=style.marker(row["layers"]),
+                label=f"{name}, d={row['width']}: m p",
+                **marks,
+            )
+            undecided = undecided or verdict == "undecided"
+            csv_rows.append(
+                {
+                    "series": "empirical",
+                    "task": task,
+                    "arch": row["arch"],
+                    "layers": row["layers"],
+                    "width": row["width"],
+                    "length": n,
+                    "bound_id": row["bound_id"],
+                    "m": params["m"],
+                    "p": params["p"],
+                    "verdict": verdict,
+                }
+            )
+    return undecided

@@ -252,9 +252,9 @@ def current(runs: Sequence[dict]) -> list[dict]:
 
 
 def run_verdict(run: dict, target: float | None = None) -> str:
-    """A stored run's verdict, at ``target`` when given (a threshold's own target) rather than
-    the run's: judged again from its curve, with the chance it recorded."""
-    if target is None:
+    """A stored run's verdict, at ``target`` when given (a threshold's own target) and not the
+    run's own: judged again from its curve, with the chance it recorded."""
+    if target is None or float(target) == float(run["config"].get("target", 0.99)):
         return str(run["verdict"])
     chance = (run.get("diagnostics") or {}).get("chance")
     return verdict(run["curve"], target, evaluated_on(run["config"]), *chance_of(chance))
