@@ -32,8 +32,10 @@ def test_a_grid_range_ends_below_the_next_size_tried():
     assert conclusions.on_grid(4096, [256, 4096], False) == Known.at_least(4096)  # the ceiling
     assert conclusions.on_grid(None, [20, 50], False) == Known(0, 19)
     assert [Known(256, 1023).text(), Known.at_least(8).text(), Known.at_most(4).text()] == [
-        "256 to 1,023", "at least 8", "at most 4"
-    ]  # fmt: skip
+        "256 to 1,023",
+        "at least 8",
+        "at most 4",
+    ]
 
 
 def test_ranking_names_the_leader_those_it_beats_and_what_stays_open():
@@ -51,18 +53,48 @@ def test_ranking_names_the_leader_those_it_beats_and_what_stays_open():
 # ---------------------------------------------------------------------------- stores, built
 
 
-def run(task: str, arch: str, width: int, layers: int, length: int, best: float, verdict: str,
-        **config: object) -> dict:  # fmt: skip
+def run(
+    task: str,
+    arch: str,
+    width: int,
+    layers: int,
+    length: int,
+    best: float,
+    verdict: str,
+    **config: object,
+) -> dict:
     """A stored result of the trainer's shape with its verdict given (so the store keeps it)."""
-    full = {"task": task, "arch": arch, "width": width, "layers": layers, "length": length,
-            "steps": 800, "lr": 1e-3, "seed": 0, "batch": 32, "heads": 4, "target": 0.99,
-            "eval_every": 100, "eval_samples": 1000, **config}  # fmt: skip
+    full = {
+        "task": task,
+        "arch": arch,
+        "width": width,
+        "layers": layers,
+        "length": length,
+        "steps": 800,
+        "lr": 1e-3,
+        "seed": 0,
+        "batch": 32,
+        "heads": 4,
+        "target": 0.99,
+        "eval_every": 100,
+        "eval_samples": 1000,
+        **config,
+    }
     digest = hashlib.sha256(json.dumps(full, sort_keys=True).encode()).hexdigest()[:16]
-    return {"config": full, "config_hash": digest, "accuracy": best, "best_accuracy": best,
-            "curve": [[100 * i, best] for i in range(1, 9)], "verdict": verdict,
-            "accuracy_ci": [max(0.0, best - 0.01), min(1.0, best + 0.01)], "steps": 800,
-            "parameters": 1000, "state_numel": 2 * width * layers if arch == "lstm" else None,
-            "device": "cpu", "seed": config.get("seed", 0)}  # fmt: skip
+    return {
+        "config": full,
+        "config_hash": digest,
+        "accuracy": best,
+        "best_accuracy": best,
+        "curve": [[100 * i, best] for i in range(1, 9)],
+        "verdict": verdict,
+        "accuracy_ci": [max(0.0, best - 0.01), min(1.0, best + 0.01)],
+        "steps": 800,
+        "parameters": 1000,
+        "state_numel": 2 * width * layers if arch == "lstm" else None,
+        "device": "cpu",
+        "seed": config.get("seed", 0),
+    }
 
 
 def store(tmp_path: Path, results: list[dict], name: str = "s.db") -> str:
@@ -82,27 +114,49 @@ def said(name: str, path: str) -> tuple[str, str]:
 
 
 def memorised(hidden: int, experts: int, by_n: dict[int, tuple[float, str]]) -> list[dict]:
-    return [run("memorize", "concat-transformer", 16, 1, n, acc, verdict, heads=1, target=1.0,
-                mlp_width=hidden, experts=experts) for n, (acc, verdict) in by_n.items()]  # fmt: skip
+    return [
+        run(
+            "memorize",
+            "concat-transformer",
+            16,
+            1,
+            n,
+            acc,
+            verdict,
+            heads=1,
+            target=1.0,
+            mlp_width=hidden,
+            experts=experts,
+        )
+        for n, (acc, verdict) in by_n.items()
+    ]
 
 
 @pytest.mark.parametrize(
     ("dense", "moe", "words"),
     [
-        ({256: (1.0, "reached"), 1024: (1.0, "reached")},
-         {256: (1.0, "reached"), 1024: (0.99, "plateaued")},
-         "dense m' = 16 memorises more than 16 experts of width 4"),
-        ({256: (1.0, "reached"), 1024: (0.9, "plateaued")},
-         {256: (1.0, "reached"), 1024: (1.0, "reached")},
-         "16 experts of width 4 memorise more than dense m' = 16"),
-        ({256: (1.0, "reached"), 1024: (0.9, "undecided")},
-         {256: (1.0, "reached"), 1024: (0.9, "undecided")},
-         "whether experts memorise more than a dense model is undecided"),
-        ({256: (1.0, "reached"), 1024: (0.9, "plateaued")},
-         {256: (1.0, "reached"), 1024: (0.9, "plateaued")},
-         "16 experts of width 4 and dense m' = 16 memorise the same n"),
+        (
+            {256: (1.0, "reached"), 1024: (1.0, "reached")},
+            {256: (1.0, "reached"), 1024: (0.99, "plateaued")},
+            "dense m' = 16 memorises more than 16 experts of width 4",
+        ),
+        (
+            {256: (1.0, "reached"), 1024: (0.9, "plateaued")},
+            {256: (1.0, "reached"), 1024: (1.0, "reached")},
+            "16 experts of width 4 memorise more than dense m' = 16",
+        ),
+        (
+            {256: (1.0, "reached"), 1024: (0.9, "undecided")},
+            {256: (1.0, "reached"), 1024: (0.9, "undecided")},
+            "whether experts memorise more than a dense model is undecided",
+        ),
+        (
+            {256: (1.0, "reached"), 1024: (0.9, "plateaued")},
+            {256: (1.0, "reached"), 1024: (0.9, "plateaued")},
+            "16 experts of width 4 and dense m' = 16 memorise the same n",
+        ),
     ],
-)  # fmt: skip
+)
 def test_memorisation_says_which_memorises_more_at_matched_active_parameters(
     tmp_path, dense, moe, words
 ):
@@ -113,19 +167,26 @@ def test_memorisation_says_which_memorises_more_at_matched_active_parameters(
 
 
 def reasoning(v: int, k: int, by_width: dict[int, tuple[float, str]]) -> list[dict]:
-    return [run("length2-path", "concat-transformer", w, 1, v, acc, verdict, heads=1, experts=k)
-            for w, (acc, verdict) in by_width.items()]  # fmt: skip
+    return [
+        run("length2-path", "concat-transformer", w, 1, v, acc, verdict, heads=1, experts=k)
+        for w, (acc, verdict) in by_width.items()
+    ]
 
 
 @pytest.mark.parametrize(
     ("moe", "words"),
     [
         ({2: (1.0, "reached"), 4: (1.0, "reached")}, "at |V| = 4, experts lower the width (K = 4)"),
-        ({2: (0.7, "plateaued"), 4: (1.0, "reached")}, "at |V| = 4, experts do not lower the width"),
-        ({2: (0.7, "undecided"), 4: (1.0, "reached")},
-         "at |V| = 4, whether experts lower the width is undecided"),
+        (
+            {2: (0.7, "plateaued"), 4: (1.0, "reached")},
+            "at |V| = 4, experts do not lower the width",
+        ),
+        (
+            {2: (0.7, "undecided"), 4: (1.0, "reached")},
+            "at |V| = 4, whether experts lower the width is undecided",
+        ),
     ],
-)  # fmt: skip
+)
 def test_reasoning_says_whether_experts_lower_the_width(tmp_path, moe, words):
     dense = reasoning(4, 1, {2: (0.7, "plateaued"), 4: (1.0, "reached")})
     title, conclusion = said("parrots-reasoning", store(tmp_path, dense + reasoning(4, 4, moe)))
@@ -135,8 +196,9 @@ def test_reasoning_says_whether_experts_lower_the_width(tmp_path, moe, words):
 # ----------------------------------------------------------------------------- separations
 
 
-def lengths(task: str, arch: str, by_n: dict[int, tuple[float, str]], width: int = 64,
-            layers: int = 1) -> list[dict]:  # fmt: skip
+def lengths(
+    task: str, arch: str, by_n: dict[int, tuple[float, str]], width: int = 64, layers: int = 1
+) -> list[dict]:
     return [run(task, arch, width, layers, n, acc, verdict) for n, (acc, verdict) in by_n.items()]
 
 
@@ -148,46 +210,69 @@ OPEN = {20: (0.1, "undecided"), 50: (0.05, "plateaued")}
 @pytest.mark.parametrize(
     ("transformer", "lstm", "words"),
     [
-        (REACHED, MISSED, "Index lookup, transformer L=1 d=64 holds the target to longer N than "
-                          "lstm L=1 d=64"),
-        (MISSED, REACHED, "Index lookup, lstm L=1 d=64 holds the target to longer N than "
-                          "transformer L=1 d=64"),
+        (
+            REACHED,
+            MISSED,
+            "Index lookup, transformer L=1 d=64 holds the target to longer N than lstm L=1 d=64",
+        ),
+        (
+            MISSED,
+            REACHED,
+            "Index lookup, lstm L=1 d=64 holds the target to longer N than transformer L=1 d=64",
+        ),
         (REACHED, OPEN, "Index lookup, which model holds the target longest is undecided"),
         (MISSED, MISSED, "hold the target to the same N"),
     ],
-)  # fmt: skip
+)
 def test_fig2_says_which_model_holds_the_target_longest(tmp_path, transformer, lstm, words):
-    path = store(tmp_path, lengths("index-lookup", "transformer", transformer)
-                 + lengths("index-lookup", "lstm", lstm))  # fmt: skip
+    path = store(
+        tmp_path,
+        lengths("index-lookup", "transformer", transformer) + lengths("index-lookup", "lstm", lstm),
+    )
     title, conclusion = said("fig2", path)
     assert words in title
     assert "Dyck-(2,2): no runs" in title
 
 
 def test_fig4_says_when_the_store_has_one_length(tmp_path):
-    path = store(tmp_path, lengths("eq-random", "lstm", {50: (0.995, "reached")})
-                 + lengths("eq-random", "transformer", {50: (0.92, "undecided")}))  # fmt: skip
+    path = store(
+        tmp_path,
+        lengths("eq-random", "lstm", {50: (0.995, "reached")})
+        + lengths("eq-random", "transformer", {50: (0.92, "undecided")}),
+    )
     title, conclusion = said("fig4", path)
     assert title.startswith("Equality tasks") and "Eq-random: one length (N = 50)" in title
     assert "lstm L=1 d=64 0.995, transformer L=1 d=64 0.920" in conclusion
-    path = store(tmp_path, lengths("eq-random", "lstm", REACHED)
-                 + lengths("eq-random", "transformer", MISSED), "two.db")  # fmt: skip
+    path = store(
+        tmp_path,
+        lengths("eq-random", "lstm", REACHED) + lengths("eq-random", "transformer", MISSED),
+        "two.db",
+    )
     assert "Eq-random, lstm L=1 d=64 holds the target to longer N" in said("fig4", path)[0]
 
 
 @pytest.mark.parametrize(
     ("narrow", "wide", "words"),
     [
-        (MISSED, {20: (1.0, "reached"), 50: (0.2, "plateaued")}, "lstm L=1: its reach grows with width"),
+        (
+            MISSED,
+            {20: (1.0, "reached"), 50: (0.2, "plateaued")},
+            "lstm L=1: its reach grows with width",
+        ),
         (MISSED, MISSED, "lstm L=1 at 0.99 at no width or length tried"),
         (MISSED, OPEN, "lstm L=1: whether its reach grows with width is undecided"),
-        ({20: (1.0, "reached"), 50: (0.2, "plateaued")}, MISSED,
-         "lstm L=1: its reach does not grow with width"),
+        (
+            {20: (1.0, "reached"), 50: (0.2, "plateaued")},
+            MISSED,
+            "lstm L=1: its reach does not grow with width",
+        ),
     ],
-)  # fmt: skip
+)
 def test_fig3_says_whether_the_reach_grows_with_width(tmp_path, narrow, wide, words):
-    path = store(tmp_path, lengths("index-lookup", "lstm", narrow, 16)
-                 + lengths("index-lookup", "lstm", wide, 64))  # fmt: skip
+    path = store(
+        tmp_path,
+        lengths("index-lookup", "lstm", narrow, 16) + lengths("index-lookup", "lstm", wide, 64),
+    )
     title, _ = said("fig3", path)
     assert words in title
 
@@ -208,8 +293,10 @@ def test_thresholds_say_whether_any_passes_its_bound(tmp_path):
 
 
 def loops(by_loops: dict[int, tuple[float, str]], hops: int = 1) -> list[dict]:
-    return [run("p-hop", "looped", 48, 1, 10, acc, verdict, loops=n, hops=hops)
-            for n, (acc, verdict) in by_loops.items()]  # fmt: skip
+    return [
+        run("p-hop", "looped", 48, 1, 10, acc, verdict, loops=n, hops=hops)
+        for n, (acc, verdict) in by_loops.items()
+    ]
 
 
 @pytest.mark.parametrize(
@@ -220,18 +307,34 @@ def loops(by_loops: dict[int, tuple[float, str]], hops: int = 1) -> list[dict]:
         ({1: (0.5, "plateaued"), 2: (0.6, "plateaued")}, "p-hop, 1 of 1 sizes above it"),
         ({1: (0.5, "undecided"), 2: (1.0, "reached")}, "p-hop, 1 of 1 sizes undecided"),
     ],
-)  # fmt: skip
+)
 def test_looped_loops_says_the_fewest_loops_against_the_proved_count(tmp_path, by_loops, words):
     title, conclusion = said("looped-loops", store(tmp_path, loops(by_loops)))
     assert words in title and "(proved 2)" in conclusion  # floor(lg 1) + 2 for p = 1
 
 
 def table(looped: tuple[float, str], deep: tuple[float, str], seeds: int = 1) -> list[dict]:
-    shapes = (("transformer", 1, None, (0.5, "plateaued")), ("looped", 1, 4, looped),
-              ("transformer", 4, None, deep))  # fmt: skip
-    return [run("p-hop", arch, 48, layers, 10, acc, verdict, hops=2, seed=seed,
-                **({"loops": n} if n else {}))
-            for arch, layers, n, (acc, verdict) in shapes for seed in range(seeds)]  # fmt: skip
+    shapes = (
+        ("transformer", 1, None, (0.5, "plateaued")),
+        ("looped", 1, 4, looped),
+        ("transformer", 4, None, deep),
+    )
+    return [
+        run(
+            "p-hop",
+            arch,
+            48,
+            layers,
+            10,
+            acc,
+            verdict,
+            hops=2,
+            seed=seed,
+            **({"loops": n} if n else {}),
+        )
+        for arch, layers, n, (acc, verdict) in shapes
+        for seed in range(seeds)
+    ]
 
 
 @pytest.mark.parametrize(
@@ -241,7 +344,7 @@ def table(looped: tuple[float, str], deep: tuple[float, str], seeds: int = 1) ->
         ((0.6, "plateaued"), (0.99, "reached"), "(1⊗4) below iso-FLOP"),
         ((0.6, "undecided"), (0.99, "reached"), "(1⊗4) undecided against iso-FLOP"),
     ],
-)  # fmt: skip
+)
 def test_looped_table_compares_each_looped_model_with_its_baselines(tmp_path, looped, deep, words):
     title, conclusion = said("looped-table1", store(tmp_path, table(looped, deep, seeds=3)))
     assert words in title and "(1⊗4) above iso-param" in title
@@ -252,16 +355,34 @@ def test_looped_table_compares_each_looped_model_with_its_baselines(tmp_path, lo
 def regularised(reg: tuple[float, str]) -> list[dict]:
     plain = run("p-hop", "transformer", 32, 4, 16, 0.8, "plateaued", hops=4)
     cosine = {"attn_q": [[1.0, 0.99], [0.99, 1.0]]}
-    return [plain, {**run("p-hop", "transformer", 32, 4, 16, reg[0], reg[1], hops=4, reg_lambda=10.0,
-                          reg_block=2), "layer_similarity": cosine}]  # fmt: skip
+    return [
+        plain,
+        {
+            **run(
+                "p-hop",
+                "transformer",
+                32,
+                4,
+                16,
+                reg[0],
+                reg[1],
+                hops=4,
+                reg_lambda=10.0,
+                reg_block=2,
+            ),
+            "layer_similarity": cosine,
+        },
+    ]
 
 
 @pytest.mark.parametrize(
     ("reg", "words"),
-    [((0.6, "plateaued"), "accuracy below the plain model"),
-     ((0.8, "plateaued"), "accuracy level with the plain model"),
-     ((0.6, "undecided"), "accuracy undecided against the plain model")],
-)  # fmt: skip
+    [
+        ((0.6, "plateaued"), "accuracy below the plain model"),
+        ((0.8, "plateaued"), "accuracy level with the plain model"),
+        ((0.6, "undecided"), "accuracy undecided against the plain model"),
+    ],
+)
 def test_regulariser_says_what_it_costs_in_accuracy(tmp_path, reg, words):
     title, _ = said("looped-regularizer", store(tmp_path, regularised(reg)))
     assert title.startswith("Block-cosine regulariser: λ = 10, k = 2") and words in title
@@ -276,9 +397,24 @@ def capacity_runs(family_accuracy: dict[str, dict[int, tuple[float, str]]]) -> l
         looped = family == "looped-moe"
         extra = {"loops": 1, "experts": 4, "mlp_width": 8} if looped else {}
         for relations, (acc, verdict) in by_relations.items():
-            out.append(run("kg-path", "looped" if looped else "transformer", 8, 1, 1, acc,
-                           verdict, entities=16, relations=relations, graph_seed=0, heads=2,
-                           target=0.97, expert="glu", **extra))  # fmt: skip
+            out.append(
+                run(
+                    "kg-path",
+                    "looped" if looped else "transformer",
+                    8,
+                    1,
+                    1,
+                    acc,
+                    verdict,
+                    entities=16,
+                    relations=relations,
+                    graph_seed=0,
+                    heads=2,
+                    target=0.97,
+                    expert="glu",
+                    **extra,
+                )
+            )
     return out
 
 
@@ -288,7 +424,7 @@ def capacity_runs(family_accuracy: dict[str, dict[int, tuple[float, str]]]) -> l
         ({1: (1.0, "reached"), 2: (1.0, "reached")}, "q = 1: looped-moe holds more than standard"),
         ({1: (1.0, "reached"), 2: (0.5, "undecided")}, "q = 1: every comparison undecided"),
     ],
-)  # fmt: skip
+)
 def test_kg_capacity_compares_looped_moe_with_standard(tmp_path, moe, words):
     standard = {1: (1.0, "reached"), 2: (0.5, "plateaued")}
     path = store(tmp_path, capacity_runs({"standard": standard, "looped-moe": moe}))
@@ -305,8 +441,10 @@ def test_protocols_say_whether_trained_models_carry_the_bits_their_task_needs():
 
     def used(bits: int | None, bound: int, accuracy: float = 1.0) -> list[dict]:
         common = {"panel": "b", "checkpoint": f"{bits}-{bound}", "task_accuracy": accuracy}
-        return [{**common, "kind": "bits_used", "bits": bits},
-                {**common, "kind": "one_way_lower_bound", "bits": bound}]  # fmt: skip
+        return [
+            {**common, "kind": "bits_used", "bits": bits},
+            {**common, "kind": "one_way_lower_bound", "bits": bound},
+        ]
 
     at_least = conclude(sent, used(64, 3) + used(128, 12), "s.db")
     assert "each of the 2 trained models that solve their task uses at least" in at_least.title
@@ -322,10 +460,11 @@ def test_protocols_say_whether_trained_models_carry_the_bits_their_task_needs():
 def test_bounds_are_read_off_the_exact_evaluation():
     from paper_figures.bounds import conclude
 
-    rows = [{"panel": "a", "series": "separations.thm3", "width": 64, "precision": 32,
-             "length": 2048},
-            {"panel": "b", "n_types": 2, "length": 4, "value": 3},
-            {"panel": "c", "n_types": 2, "depth": 2, "value": 8}]  # fmt: skip
+    rows = [
+        {"panel": "a", "series": "separations.thm3", "width": 64, "precision": 32, "length": 2048},
+        {"panel": "b", "n_types": 2, "length": 4, "value": 3},
+        {"panel": "c", "n_types": 2, "depth": 2, "value": 8},
+    ]
     found = conclude(rows)
     assert "the first rules a model out at N = 2,048" in found.title
     assert "has exactly 2^(N-1) elements at every N from 4 to 4" in found.conclusion

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from html import escape as html_escape
 from pathlib import Path
 
 import pytest
-
-from html import escape as html_escape
 
 from ccomplexity.errors import InputError
 from paper_figures import FIGURES, layout, make_figure, paper_of
