@@ -12,7 +12,7 @@ beforehand. The mechanism is small and every figure uses it the same way:
   accuracy and its verdict;
 * :func:`order` compares two: ``"more"``, ``"less"``, ``"same"`` (neither open and the data do
   not tell them apart: the same grid range, or overlapping intervals) or ``"undecided"`` (one is
-  open where the other lies);
+  open where the other lies, or an undecided run leaves it open inside its range);
 * :class:`Said`: the title and the conclusion. :func:`say` puts the title on the figure and both
   into the figure's result, which ``ccx figure ... --json`` prints beside the caption and the
   report shows above it. :func:`no_data` is what a figure says when its store holds nothing for
@@ -45,10 +45,14 @@ RELATION = {"more": "above", "less": "below", "same": "level with",
 
 @dataclass(frozen=True)
 class Known:
-    """A number known from runs to lie in [low, high]; None leaves that side open."""
+    """A number known from runs to lie in [low, high]; None leaves that side open, and
+    ``undecided`` says that an undecided run leaves it open within the range (a threshold
+    undecided at N = 20 but plateaued at 50 lies in [0, 49], yet is not a range the data
+    decide)."""
 
     low: float | None
     high: float | None
+    undecided: bool = False
 
     @classmethod
     def exactly(cls, value: float) -> Known:
@@ -65,7 +69,7 @@ class Known:
     @property
     def closed(self) -> bool:
         """Whether no run leaves it open."""
-        return self.low is not None and self.high is not None
+        return self.low is not None and self.high is not None and not self.undecided
 
     @property
     def decided(self) -> bool:
@@ -116,13 +120,27 @@ def accuracy(best: float, verdict: str, examples: int) -> Known:
 
 
 def threshold(row: Mapping[str, Any]) -> Known:
-    """A threshold row of :func:`simulations.thresholds.thresholds` as a range: at least its
-    length when undecided or when every length tried was reached, from it to just below the next
-    length tried when that one plateaued (0 when the shortest did)."""
-    lengths = sorted(row["lengths"])
-    if row["threshold_length"] == "undecided":
-        return Known.at_least(row.get("threshold_at_least") or 0)
-    return on_grid(row["threshold_length"], lengths, False)
+    """A threshold row of :func:`simulations.thresholds.thresholds` as a range (see
+    :func:`grid_threshold`)."""
+    points = row.get("points") or [
+        {"length": n, "verdict": "reached" if n <= (row["threshold_length"] or 0) else "plateaued"}
+        for n in row["lengths"]
+    ]  # a row without points: its threshold decided
+    return grid_threshold({p["length"]: p["verdict"] for p in points})
+
+
+def grid_threshold(verdicts: Mapping[int, str]) -> Known:
+    """The largest length N with every length up to it reached, from the verdict at each length
+    tried, as a range: from the last length reached before the first one missed up to just
+    below the first length that plateaued (open above when none did: every length reached, or
+    only undecided misses). An undecided miss leaves the lengths from it open, a plateaued one
+    closes the range whatever comes before it."""
+    lengths = sorted(verdicts)
+    missed = [n for n in lengths if verdicts[n] != "reached"]
+    passed = max((n for n in lengths if not missed or n < missed[0]), default=0)
+    plateaued = [n for n in missed if verdicts[n] == "plateaued"]
+    open_ = bool(missed) and verdicts[missed[0]] == "undecided"
+    return Known(passed, plateaued[0] - 1 if plateaued else None, open_)
 
 
 def threshold_text(row: Mapping[str, Any]) -> str:
@@ -138,9 +156,10 @@ def threshold_text(row: Mapping[str, Any]) -> str:
         None,
     )
     best = f"best {missed['best_accuracy']:.3g}" if missed and "best_accuracy" in missed else ""
-    if known.high is None and missed is not None:
+    if missed is not None and missed["verdict"] == "undecided":
         reached = f"N >= {known.low:,g}, " if known.low else ""
-        return f"{reached}undecided at N = {missed['length']:,} ({best}, still improving)"
+        below = f", below N = {known.high + 1:,g}" if known.high is not None else ""
+        return f"{reached}undecided at N = {missed['length']:,} ({best}, still improving){below}"
     if known.high is None:
         return f"N >= {known.low:,g}"
     if not known.low:
@@ -207,6 +226,7 @@ __all__ = [
     "ranking",
     "say",
     "series",
+    "grid_threshold",
     "threshold",
     "threshold_text",
 ]

@@ -49,7 +49,8 @@ def _widths_words(arch: str, layers: int, grid: Grid, target: float) -> tuple[st
     name = f"{arch} L={layers}"
     best = max((acc, w, n) for w, by_n in grid.items() for n, (acc, _) in by_n.items())
     known = {w: _width_threshold(by_n) for w, by_n in sorted(grid.items())}
-    if not any(k.low for k in known.values()) and all(k.closed for k in known.values()):
+    verdicts = [v for by_n in grid.values() for _, v in by_n.values()]
+    if "reached" not in verdicts and "undecided" not in verdicts:
         return (
             f"{name} at {target:g} at no width or length tried",
             f"{name}: no width reaches {target:g} at any N tried, every miss decided "
@@ -73,20 +74,15 @@ def _widths_words(arch: str, layers: int, grid: Grid, target: float) -> tuple[st
 
 def _width_threshold(by_n: dict[int, tuple[float, str]]) -> conclusions.Known:
     """The longest N one width holds the target to, every shorter N too, as a range."""
-    passed, open_above = None, False
-    for n in sorted(by_n):
-        verdict = by_n[n][1]
-        if verdict != "reached":
-            open_above = verdict == "undecided"
-            break
-        passed = n
-    return conclusions.on_grid(passed, by_n, open_above)
+    return conclusions.grid_threshold({n: verdict for n, (_, verdict) in by_n.items()})
 
 
 def _threshold_words(known: conclusions.Known) -> str:
     if known.high is None:
         return f"N >= {known.low:,g}" if known.low else "undecided"
-    return f"below N = {known.high + 1:,g}" if not known.low else f"N = {known.low:,g}"
+    if not known.low:
+        return f"below N = {known.high + 1:,g}"
+    return f"N = {known.low:,g}" if known.decided else f"N {known.low:,g} to {known.high:,g}"
 
 
 def conclude(data: style.ThresholdData) -> Said:

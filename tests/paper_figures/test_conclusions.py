@@ -24,6 +24,9 @@ def test_order_tells_apart_only_what_the_ranges_decide():
     assert order(Known.at_least(1024), Known(256, 1023)) == "more"  # open, but above
     assert order(Known.at_most(4), Known(2, 8)) == "undecided"
     assert order(Known(None, None), Known.exactly(1)) == "undecided"
+    # undecided at N = 20, plateaued at 50: below 50, but not the grid range "below 20"
+    assert order(Known(0, 49, undecided=True), Known(0, 19)) == "undecided"
+    assert order(Known.at_least(50), Known(0, 49, undecided=True)) == "more"
 
 
 def test_a_grid_range_ends_below_the_next_size_tried():
@@ -204,7 +207,8 @@ def lengths(
 
 REACHED = {20: (1.0, "reached"), 50: (1.0, "reached")}
 MISSED = {20: (0.1, "plateaued"), 50: (0.05, "plateaued")}
-OPEN = {20: (0.1, "undecided"), 50: (0.05, "plateaued")}
+OPEN = {20: (0.1, "undecided"), 50: (0.05, "undecided")}
+OPEN_BELOW_50 = {20: (0.1, "undecided"), 50: (0.05, "plateaued")}
 
 
 @pytest.mark.parametrize(
@@ -221,6 +225,12 @@ OPEN = {20: (0.1, "undecided"), 50: (0.05, "plateaued")}
             "Index lookup, lstm L=1 d=64 holds the target to longer N than transformer L=1 d=64",
         ),
         (REACHED, OPEN, "Index lookup, which model holds the target longest is undecided"),
+        # undecided at 20 but plateaued at 50: below 50 whatever N = 20 does, so decided
+        (
+            REACHED,
+            OPEN_BELOW_50,
+            "Index lookup, transformer L=1 d=64 holds the target to longer N than lstm L=1 d=64",
+        ),
         (MISSED, MISSED, "hold the target to the same N"),
     ],
 )
