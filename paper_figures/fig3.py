@@ -78,6 +78,9 @@ def _width_threshold(by_n: dict[int, tuple[float, str]]) -> conclusions.Known:
 
 
 def _threshold_words(known: conclusions.Known) -> str:
+    if known.undecided:
+        below = f", below N = {known.high + 1:,g}" if known.high is not None else ""
+        return f"undecided{below}"
     if known.high is None:
         return f"N >= {known.low:,g}" if known.low else "undecided"
     if not known.low:

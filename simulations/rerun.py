@@ -105,7 +105,9 @@ def rerun(store_path: str | Path, run: str) -> dict[str, Any]:
         )
     form["torch"] = torch.__version__
     report = compare({k: row[k] for k in COMPARED}, {k: again[k] for k in COMPARED})
-    stored_environment = row.get("environment") or {}
+    # the threads column predates the environment record: an older run still says its threads
+    recorded = {"threads": row["threads"]} if isinstance(row.get("threads"), int) else {}
+    stored_environment = {**recorded, **(row.get("environment") or {})}
     now = again.get("environment") or {}
     return {
         "run": row["id"],
