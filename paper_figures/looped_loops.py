@@ -311,7 +311,7 @@ def _marks(ax: Any, panel: Panel, target: float) -> None:
     ax.set_xticks(range(len(xs)), [str(x) for x in xs])
     ax.set_yticks(range(1, top + 1))
     ax.set_ylim(0.5, top + 0.5)
-    ax.set_title(f"{panel.task}: proved {bound}\n{panel.variant}", fontsize=10)
+    ax.set_title(f"{TITLES[panel.task]}: proved {bound}\n{panel.variant}", fontsize=10)
 
 
 def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str, Any]:

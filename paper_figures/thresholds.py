@@ -291,13 +291,14 @@ def conclude(data: style.ThresholdData) -> Said:
             f"{counts}; no lower bound of the claims table applies to them.",
         )
     longest = max(bounded, key=lambda r: conclusions.threshold(r).low or 0)
+    nearest = min(bounded, key=lambda r: r["bound_length"])
     if not conclusions.threshold(longest).low:
         return Said(
             f"{subject} (p = {PRECISION}): every threshold below its bound",
-            f"{counts}; none reaches the target at its shortest length decided, so "
-            "none comes near the lengths its bound rules out.",
+            f"{counts}; none of the {len(bounded)} models a lower bound speaks of reaches the "
+            "target even at its shortest length, far below the lengths the bounds rule out "
+            f"(from N = {nearest['bound_length']:,}).",
         )
-    nearest = min(bounded, key=lambda r: r["bound_length"])
     reached = conclusions.threshold(longest).low or 0
     return Said(
         f"{subject} (p = {PRECISION}): every threshold below its bound",
