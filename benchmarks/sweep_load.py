@@ -65,7 +65,7 @@ def measured(work) -> dict[str, float]:  # noqa: ANN001 - a callable of no argum
 
 
 def configs(steps: int) -> list[TrainConfig]:
-    return [TrainConfig(task="index-lookup", arch="lstm", width=64, layers=1, length=20,
+    return [TrainConfig.of(task="index-lookup", arch="lstm", width=64, layers=1, length=20,
                         steps=steps, batch=32, eval_every=100, eval_samples=500, lr=lr)
             for lr in (1e-3, 3e-3)]  # fmt: skip
 

@@ -94,6 +94,7 @@ def protocol_runs(store: str | Path, out_dir: str | Path = RESULTS / "protocols"
     from simulations.protocols.attention import run_attention_protocol
     from simulations.protocols.bits_used import bits_used
     from simulations.protocols.reductions import LENGTH_LIMIT, run_reduction
+    from simulations.protocols.requests import AttentionProtocolRequest, RnnProtocolRequest
     from simulations.protocols.rnn import run_rnn_protocol
 
     store, out_dir = Path(store), Path(out_dir)
@@ -139,7 +140,11 @@ def protocol_runs(store: str | Path, out_dir: str | Path = RESULTS / "protocols"
             f"rnn_lstm_dyck_N{n}",
             f"protocol rnn --checkpoint {path} --length {n} --cut {cut} --precision {p} "
             f"--samples {PROTOCOL_SAMPLES}",
-            lambda: run_rnn_protocol(None, None, n, cut, p, PROTOCOL_SAMPLES, 0, checkpoint=path),
+            lambda: run_rnn_protocol(
+                RnnProtocolRequest(
+                    length=n, cut=cut, precision=p, samples=PROTOCOL_SAMPLES, checkpoint=path
+                )
+            ),  # fmt: skip
             "Thm 2 on the LSTM (dyck, N = {length}, cut {cut}): {bits_sent} bits sent "
             "(m p = {state_numel} x {precision}), agreement {agreement:.3f}, "
             "logits exact {logits_exact:.3f}",
@@ -168,9 +173,11 @@ def protocol_runs(store: str | Path, out_dir: str | Path = RESULTS / "protocols"
         ):
 
             def attend(variant: str = variant) -> dict[str, Any]:
-                return run_attention_protocol(None, None, tokens, "odd-even", p,
-                                              PROTOCOL_SAMPLES, 0, checkpoint=path,
-                                              variant=variant)  # fmt: skip
+                return run_attention_protocol(
+                    AttentionProtocolRequest(length=tokens, partition="odd-even", precision=p,
+                                             samples=PROTOCOL_SAMPLES, checkpoint=path,
+                                             variant=variant)
+                )  # fmt: skip
 
             one(
                 f"attention_transformer_{task}_N{run['length']}{suffix}",
@@ -241,10 +248,11 @@ def separations_slice(config: Any) -> bool:
     (a minute and a half of one core, the slice's costliest run), and at N = 50 the one-layer
     transformer and the LSTM of width 64 on index lookup, the separation of Fig. 2(a) at equal
     steps (the rest runs with ``ccx sweep --profile quick``)."""
-    if config.length <= 20:
-        return not (config.arch == "mamba" and config.width == 128)
-    return (config.task == "index-lookup" and config.length == 50 and config.width == 64
-            and config.arch in ("transformer", "lstm"))  # fmt: skip
+    model, length = config.model, config.task.length
+    if length <= 20:
+        return not (model.arch == "mamba" and model.width == 128)
+    return (config.task.name == "index-lookup" and length == 50 and model.width == 64
+            and model.arch in ("transformer", "lstm"))  # fmt: skip
 
 
 def separations_share() -> dict[str, str]:
@@ -304,11 +312,11 @@ def parrots_slice(config: Any) -> bool:
     seed 0: length-2 path at |V| = 4 (every width, dense and with experts, for panels (a) and
     (b), and Cor 3.3's parameter-matched models for panel (c)), and memorisation up to n = 256
     (the rest runs with ``ccx sweep --profile parrots``)."""
-    if config.lr != PARROTS_DEMO_LR or config.seed != 0:
+    if config.recipe.lr != PARROTS_DEMO_LR or config.seed != 0:
         return False
-    if config.task == "length2-path":
-        return config.length == 4
-    return config.length <= 256
+    if config.task.name == "length2-path":
+        return config.task.length == 4
+    return config.task.length <= 256
 
 
 PARROTS_DEMO_LR = 1e-2
@@ -402,11 +410,11 @@ def kg_slice(config: Any) -> bool:
     rate and seed 0: at q = 1 the standard model and the looped-MoE at width 8; at q = 2 and 3
     the smallest parameter-matched trio, the standard model at its smallest width and the
     looped and looped-MoE at width 14 (the rest runs with ``ccx sweep --profile kg``)."""
-    if config.length == 1:
+    if config.task.length == 1:
         widths: tuple[int, ...] = (8,)
     else:
-        widths = (10, 8) if config.arch == "transformer" else (14,)
-    return config.width in widths and config.lr == KG_DEMO_LR and config.seed == 0
+        widths = (10, 8) if config.model.arch == "transformer" else (14,)
+    return config.model.width in widths and config.recipe.lr == KG_DEMO_LR and config.seed == 0
 
 
 KG_DEMO_LR = 3.16e-3

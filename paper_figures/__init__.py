@@ -41,6 +41,7 @@ class FigureRegistry(Mapping[str, ModuleType]):
 
 FIGURES: Mapping[str, ModuleType] = FigureRegistry(
     {
+        "bite": "bite",
         "thresholds": "thresholds",
         "bounds": "bounds",
         "fig2": "fig2",
@@ -60,6 +61,7 @@ figures (``ccx figure``, its help and ``ccx report`` read it)."""
 
 NEEDS_STORE = frozenset(
     {
+        "bite",
         "thresholds",
         "fig2",
         "fig3",

@@ -266,6 +266,7 @@ def _measured_rows(d: int) -> list[dict[str, Any]]:
     """The bits sent by Thm 2's protocol on a seeded LSTM of width ``d`` and by Thm 4's two
     protocols on a seeded one-layer transformer of width ``d``, at every measured length."""
     from simulations.protocols.attention import run_attention_protocol
+    from simulations.protocols.requests import AttentionProtocolRequest, RnnProtocolRequest
     from simulations.protocols.rnn import run_rnn_protocol
 
     rows, p = [], PRECISION
@@ -276,12 +277,29 @@ def _measured_rows(d: int) -> list[dict[str, Any]]:
     ):
         for n in MEASURED_LENGTHS:
             if arch == "lstm":
-                r = run_rnn_protocol("lstm", d, n, n // 2, p, SAMPLES, SEED)
+                request = RnnProtocolRequest(
+                    arch="lstm",
+                    width=d,
+                    length=n,
+                    cut=n // 2,
+                    precision=p,
+                    samples=SAMPLES,
+                    seed=SEED,
+                )
+                r = run_rnn_protocol(request)
                 extra = {"cut": n // 2, "state_numel": r["state_numel"]}
             else:
-                r = run_attention_protocol(
-                    d, HEADS, n, "odd-even", p, SAMPLES, SEED, variant=variant
+                request = AttentionProtocolRequest(
+                    width=d,
+                    heads=HEADS,
+                    length=n,
+                    partition="odd-even",
+                    precision=p,
+                    samples=SAMPLES,
+                    seed=SEED,
+                    variant=variant,
                 )
+                r = run_attention_protocol(request)
                 extra = {"heads": HEADS, "variant": variant}
             rows.append(
                 _row(

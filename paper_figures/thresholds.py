@@ -40,7 +40,12 @@ TASK_NAMES = {"index-lookup": "index lookup", "dyck": "Dyck-(2,2)", "eq-random":
 TOP = 2**20
 """The longest length the panels show."""
 COLUMNS = ("series", "task", "arch", "layers", "width", "length", "bound_id", "m", "p", "H",
-           "threshold_at_least", "verdict")  # fmt: skip
+           "bits", "threshold_at_least", "verdict")  # fmt: skip
+OWN_BOUNDS = {
+    "one-way": ("separations.thm2", "one-way bits at the worst cut (Thm 2: recurrent m p >=)"),
+    "fooling": ("separations.thm4", "fooling-set bits, prefix:N/2 (Thm 4: 1-layer protocol >=)"),
+}
+"""The two computed bounds of a panel of your own task: its kind -> (bound id, line label)."""
 
 Curve = tuple[str, str, int | None, float, int]
 """(bound id, arch, layers, m per unit width, H) of one bound line."""
@@ -329,9 +334,8 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     axes = list(axes[0])
     csv_rows: list[dict[str, Any]] = []
     for ax, task in zip(axes[len(panels) :], own_tasks, strict=True):
-        _own_task_panel(
-            ax, task, [r for r in data.rows if r["task"] == task], data.target, csv_rows
-        )
+        rows = [r for r in data.rows if r["task"] == task]
+        missing.extend(_own_task_panel(ax, task, rows, data.target, csv_rows))
     for ax, (panel, tasks) in zip(axes[: len(panels)], panels.items(), strict=True):
         _task_panel(
             ax, panel, tasks, [r for r in data.rows if r["task"] in tasks], csv_rows, missing
@@ -366,54 +370,57 @@ def _caption(data: style.ThresholdData, own_tasks: list[str]) -> str:
     )
     if own_tasks:
         caption += (
-            f" Panels of your own tasks ({', '.join(own_tasks)}): x the length N, y bits; the "
-            "line is the task's computed bound, the most one-way bits over the cuts at N (Thm "
-            "2: a recurrent model solving the task at N has m p at least that); each marker a "
-            f"trained recurrent model at a swept N, at its m p (filled: accuracy {target:g} "
-            "reached; hollow: plateaued below it; half-filled: undecided)."
+            f" Panels of your own tasks ({', '.join(own_tasks)}): x the length N, y bits, both "
+            "computed at the stored lengths only. Solid: the most one-way bits over the cuts at "
+            "N (Thm 2: a recurrent model solving the task at N has m p at least that). Dashed: "
+            "ceil(log2 S) of a verified fooling set under prefix:N/2 (Fact 4; by Thm 4 a "
+            "one-layer transformer gives a protocol under any partition, so the bits of the "
+            "single-output protocol of ccx protocol attention must reach it). Each marker a "
+            "trained model at a stored N: a recurrent one at its m p, a one-layer transformer "
+            f"at its protocol's bits (filled: accuracy {target:g} reached; hollow: plateaued "
+            "below it; half-filled: undecided)."
         )
     return caption
 
 
 def _own_task_panel(
     ax: Any, task: str, rows: list[dict[str, Any]], target: float, csv_rows: list[dict[str, Any]]
-) -> None:
-    """A plugin task's panel: its computed bound (the most one-way bits over the cuts at each
-    N, Thm 2) as a line over the swept lengths, and each trained recurrent model at each swept
-    N as a marker at its m p bits, filled where it reached ``target``."""
+) -> list[str]:
+    """A plugin task's panel: its two computed bounds (:data:`OWN_BOUNDS`) at the stored lengths,
+    and each trained model at each stored N as a marker at the bits its claim compares (m p for
+    a recurrent model, the protocol's bits for a one-layer transformer), filled where it
+    reached ``target``. Returns a line for each length whose bound was not computed (and why).
+    Its legend entries go to the figure's one legend (:func:`paper_figures.style.figure_legend`)."""
     from ccomplexity import plugins
-    from ccomplexity.plugin_problems import one_way_profile
 
-    swept = sorted({n for r in rows for n in r["lengths"]})
-    bits: dict[int, int] = {}
-    if plugins.task_definition(task) is not None:
-        bits = one_way_profile(task, list(range(swept[0], swept[-1] + 1)))
-    elif any(r.get("bound_params") for r in rows):  # the trained points alone
+    notes: list[str] = []
+    refused: set[int] = set()
+    if plugins.task_definition(task) is None:
+        if any(r.get("bound_params") for r in rows):  # the trained points alone
+            ax.text(
+                0.02,
+                0.02,
+                "bounds not drawn: load its plugin (ccx --plugin FILE.py figure ...)",
+                transform=ax.transAxes,
+                fontsize=7,
+                va="bottom",
+            )
+        else:
+            style.note(ax, f"{task}: load its plugin (ccx --plugin FILE.py figure ...)")
+    else:
+        notes, refused = _own_task_bounds(ax, task, rows, csv_rows)
+    undecided = _own_task_points(ax, task, rows, target, csv_rows)
+    if refused:
+        shown = ", ".join(str(n) for n in sorted(refused))
         ax.text(
+            0.98,
             0.02,
-            0.02,
-            "bound not drawn: load its plugin (ccx --plugin FILE.py figure ...)",
+            f"a bound not computed at N = {shown} (over the budget)",
             transform=ax.transAxes,
             fontsize=7,
             va="bottom",
+            ha="right",
         )
-    else:
-        style.note(ax, f"{task}: load its plugin (ccx --plugin FILE.py figure ...)")
-    if bits:
-        ax.plot(
-            list(bits), list(bits.values()), "k-", lw=1.8, label="one-way bits any state carries"
-        )
-        for n, b in bits.items():
-            csv_rows.append(
-                {
-                    "series": "bound",
-                    "task": task,
-                    "length": n,
-                    "bound_id": "separations.thm2",
-                    "m": b,
-                }
-            )
-    undecided = _own_task_points(ax, task, rows, target, csv_rows)
     ax.set_yscale("log", base=2)
     ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set_xlabel("sequence length N (tokens)")
@@ -421,20 +428,58 @@ def _own_task_panel(
     ax.set_title(f"{task} (your task)")
     ax.grid(True, which="major", alpha=0.3)
     if undecided:
-        style.add_undecided_entry(ax)  # the figure's one legend (style.figure_legend) has it
+        style.add_undecided_entry(ax)
+    return notes
+
+
+def _own_task_bounds(
+    ax: Any, task: str, rows: list[dict[str, Any]], csv_rows: list[dict[str, Any]]
+) -> tuple[list[str], set[int]]:
+    """A loaded plugin task's two computed bounds as lines over the stored lengths; returns a
+    line for each length whose bound was not computed, and those lengths."""
+    from simulations.thresholds import plugin_bound
+
+    swept = tuple(sorted({n for r in rows for n in r["lengths"]}))
+    notes: list[str] = []
+    refused: set[int] = set()
+    for kind, (bound_id, label) in OWN_BOUNDS.items():
+        computed = plugin_bound(task, kind, swept)
+        bits = {n: c["bits"] for n, c in computed.items() if "bits" in c}
+        for n, c in computed.items():
+            if "refused" in c:
+                refused.add(n)
+                notes.append(f"{NAME}: {task} {kind} bound not computed at N = {n}: {c['refused']}")
+        if bits:  # the two lines often coincide: the fooling bound thinner, on top
+            colour, line, width = {"one-way": ("k", "-", 3.0), "fooling": ("0.55", "--", 1.5)}[kind]
+            ax.plot(
+                list(bits),
+                list(bits.values()),
+                color=colour,
+                ls=line,
+                lw=width,
+                marker=".",
+                label=label,
+            )
+        csv_rows.extend(
+            {"series": "bound", "task": task, "length": n, "bound_id": bound_id, "bits": b}
+            for n, b in bits.items()
+        )
+    return notes, refused
 
 
 def _own_task_points(
     ax: Any, task: str, rows: list[dict[str, Any]], target: float, csv_rows: list[dict[str, Any]]
 ) -> bool:
-    """Each trained recurrent model of a plugin task at each swept N, a marker at its m p bits
-    (filled: reached; hollow: plateaued; half-filled: undecided); returns whether one is
-    undecided."""
+    """Each trained model of a plugin task at each stored N, a marker at the bits its claim
+    compares (filled: reached; hollow: plateaued; half-filled: undecided); returns whether one
+    is undecided."""
     undecided = False
     for row in (r for r in rows if r.get("bound_params") is not None):
-        params = row["bound_params"]
+        params, model_bits = row["bound_params"], row.get("model_bits") or {}
         verdicts = {p["length"]: p["verdict"] for p in row.get("points") or []}
-        colour, name = style.colour(row["arch"]), model_name(row)
+        colour = style.colour(row["arch"])
+        name = style.model_label(row["arch"], row["layers"], row["width"])
+        side = "m p" if row["bound_id"] == "separations.thm2" else "protocol bits"
         for n, accuracy in row["lengths"].items():
             verdict = verdicts.get(n, "reached" if accuracy >= target else "plateaued")
             marks = style.verdict_marks(verdict, colour)
@@ -442,13 +487,13 @@ def _own_task_points(
                 marks["mfc"] = "none"
             ax.plot(
                 [n],
-                [params["m"] * params["p"]],
+                [model_bits[n]],
                 ls="none",
                 ms=8,
+                marker=style.marker(row["layers"]),
                 mew=1.5,
                 zorder=5,
-                marker=style.marker(row["layers"]),
-                label=f"{name}, d={row['width']}: m p",
+                label=f"{name}: {side}",
                 **marks,
             )
             undecided = undecided or verdict == "undecided"
@@ -463,6 +508,8 @@ def _own_task_points(
                     "bound_id": row["bound_id"],
                     "m": params["m"],
                     "p": params["p"],
+                    "H": params["H"],
+                    "bits": model_bits[n],
                     "verdict": verdict,
                 }
             )

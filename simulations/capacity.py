@@ -37,7 +37,6 @@ Decisions where the paper is silent or differs (recorded in docs/kg-looping.md):
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import sys
 import time
@@ -90,7 +89,7 @@ def check_growth(spec: Any) -> None:
     model's size and its batch's memory, checked now, before anything is trained)."""
     grow = spec.grow
     for members in _models(spec.configs, grow.field).values():
-        starts = {getattr(c, grow.field) for c in members}
+        starts = {c.value(grow.field) for c in members}
         if None in starts:
             raise InputError(f"{spec.source}: grow = {grow.field!r} but a run does not set it")
         if len(starts) > 1:
@@ -102,18 +101,15 @@ def check_growth(spec: Any) -> None:
         if start > grow.to:
             raise InputError(f"{spec.source}: grow_to {grow.to} is below the start {start}")
         try:
-            dataclasses.replace(members[0], **{grow.field: grow.to})
+            members[0].replace(**{grow.field: grow.to})
         except InputError as err:
             raise InputError(f"{spec.source}: at {grow.field} = {grow.to}: {err}") from None
 
 
 def grown(config: Any, field: str, value: int) -> Any:
-    """``config`` with ``field`` = ``value``, between its start and ``grow_to``. Not validated
-    again: :func:`check_growth` validated both ends, and every limit a config is checked against
-    (relations, vocabulary, triples, model size, activations) grows with the field."""
-    out = copy.copy(config)
-    object.__setattr__(out, field, value)
-    return out
+    """``config`` with ``field`` = ``value``, between its start and ``grow_to`` (made anew: its
+    task and model config grow with the field)."""
+    return config.replace(**{field: value})
 
 
 def every_round(spec: Any) -> Any:
@@ -121,7 +117,7 @@ def every_round(spec: Any) -> Any:
     growth: what :func:`simulations.estimate.dry_run` prices, an upper bound."""
     grow, configs = spec.grow, []
     for config in spec.configs:
-        value = getattr(config, grow.field)
+        value = config.value(grow.field)
         while value <= grow.to:
             configs.append(grown(config, grow.field, value))
             value += grow.by
@@ -146,7 +142,7 @@ def run_search(
     extend_rounds = sweep_options.pop("extend_undecided", 0)
     extended: list[dict[str, Any]] = []
     models = _models(spec.configs, grow.field)
-    value = {key: getattr(members[0], grow.field) for key, members in models.items()}
+    value = {key: members[0].value(grow.field) for key, members in models.items()}
     growing, stops = list(models), {}
     totals = {"runs": 0, "skipped": 0, "ran": 0, "shared": 0}
     failed: list[dict[str, Any]] = []
@@ -181,7 +177,7 @@ def run_search(
             scores = [best.get(c.config_hash()) for c in members]
             if None in scores:
                 stops[key] = "a run failed"
-            elif max(scores) < members[0].target:
+            elif max(scores) < members[0].evaluation.target:
                 stops[key] = "missed the target"
             elif value[key] + grow.by > grow.to:
                 stops[key] = f"reached grow_to = {grow.to}"
@@ -211,7 +207,7 @@ def run_search(
 def _missed(best: dict[str, float], members: list[Any]) -> bool:
     """Whether a model's runs of one round all stored and their best missed the target."""
     scores = [best.get(c.config_hash()) for c in members]
-    return None not in scores and max(scores) < members[0].target
+    return None not in scores and max(scores) < members[0].evaluation.target
 
 
 def _best_by_hash(store_path: str | Path, hashes: list[str]) -> dict[str, float]:

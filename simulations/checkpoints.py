@@ -11,12 +11,11 @@ from pathlib import Path
 
 import torch
 
-import models
-from ccomplexity import limits, typed
+from ccomplexity import limits
 from ccomplexity.errors import InputError
 from ccomplexity.files import atomic_open
 from models.base import SequenceModel
-from simulations.run_config import TrainConfig, model_config
+from simulations.run_config import TrainConfig
 
 CHECKPOINT_FORMAT = "ccomplexity-checkpoint"
 CHECKPOINT_VERSION = 1
@@ -30,7 +29,7 @@ def save_checkpoint(model: SequenceModel, config: TrainConfig, directory: str | 
         "format": CHECKPOINT_FORMAT,
         "version": CHECKPOINT_VERSION,
         "config": config.to_dict(),
-        "model": {"name": config.arch, "config": model.config.to_dict()},
+        "model": {"name": config.model.arch, "config": model.config.to_dict()},
         "state_dict": {k: v.detach().cpu() for k, v in model.state_dict().items()},
     }
     path = folder / f"{config.config_hash()}.pt"
@@ -80,32 +79,27 @@ def load_checkpoint(path: str | Path) -> tuple[SequenceModel, TrainConfig]:
     spec = payload["model"]
     if not isinstance(spec, dict) or set(spec) != {"name", "config"}:
         raise InputError(f"{where}: 'model' must be a dict with keys 'name' and 'config'")
-    if spec["name"] != config.arch:
-        raise InputError(f"{where}: model name {spec['name']!r} differs from arch {config.arch!r}")
-    cfg_class = models.config_class(models.model_class(config.arch))
-    hints = typed.field_types(cfg_class)
+    arch = config.model.arch
+    if spec["name"] != arch:
+        raise InputError(f"{where}: model name {spec['name']!r} differs from arch {arch!r}")
     values = spec["config"]
     if not isinstance(values, dict):
         raise InputError(f"{where}: model config must be a dict")
-    fields = set(hints)
-    if set(values) != fields:
+    expected = config.model_config.to_dict()  # the config training builds, checked once
+    if set(values) != set(expected):
         raise InputError(
-            f"{where}: model config fields {sorted(map(str, values))} differ from {sorted(fields)}"
+            f"{where}: model config fields {sorted(map(str, values))} differ from "
+            f"{sorted(expected)}"
         )
-    for name in sorted(fields):
-        if not typed.matches(values[name], hints[name]):
+    for name, value in expected.items():
+        if type(values[name]) is not type(value):
             raise InputError(f"{where}: model config {name}={values[name]!r} has the wrong type")
-    task = config.make_task()
-    for name, value in model_config(config, task).items():
         if values[name] != value:
             raise InputError(
                 f"{where}: model config {name}={values[name]!r} disagrees with the training "
                 f"config (expected {value!r})"
             )
-    try:
-        model = models.build(config.arch, **values)
-    except Exception as exc:
-        raise InputError(f"{where}: cannot build the model: {_one_line(exc)}") from None
+    model = config.build_model()
 
     state = payload["state_dict"]
     if not isinstance(state, dict):

@@ -96,7 +96,7 @@ def _unjudged(row: dict) -> dict:
         task = config.make_task()
     except InputError:  # a plugin's task without its plugin, or a config no longer valid
         return row
-    fixed = task.training_set(config.length)
+    fixed = task.training_set(config.task.length)
     if fixed is not None:
         row["evaluated"] = len(fixed[0])
     row.setdefault("chance", task_chance(config, task))

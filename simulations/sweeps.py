@@ -66,7 +66,6 @@ modules.
 
 from __future__ import annotations
 
-import dataclasses
 import importlib.resources
 import itertools
 import json
@@ -166,12 +165,6 @@ def _read_toml(name_or_path: str | Path) -> tuple[dict[str, Any], str, str]:
 # -- validation --------------------------------------------------------------------------------
 
 
-def _train_config_class() -> type:
-    from simulations.run_config import TrainConfig
-
-    return TrainConfig
-
-
 def _type_name(value: object) -> str:
     return type(value).__name__
 
@@ -249,8 +242,9 @@ def parse_spec(
     more than ``limits.GRID_RUNS`` runs needs ``allow_large_grid``; none may have more than
     ``limits.GRID_RUNS_MOST``. Both are counted before any run is expanded.
     """
-    config_cls = _train_config_class()
-    types = typed.field_types(config_cls)
+    from simulations.run_config import REQUIRED, TrainConfig, flat_types
+
+    types = flat_types()
     _check_keys(source, data, _TABLES)
     sweep = _check_table(f"{source}: [sweep]", data.get("sweep", {}))
     _check_keys(f"{source}: [sweep]", sweep, _SWEEP_KEYS)
@@ -292,20 +286,19 @@ def parse_spec(
             blocks.append({**shared, **own})
 
     _check_grid_size(source, blocks, allow_large_grid)
-    required = [f.name for f in dataclasses.fields(config_cls) if typed.required(f)]
     configs, seen = [], set()
     for block in blocks:
         # the product varies the config's later fields fastest: task, arch, ... length, lr, seed
         block = {k: block[k] for k in types if k in block}
         for point in _points(block):
             fields = {**base, **point}
-            missing = [k for k in required if k not in fields]
+            missing = [k for k in REQUIRED if k not in fields]
             if missing:
                 raise InputError(
                     f"{source}: no value for {missing[0]!r} (set it in [baseline] or [grid])"
                 )
             try:
-                config = config_cls(**fields)
+                config = TrainConfig.from_dict(fields)
             except InputError as err:
                 raise InputError(f"{source}: run {json.dumps(fields)}: {err}") from None
             key = config.config_hash()
@@ -422,7 +415,7 @@ def unit_work(unit: list[tuple[str, Any]]) -> float:
     from simulations.stacks import work
 
     config = unit[0][1]
-    return work(config) * (config.loops or 1) * config.steps * len(unit)
+    return work(config) * (config.model.loops or 1) * config.recipe.steps * len(unit)
 
 
 OUT_OF_MEMORY = ("OutOfMemoryError", "torch.OutOfMemoryError")

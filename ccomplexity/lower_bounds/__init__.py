@@ -19,6 +19,8 @@ branch and bound for the maximum fooling set. One module per method:
   (E distinct rows, a fooling set of size E), exact for every graph without the matrix.
 - :mod:`~ccomplexity.lower_bounds.word_problem`: the fooling set of a finite group's word
   problem at any cut (|G| pairs).
+- :mod:`~ccomplexity.lower_bounds.automaton`: one-way bits at every cut and the maximum fooling
+  set under prefix:K of a language given by an automaton, at any length (on states, not words).
 
 User errors raise :class:`ccomplexity.errors.InputError` with one line naming the limit.
 """
@@ -46,6 +48,7 @@ from ccomplexity.lower_bounds.fooling import (
     dyck_fooling_symbolic,
     equality_fooling_set,
     verify_fooling_set,
+    verify_fooling_words,
 )
 from ccomplexity.lower_bounds.kg import kg_fooling_set, one_way_bits_kg
 from ccomplexity.lower_bounds.max_fooling import (
@@ -98,5 +101,6 @@ __all__ = [
     "one_way_bits_kg",
     "rank_mod_p",
     "verify_fooling_set",
+    "verify_fooling_words",
     "word_problem_fooling_set",
 ]

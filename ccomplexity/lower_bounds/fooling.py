@@ -1,10 +1,13 @@
-"""Fooling sets (Def. 1, Fact 4): verification, and the constructive sets of Lemma 1 (Dyck,
-exhaustive and symbolic), equality and disjointness. The exact maximum fooling set of a matrix
-is in :mod:`ccomplexity.lower_bounds.max_fooling`."""
+"""Fooling sets (Def. 1, Fact 4): verification (of pairs given by index or as words), and the
+constructive sets of Lemma 1 (Dyck, exhaustive and symbolic), equality and disjointness. The
+exact maximum fooling set of a matrix is in :mod:`ccomplexity.lower_bounds.max_fooling`. One
+module (about 540 lines) on purpose: the constructions are verified by the checks beside them,
+which share the pairwise scan."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -191,12 +194,71 @@ def verify_fooling_set(
     return FoolingCheck(False, s, why, "pairwise")
 
 
-def _pairwise_violation(
-    problem: TwoPartyProblem, dense: np.ndarray | None, r: np.ndarray, c: np.ndarray, value: int
-) -> tuple[int, int] | None:
-    """Lexicographically first (i, j), i < j, with f(x_i, y_j) = f(x_j, y_i) = value."""
+WORD_CHUNK_SYMBOLS = 1 << 22
+"""Symbols of the words evaluated per call by :func:`verify_fooling_words` (bounded memory)."""
+
+
+def verify_fooling_words(
+    problem: TwoPartyProblem, x: np.ndarray, y: np.ndarray, value: int
+) -> FoolingCheck:
+    """Def. 1 for the pairs of words (x_i, y_i), Alice's (S, a) and Bob's (S, b) symbols,
+    evaluated as words (no indices, so any length): f = b on every pair, the pairs, rows and
+    columns distinct (as in :func:`verify_fooling_set`), then every unordered pair i < j, f(x_j,
+    y_i) evaluated only where f(x_i, y_j) = b. At most ``PAIRWISE_LIMIT`` pairs; the caller
+    prices the evaluations."""
+    s = len(x)
+    if s == 0 or len(y) != s:
+        return FoolingCheck(False, s, "the set is empty or its halves differ in number", "none")
+    width = problem.alice_length + problem.bob_length
+    step = max(1, WORD_CHUNK_SYMBOLS // max(1, width))
 
     def f(rr: np.ndarray, cc: np.ndarray) -> np.ndarray:
+        out = np.empty(len(rr), dtype=np.int8)
+        for start in range(0, len(rr), step):
+            part = slice(start, start + step)
+            out[part] = problem.on_words(x[rr[part]], y[cc[part]])
+        return out
+
+    own = f(np.arange(s), np.arange(s))
+    bad = np.flatnonzero(own != value)
+    if bad.size:
+        i = int(bad[0])
+        return FoolingCheck(False, s, f"pair {i} has f = {own[i]}, not the value {value}", "none")
+    for keys, side in ((np.concatenate([x, y], axis=1), "pair"), (x, "x"), (y, "y")):
+        dup = first_duplicate(keys)
+        if dup:
+            why = f"pairs {dup[0]} and {dup[1]} share their {side}: f(x_i, y_j) = f(x_j, y_i)"
+            return FoolingCheck(False, s, f"{why} = {value}", "none")
+    if s == 1:
+        return FoolingCheck(True, 1, None, "single")
+    pairs = s * (s - 1) // 2
+    if pairs > PAIRWISE_LIMIT:
+        raise InputError(
+            f"pairwise fooling-set verification is limited to {PAIRWISE_LIMIT} pairs, got "
+            f"{pairs} (|S| = {s})"
+        )
+    hit = _pairwise_violation(problem, None, np.arange(s), np.arange(s), value, f)
+    if hit is None:
+        return FoolingCheck(True, s, None, "pairwise")
+    i, j = hit
+    why = f"pairs {i} and {j} violate Def. 1: f(x_{i}, y_{j}) = f(x_{j}, y_{i}) = {value}"
+    return FoolingCheck(False, s, why, "pairwise")
+
+
+def _pairwise_violation(
+    problem: TwoPartyProblem,
+    dense: np.ndarray | None,
+    r: np.ndarray,
+    c: np.ndarray,
+    value: int,
+    on: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+) -> tuple[int, int] | None:
+    """Lexicographically first (i, j), i < j, with f(x_i, y_j) = f(x_j, y_i) = value; f at
+    (row, col) indices from ``dense``, the problem, or ``on`` when given."""
+
+    def f(rr: np.ndarray, cc: np.ndarray) -> np.ndarray:
+        if on is not None:
+            return on(rr, cc)
         return dense[rr, cc] if dense is not None else chunked_entries(problem, rr, cc)
 
     s = len(r)

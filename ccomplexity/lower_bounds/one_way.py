@@ -37,7 +37,7 @@ def one_way_bits(source: TwoPartyProblem | np.ndarray) -> OneWayResult:
     Bob's output is a function of (message, y), so inputs with the same message have identical
     rows; a protocol with at most b bits has at most 2^b messages (prefix-free), and sending the
     row class achieves it. Rows are hashed (bit-packed) on the dense matrix. The witness is one
-    Alice input per class and columns chosen greedily (:func:`_separating_columns`) until those
+    Alice input per class and columns chosen greedily (:func:`separating_columns`) until those
     inputs are pairwise distinct. INDEX_10: 1024 rows, 10 bits.
 
     A Dyck problem with a ``prefix:K`` partition too large for the dense matrix goes to
@@ -53,12 +53,12 @@ def one_way_bits(source: TwoPartyProblem | np.ndarray) -> OneWayResult:
             )
     m = as_matrix(source, "one_way_bits")
     reps, _ = row_classes(m)
-    cols = _separating_columns(m[reps])
+    cols = separating_columns(m[reps])
     k = len(reps)
     return OneWayResult(k, _ceil_log2(k), tuple(int(r) for r in reps), cols, "dense")
 
 
-def _separating_columns(sub: np.ndarray) -> tuple[int, ...]:
+def separating_columns(sub: np.ndarray) -> tuple[int, ...]:
     """Columns on which the (pairwise distinct) rows of ``sub`` become distinct; at least one, so
     that a witness of a single row still names a Bob input.
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ccomplexity import plugin_problems, plugins
+from ccomplexity import plugin_bounds, plugin_problems, plugins
 from ccomplexity.errors import InputError
 
 FIRST_EQUALS_LAST = """
@@ -54,6 +54,16 @@ def brute_one_way(function, alphabet: int, length: int, cut: int) -> int:
         )
         rows.add(row)
     return len(rows)
+
+
+def per_cut(name: str, length: int) -> list[tuple[int, int, int]]:
+    """(cut, distinct rows, bits) at every cut, from the runs of :func:`one_way_per_cut`."""
+    runs, _ = plugin_bounds.one_way_per_cut(name, length)
+    return [
+        (k, r["distinct_rows"], r["bits"])
+        for r in runs
+        for k in range(r["cuts"][0], r["cuts"][1] + 1)
+    ]
 
 
 def test_the_issue_contract_loads_from_a_file(tmp_path):
@@ -148,12 +158,12 @@ def test_entry_points_are_loaded_on_the_first_miss(monkeypatch, tmp_path):
 @pytest.mark.parametrize("length", [5, 6])
 def test_one_way_per_cut_equals_brute_force(length):
     fn = majority()
-    got = plugin_problems.one_way_per_cut("majority", length)
-    assert [row["cut"] for row in got] == list(range(1, length))
-    for row in got:
-        distinct = brute_one_way(fn, 2, length, row["cut"])
-        assert row["distinct_rows"] == distinct
-        assert row["bits"] == (distinct - 1).bit_length()
+    got = per_cut("majority", length)
+    assert [cut for cut, _, _ in got] == list(range(1, length))
+    for cut, rows, bits in got:
+        distinct = brute_one_way(fn, 2, length, cut)
+        assert rows == distinct
+        assert bits == (distinct - 1).bit_length()
 
 
 def test_a_given_dfa_gives_the_same_per_cut_bits_as_the_matrix():
@@ -173,10 +183,10 @@ def test_a_given_dfa_gives_the_same_per_cut_bits_as_the_matrix():
     def last_two(words):
         return (words[:, -1] == words[:, -2]).astype(np.int8)
 
-    symbolic = plugin_problems.one_way_per_cut("last-two", 6)
+    symbolic = per_cut("last-two", 6)
     assert plugin_problems.dfa_agrees("last-two", 6)
-    for row in symbolic:
-        assert row["distinct_rows"] == brute_one_way(last_two, 3, 6, row["cut"])
+    for cut, rows, _ in symbolic:
+        assert rows == brute_one_way(last_two, 3, 6, cut)
     assert plugin_problems.dfa_summary("last-two")["method"] == "given"
 
 
@@ -198,10 +208,8 @@ def test_a_label_task_has_no_dfa_but_one_way_bits():
     def count_ones(words):
         return np.minimum(words.sum(axis=1), 3)
 
-    got = plugin_problems.one_way_per_cut("count-ones", 4)
-    assert [r["distinct_rows"] for r in got] == [
-        brute_one_way(count_ones, 2, 4, k) for k in (1, 2, 3)
-    ]
+    got = per_cut("count-ones", 4)
+    assert [rows for _, rows, _ in got] == [brute_one_way(count_ones, 2, 4, k) for k in (1, 2, 3)]
     with pytest.raises(InputError, match="accept/reject"):
         plugin_problems.minimal_dfa("count-ones", 4)
 
