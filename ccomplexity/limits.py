@@ -308,7 +308,7 @@ FIELDS: dict[str, Limit | Interval] = {
     "reg_block": LAYERS,
     # the evaluation
     "target": ACCURACY,
-    "eval_every": STEPS,
+    "eval_every": Limit("eval_every", 1, STEPS.most, STEPS.instead),
     "eval_samples": SAMPLES,
     # task options of the training tasks
     "symbols": Limit("symbols", 1, VOCAB.most, VOCAB.instead),

@@ -246,8 +246,6 @@ def capacities(
     (at its first value if none passed), with the learning rate of that run. Rows are sorted
     by family, q and parameters.
     """
-    from models.looped import forward_flops
-    from simulations.training import TrainConfig, build_model
     from simulations.verdicts import combine, current, extension_key
 
     found = runs(store_path, task=task)
@@ -278,40 +276,51 @@ def capacities(
                                    for r in by_value[v]])  # fmt: skip
                 break
             largest, shown = v, best
-        config = dict(key)
-        entities = config.get("entities")
-        # An undecided miss (still improving when its budget ran out) leaves the capacity open:
-        # at least ``largest``, never a number.
-        number: int | str = "undecided" if verdict == "undecided" else largest
-        model, task_obj = build_model(TrainConfig.from_dict(shown["config"]))
-        rows.append({
-            "family": family(config),
-            "arch": config["arch"],
-            "width": config["width"],
-            "layers": config["layers"],
-            "loops": config.get("loops"),
-            "experts": config.get("experts", 1),
-            "hops": config["length"],
-            "entities": config.get("entities"),
-            field: number,
-            "largest": number,
-            "triples": (number if isinstance(number, str) else number * entities)
-            if entities is not None else None,
-            "largest_at_least": largest,
-            "triples_at_least": largest * entities if entities is not None else None,
-            "verdict": verdict,
-            "tried": tried,
-            "passed_all": largest == tried,
-            "best_accuracy_at_next": None if largest == tried else max(
-                r["best_accuracy"] for r in by_value[tried]),
-            "parameters": model.param_count(),
-            "active_parameters": model.active_param_count(),
-            "flops_per_query": forward_flops(model, task_obj.max_tokens),
-            "lr": shown["config"]["lr"],
-            "config": config,
-        })  # fmt: skip
+        rows.append(_capacity_row(dict(key), field, by_value, largest, tried, verdict, shown))
     rows.sort(key=lambda r: (r["family"], r["hops"], r["parameters"]))
     return rows
+
+
+def _capacity_row(
+    config: dict[str, Any], field: str, by_value: dict[int, list[dict[str, Any]]], largest: int,
+    tried: Any, verdict: str, shown: dict[str, Any],
+) -> dict[str, Any]:  # fmt: skip
+    """One model's row of :func:`capacities`: its capacity (a number, or "undecided" with the
+    one-sided bound), and the size and cost of the model of the run ``shown``."""
+    from models.looped import forward_flops
+    from simulations.training import TrainConfig, build_model
+
+    entities = config.get("entities")
+    # An undecided miss (still improving when its budget ran out) leaves the capacity open:
+    # at least ``largest``, never a number.
+    number: int | str = "undecided" if verdict == "undecided" else largest
+    model, task_obj = build_model(TrainConfig.from_dict(shown["config"]))
+    return {
+        "family": family(config),
+        "arch": config["arch"],
+        "width": config["width"],
+        "layers": config["layers"],
+        "loops": config.get("loops"),
+        "experts": config.get("experts", 1),
+        "hops": config["length"],
+        "entities": entities,
+        field: number,
+        "largest": number,
+        "triples": (number if isinstance(number, str) else number * entities)
+        if entities is not None else None,
+        "largest_at_least": largest,
+        "triples_at_least": largest * entities if entities is not None else None,
+        "verdict": verdict,
+        "tried": tried,
+        "passed_all": largest == tried,
+        "best_accuracy_at_next": None if largest == tried else max(
+            r["best_accuracy"] for r in by_value[tried]),
+        "parameters": model.param_count(),
+        "active_parameters": model.active_param_count(),
+        "flops_per_query": forward_flops(model, task_obj.max_tokens),
+        "lr": shown["config"]["lr"],
+        "config": config,
+    }  # fmt: skip
 
 
 def _public(row: dict[str, Any]) -> dict[str, Any]:

@@ -89,10 +89,10 @@ class TaskSpec:
         return {k: getattr(self, k) for k in TASK_OPTIONS if getattr(self, k) is not None}
 
     def make(self) -> Task:
-        """The task at length N with its options."""
-        from simulations.tasks import get_task
+        """The task at length N with its options (its name and length checked already)."""
+        from simulations.tasks import build_task
 
-        return get_task(self.name, self.length, **self.options())
+        return build_task(self.name, self.length, self.options())
 
 
 TASK_OPTIONS = tuple(f.name for f in dataclasses.fields(TaskSpec))[2:]

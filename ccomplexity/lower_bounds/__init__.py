@@ -34,11 +34,9 @@ from ccomplexity.lower_bounds.exact import (
     exact_bits,
 )
 from ccomplexity.lower_bounds.fooling import (
-    DENSE_VERIFY_LIMIT,
     EXHAUSTIVE_LIMIT,
     EXHAUSTIVE_MEMBER_LIMIT,
     MATERIALISE_LIMIT,
-    PAIRWISE_DENSE_LIMIT,
     PAIRWISE_LIMIT,
     SYMBOLIC_LIMIT,
     FoolingCheck,
@@ -68,7 +66,6 @@ from ccomplexity.lower_bounds.word_problem import word_problem_fooling_set
 
 __all__ = [
     "DEFAULT_PRIME",
-    "DENSE_VERIFY_LIMIT",
     "EXACT_BUDGET",
     "EXACT_ENTRY_LIMIT",
     "EXHAUSTIVE_LIMIT",
@@ -76,7 +73,6 @@ __all__ = [
     "MATERIALISE_LIMIT",
     "MAX_FOOLING_CELL_LIMIT",
     "MAX_FOOLING_ENTRY_LIMIT",
-    "PAIRWISE_DENSE_LIMIT",
     "PAIRWISE_LIMIT",
     "RANK_ENTRY_LIMIT",
     "SYMBOLIC_LIMIT",

@@ -36,10 +36,6 @@ EXHAUSTIVE_MEMBER_LIMIT = 1 << 20
 """Most members the exhaustive Dyck fooling set enumerates (other (n, k) grow faster)."""
 PAIRWISE_LIMIT = 1 << 26
 """Most unordered pairs the generic pairwise fooling check evaluates through the problem."""
-PAIRWISE_DENSE_LIMIT = 1 << 30
-"""Most unordered pairs the pairwise check looks up in a materialised matrix."""
-DENSE_VERIFY_LIMIT = 1 << 24
-"""Most matrix entries the fooling check materialises to count value-cells or look pairs up."""
 MATERIALISE_LIMIT = 1 << 24
 """Most pairs the equality and disjointness fooling sets list explicitly."""
 SYMBOLIC_LIMIT = 1 << 24
@@ -122,16 +118,53 @@ def verify_fooling_set(
     - Count (fast, a proof): let K be the number of cells of M_f with value b. If 1-4 hold and
       |S| = K, then S is every b-cell, so for i != j, f(x_i, y_j) = b would put (x_i, y_j) in S,
       hence y_j = y_i (rows are distinct), contradicting 4. K comes from ``value_count`` (the
-      caller vouches that it is exact), from closed forms / a height DP for the problems of
-      :mod:`ccomplexity.problems`, or from the materialised matrix when that is small.
+      caller vouches that it is exact) or from closed forms / a height DP for the problems of
+      :mod:`ccomplexity.problems`.
     - Pairwise: every unordered pair i < j, vectorised in chunks; f(x_j, y_i) is evaluated only
-      where f(x_i, y_j) = b. At most ``PAIRWISE_LIMIT`` pairs through the problem's function,
-      ``PAIRWISE_DENSE_LIMIT`` when looked up in a materialised matrix.
+      where f(x_i, y_j) = b. At most ``PAIRWISE_LIMIT`` pairs. (Materialising the matrix never
+      costs less: distinct rows and columns make |S| <= min(rows, cols), so the matrix has more
+      cells than twice the pairs.)
     """
     r = index_array(rows, problem.n_rows, "rows")
     c = index_array(cols, problem.n_cols, "cols")
     if r.shape != c.shape:
         raise InputError(f"rows and cols must have the same length, got {len(r)} and {len(c)}")
+    s = int(r.size)
+    failed = _necessary_conditions(problem, r, c, value)
+    if failed is not None:
+        return failed
+    if s == 1:
+        return FoolingCheck(True, 1, None, "single")
+    count = value_count if value_count is not None else value_cell_count(problem, value)
+    if count is not None:
+        if s > count:
+            raise InputError(
+                f"the number of {value}-cells was given as {count}, below the {s} distinct "
+                f"{value}-cells in the set; value_count must be exact"
+            )
+        if s == count:
+            return FoolingCheck(True, s, None, "count")
+    pairs = s * (s - 1) // 2
+    if pairs > PAIRWISE_LIMIT:
+        raise InputError(
+            f"pairwise fooling-set verification is limited to {PAIRWISE_LIMIT} pairs, got "
+            f"{pairs} (|S| = {s}); pass value_count or use the symbolic certificate"
+        )
+    hit = _pairwise_violation(problem, r, c, value)
+    if hit is None:
+        return FoolingCheck(True, s, None, "pairwise")
+    i, j = hit
+    why = (
+        f"pairs {i} and {j} (rows {r[i]}, {r[j]}; cols {c[i]}, {c[j]}) violate Def. 1: "
+        f"f(x_{i}, y_{j}) = f(x_{j}, y_{i}) = {value}"
+    )
+    return FoolingCheck(False, s, why, "pairwise")
+
+
+def _necessary_conditions(
+    problem: TwoPartyProblem, r: np.ndarray, c: np.ndarray, value: int
+) -> FoolingCheck | None:
+    """Conditions 1-4 of :func:`verify_fooling_set`: the first one violated, or None."""
     s = int(r.size)
     if s == 0:
         return FoolingCheck(False, 0, "the set is empty; Fact 4 needs at least one pair", "none")
@@ -155,43 +188,7 @@ def verify_fooling_set(
                 f"other half), so f(x_{i}, y_{j}) = f(x_{j}, y_{i}) = {value}"
             )
             return FoolingCheck(False, s, why, "none")
-    if s == 1:
-        return FoolingCheck(True, 1, None, "single")
-
-    cells = problem.n_rows * problem.n_cols
-    pairs = s * (s - 1) // 2
-    dense = None
-    if cells <= DENSE_VERIFY_LIMIT and cells <= 2 * pairs:
-        dense = problem.matrix()  # cheaper than the pairs themselves; gives K exactly too
-    count = value_count
-    if count is None:
-        count = int((dense == value).sum()) if dense is not None else None
-    if count is None:
-        count = value_cell_count(problem, value)
-    if count is not None:
-        if s > count:
-            raise InputError(
-                f"the number of {value}-cells was given as {count}, below the {s} distinct "
-                f"{value}-cells in the set; value_count must be exact"
-            )
-        if s == count:
-            return FoolingCheck(True, s, None, "count")
-
-    limit = PAIRWISE_DENSE_LIMIT if dense is not None else PAIRWISE_LIMIT
-    if pairs > limit:
-        raise InputError(
-            f"pairwise fooling-set verification is limited to {limit} pairs, got {pairs} "
-            f"(|S| = {s}); pass value_count or use the symbolic certificate"
-        )
-    hit = _pairwise_violation(problem, dense, r, c, value)
-    if hit is None:
-        return FoolingCheck(True, s, None, "pairwise")
-    i, j = hit
-    why = (
-        f"pairs {i} and {j} (rows {r[i]}, {r[j]}; cols {c[i]}, {c[j]}) violate Def. 1: "
-        f"f(x_{i}, y_{j}) = f(x_{j}, y_{i}) = {value}"
-    )
-    return FoolingCheck(False, s, why, "pairwise")
+    return None
 
 
 WORD_CHUNK_SYMBOLS = 1 << 22
@@ -237,7 +234,7 @@ def verify_fooling_words(
             f"pairwise fooling-set verification is limited to {PAIRWISE_LIMIT} pairs, got "
             f"{pairs} (|S| = {s})"
         )
-    hit = _pairwise_violation(problem, None, np.arange(s), np.arange(s), value, f)
+    hit = _pairwise_violation(problem, np.arange(s), np.arange(s), value, f)
     if hit is None:
         return FoolingCheck(True, s, None, "pairwise")
     i, j = hit
@@ -247,19 +244,16 @@ def verify_fooling_words(
 
 def _pairwise_violation(
     problem: TwoPartyProblem,
-    dense: np.ndarray | None,
     r: np.ndarray,
     c: np.ndarray,
     value: int,
     on: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
 ) -> tuple[int, int] | None:
     """Lexicographically first (i, j), i < j, with f(x_i, y_j) = f(x_j, y_i) = value; f at
-    (row, col) indices from ``dense``, the problem, or ``on`` when given."""
+    (row, col) indices from the problem, or ``on`` when given."""
 
     def f(rr: np.ndarray, cc: np.ndarray) -> np.ndarray:
-        if on is not None:
-            return on(rr, cc)
-        return dense[rr, cc] if dense is not None else chunked_entries(problem, rr, cc)
+        return on(rr, cc) if on is not None else chunked_entries(problem, rr, cc)
 
     s = len(r)
     per_i = np.arange(s - 1, -1, -1, dtype=np.int64)  # pairs (i, j > i) for each i

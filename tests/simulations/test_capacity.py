@@ -261,7 +261,7 @@ def test_the_paper_profile_is_the_papers_grid_and_is_priced(tmp_path, monkeypatc
     )
     assert all(c.model.loops == c.task.length for c in spec.configs if c.model.arch == "looped")
     coefficients = {"a_seconds": 0.01, "b_seconds_per_madd": 1e-9, "ensemble_efficiency": 0.5}
-    monkeypatch.setattr(estimate, "probe", lambda arch, task, device: coefficients)
+    monkeypatch.setattr(estimate, "probe", lambda arch, task, device, held=False: coefficients)
     plan = estimate.dry_run(spec, tmp_path / "absent.db", workers=1)
     assert plan["runs"] == 288 * (512 // 8)  # every model grown to grow_to: an upper bound
     assert plan["estimated_seconds"] > 0 and not (tmp_path / "absent.db").exists()

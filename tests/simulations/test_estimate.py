@@ -21,7 +21,7 @@ COEFFICIENTS = {"a_seconds": 0.01, "b_seconds_per_madd": 1e-9, "ensemble_efficie
 def fixed_probe(monkeypatch):
     calls = []
 
-    def probe(arch, task, device):
+    def probe(arch, task, device, held=False):
         calls.append(arch)
         return COEFFICIENTS
 
