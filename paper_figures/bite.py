@@ -181,19 +181,22 @@ def conclude(points: list[dict[str, Any]]) -> Said:
 
 def summary(store_path: str | None) -> Said:
     """The title and conclusion from the store alone, nothing drawn."""
-    data = style.threshold_data(store_path, None, 32)
+    data = style.threshold_data(store_path, None, 32, held=True)
     return conclude(model_points(data.rows))
 
 
 def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str, Any]:
     """Draw the figure from the store at ``store_path`` into ``out_dir``."""
-    data = style.threshold_data(store_path, profile, 32)
+    data = style.threshold_data(store_path, profile, 32, held=True)
     runs, missing = data.runs, list(data.missing)
     points = model_points(data.rows)
     said = conclude(points)
     drawn = {k: t for k, t in PANELS.items() if any((p["task"], p["family"]) == k for p in points)}
-    for task, family in PANELS.keys() - drawn.keys():
-        missing.append(f"{NAME}: no {family} model trained at p bits on {task}")
+    absent = [
+        f"no {family} model trained at p bits on {task}"
+        for (task, family) in PANELS
+        if (task, family) not in drawn
+    ]
     cols = min(3, max(1, len(drawn)))
     rows_of_panels = -(-max(1, len(drawn)) // cols)
     fig, axes = plt.subplots(
@@ -209,6 +212,8 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     style.suptitle(fig, said.title, fontsize=12)
     fig.tight_layout()
     files = style.save(fig, out_dir, NAME, points, COLUMNS)
+    if drawn:  # the panels not drawn at all, said as the panels a save leaves out are
+        style.LEFT_OUT[NAME] = [*style.LEFT_OUT.get(NAME, []), *absent]
     caption = (
         "Each model trained at p bits (it holds the numbers its protocol sends on a p-bit grid, "
         "so it is that protocol) at its bits m H p and its threshold N* (largest N with every "

@@ -86,8 +86,8 @@ def write_report(
     ``store``: plot that results store (nothing is run).  Only ``profile``: run or resume that
     profile's sweep into ``results/<profile>.db`` first, then plot it.  Neither: the figures
     that need no store are drawn in full, the others say what is missing.  ``stores`` maps a
-    paper to its own store (the demo: each paper's figures from its own training slice); a
-    figure of a paper not in it uses ``store``.
+    paper, or a figure, to its own store (the demo: each paper's figures from its own training
+    slice, the ``bite`` figure from its own); a figure of neither uses ``store``.
     """
     from ccomplexity.files import atomic_open, check_output_folder
     from paper_figures import FIGURES, fill_command, has_data, make_figure, paper_of, prepare_store
@@ -98,7 +98,7 @@ def write_report(
         prepare_store(own_store, None)
     out.mkdir(parents=True, exist_ok=True)
     own = stores or {}
-    chosen = {name: own.get(paper_of(name), store_path) for name in FIGURES}
+    chosen = {name: own.get(name, own.get(paper_of(name), store_path)) for name in FIGURES}
     drawn = [name for name, path in chosen.items() if has_data(name, path)]
     results = [make_figure(name, out, store=chosen[name], profile=profile) for name in drawn]
     absent = [name for name in FIGURES if name not in drawn]

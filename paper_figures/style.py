@@ -438,16 +438,19 @@ def load_runs(store_path: str | None) -> tuple[list[dict[str, Any]], list[str]]:
 
 
 def load_thresholds(
-    store_path: str | None, target: float, precision: int
+    store_path: str | None, target: float, precision: int, held: bool = False
 ) -> tuple[list[dict[str, Any]], list[str]]:
-    """``simulations.thresholds.thresholds`` rows of the store (empty if there is none)."""
+    """``simulations.thresholds.thresholds`` rows of the store (empty if there is none): of the
+    float runs (their bounds at ``precision``), or with ``held`` of the runs trained at p bits
+    (each bound at its own p; the ``bite`` figure's)."""
     from simulations.thresholds import thresholds
 
     found, missing = load_runs(store_path)
     if not found:
         return [], missing
     assert store_path is not None
-    return thresholds(store_path, target=target, precision=precision), []
+    rows = thresholds(store_path, target=target, precision=precision)
+    return [r for r in rows if bool(r.get("held")) == held], []
 
 
 @dataclass(frozen=True)
@@ -463,11 +466,14 @@ class ThresholdData:
     label: str
 
 
-def threshold_data(store_path: str | None, profile: str | None, precision: int) -> ThresholdData:
-    """The store's runs and thresholds at its runs' own target, bounds at ``precision``."""
+def threshold_data(
+    store_path: str | None, profile: str | None, precision: int, held: bool = False
+) -> ThresholdData:
+    """The store's runs and thresholds at its runs' own target, bounds at ``precision``: of the
+    float runs, or with ``held`` of the runs trained at p bits (:func:`load_thresholds`)."""
     runs, missing = load_runs(store_path)
     target = target_of(runs)
-    rows, _ = load_thresholds(store_path, target, precision)
+    rows, _ = load_thresholds(store_path, target, precision, held)
     return ThresholdData(runs, missing, target, rows, store_label(store_path, profile))
 
 
