@@ -336,8 +336,9 @@ def rerun_cmd(
     as_json: JsonFlag = False,
 ) -> None:
     """Train one stored run again from its stored config, in the form it was trained (alone or
-    as the same ensemble, same threads), and compare with what the store holds. Writes
-    nothing; exit 1 when the re-run differs."""
+    as the same ensemble, same threads), and compare with what the store holds: identical, or
+    the largest difference of an accuracy and whether the verdict changed, beside what trained
+    each (torch, CPU instructions, threads). Writes nothing; exit 1 when the re-run differs."""
     from simulations.rerun import check_run_name, find_run
     from simulations.store import identify
 
@@ -357,7 +358,14 @@ def rerun_cmd(
             shown = {k: v for k, v in result[side].items() if k != "curve"}
             print(f"{side:>6}: {shown}")
         print(f"form: {result['form']}")
-        print("identical" if result["identical"] else f"differs in {result['differences']}")
+        changed = result["environment"]["differs_in"]
+        print(f"environment: {'; '.join(changed) if changed else 'the same where it decides'}")
+        if result["identical"]:
+            print("identical")
+        else:
+            verdict = "changed" if result["verdict_changed"] else "unchanged"
+            print(f"differs in {', '.join(result['differences'])}: largest difference "
+                  f"{result['max_difference']:.4g}, verdict {verdict}")  # fmt: skip
     if not result["identical"]:
         raise typer.Exit(1)
 

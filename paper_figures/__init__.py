@@ -1,9 +1,12 @@
 """The paper's figures, one short module per figure, each with ``make(store, out_dir, profile)``.
 
 ``make`` writes ``<name>.png``, ``<name>.pdf`` and ``<name>.csv`` (the plotted numbers) into
-``out_dir`` and returns ``{"name", "files", "caption", "missing"}``; a figure drawn from an empty
-or partial store lists what it lacks in ``missing`` (and on the figure) instead of failing.
-:func:`make_figure` is the entry point of ``ccx figure`` and of the HTML report.
+``out_dir`` and returns ``{"name", "files", "caption", "missing", "title", "conclusion"}``: the
+title and the conclusion are computed from the store's decided results
+(:mod:`paper_figures.conclusions`). A figure drawn from an empty or partial store lists what it
+lacks in ``missing`` (and on the figure) instead of failing. :func:`make_figure` is the entry
+point of ``ccx figure`` and of the HTML report, which draws a figure only when
+:func:`has_data` says the store has something for it.
 """
 
 from __future__ import annotations
@@ -74,6 +77,10 @@ NEEDS_STORE = frozenset(
 )
 """Figures drawn from training runs (protocols: its panel (b)); the others need no store."""
 
+STANDALONE = frozenset({"bounds", "protocols"})
+"""Figures drawn whatever the store holds: bounds needs none, protocols measures its panel (a)
+on seeded models."""
+
 RESULTS_DIR = Path("results")
 
 
@@ -84,6 +91,14 @@ PROFILE_OF_PAPER: dict[str, str] = {
     "kg": "kg",
 }
 """The CPU sweep profile whose runs each paper's figures draw (``simulations/profiles/``)."""
+
+
+def has_data(name: str, store_path: str | None) -> bool:
+    """Whether the store at ``store_path`` has data for figure ``name`` (its conclusion, from
+    the store alone, is not "no data"); always for :data:`STANDALONE` figures."""
+    if name in STANDALONE:
+        return True
+    return bool(FIGURES[name].summary(store_path).data)
 
 
 def fill_command(name: str) -> str:
@@ -173,9 +188,11 @@ def make_figure(
 __all__ = [
     "FIGURES",
     "NEEDS_STORE",
+    "STANDALONE",
     "PROFILE_OF_PAPER",
     "FigureRegistry",
     "fill_command",
+    "has_data",
     "make_figure",
     "paper_of",
     "prepare_store",

@@ -11,7 +11,9 @@ seeds, :func:`simulations.thresholds.thresholds`), with the verdict marks of the
 allows at its own m, H and p (the claims table's held row: Thm 3 or 11 for recurrent models,
 Thm 5 or 12 for the protocol of a held one-layer transformer, Thm 3.1 counted exactly for the
 mixture of parrots' class), is the black line, with the ruled-out side shaded. The CSV gives
-each model's reach N* / N_wall; the caption states the reach per panel, computed from the store.
+each model's reach N* / N_wall; the caption states the reach per panel, computed from the store,
+and the title and conclusion (:mod:`paper_figures.conclusions`) whether any model passed its wall
+and each panel's reach.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from typing import Any
 import matplotlib.pyplot as plt
 
 import models
-from paper_figures import style
+from paper_figures import conclusions, style
+from paper_figures.conclusions import Said
 
 NAME = "bite"
 FILL_PROFILE = "bite"
@@ -52,16 +55,25 @@ def model_points(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         decided = threshold != "undecided"
         shown = threshold if decided else row.get("threshold_at_least")
         options = row.get("options", {})
-        points.append({
-            "task": row["task"], "family": models.family(row["arch"]), "arch": row["arch"],
-            "width": row["width"], "heads": params["H"], "experts": options.get("experts", 1),
-            "precision": params["p"], "bits": params["m"] * params["H"] * params["p"],
-            "threshold": threshold if decided else None,
-            "threshold_at_least": None if decided else shown,
-            "bound_length": row["bound_length"],
-            "reach": None if shown is None else shown / row["bound_length"],
-            "verdict": _verdict(row), "bound_id": row["bound_id"], "runs": row["runs"],
-        })  # fmt: skip
+        points.append(
+            {
+                "task": row["task"],
+                "family": models.family(row["arch"]),
+                "arch": row["arch"],
+                "width": row["width"],
+                "heads": params["H"],
+                "experts": options.get("experts", 1),
+                "precision": params["p"],
+                "bits": params["m"] * params["H"] * params["p"],
+                "threshold": threshold if decided else None,
+                "threshold_at_least": None if decided else shown,
+                "bound_length": row["bound_length"],
+                "reach": None if shown is None else shown / row["bound_length"],
+                "verdict": _verdict(row),
+                "bound_id": row["bound_id"],
+                "runs": row["runs"],
+            }
+        )
     return points
 
 
@@ -115,8 +127,15 @@ def _panel(ax: Any, points: list[dict[str, Any]], title: str) -> None:
         elif y is None:  # the shortest length tried was not reached: on the bottom edge
             ax.plot([p["bits"]], [1], ls="none", marker="x", ms=8, color=colour, label=label)
         else:
-            ax.plot([p["bits"]], [y], ls="none", marker="o", ms=8, label=label,
-                    **style.verdict_marks(p["verdict"], colour))  # fmt: skip
+            ax.plot(
+                [p["bits"]],
+                [y],
+                ls="none",
+                marker="o",
+                ms=8,
+                label=label,
+                **style.verdict_marks(p["verdict"], colour),
+            )
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=2)
     lo, hi = min(b for b, _ in walls), max(b for b, _ in walls)
@@ -149,19 +168,40 @@ def reach_sentence(points: list[dict[str, Any]]) -> str:
     return "; ".join(parts)
 
 
+def conclude(points: list[dict[str, Any]]) -> Said:
+    """Whether any model trained at p bits passed its wall (a bug to report), and each panel's
+    reach."""
+    subject = "Models trained at p bits against their proved walls"
+    if not points:
+        return conclusions.no_data(subject, "no model trained at p bits in the store")
+    beyond = [p for p in points if p["threshold"] and p["threshold"] > p["bound_length"]]
+    verdict = f"{len(beyond)} beyond the wall (a bug)" if beyond else "none beyond its wall"
+    return Said(f"{subject}: {verdict}", f"{reach_sentence(points)}.")
+
+
+def summary(store_path: str | None) -> Said:
+    """The title and conclusion from the store alone, nothing drawn."""
+    data = style.threshold_data(store_path, None, 32, held=True)
+    return conclude(model_points(data.rows))
+
+
 def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str, Any]:
     """Draw the figure from the store at ``store_path`` into ``out_dir``."""
-    runs, missing = style.load_runs(store_path)
-    target = style.target_of(runs)
-    rows, _ = style.load_thresholds(store_path, target, 32, held=True)
-    points = model_points(rows)
+    data = style.threshold_data(store_path, profile, 32, held=True)
+    runs, missing = data.runs, list(data.missing)
+    points = model_points(data.rows)
+    said = conclude(points)
     drawn = {k: t for k, t in PANELS.items() if any((p["task"], p["family"]) == k for p in points)}
-    absent = [f"no {family} model trained at p bits on {task}"
-              for (task, family) in PANELS if (task, family) not in drawn]  # fmt: skip
+    absent = [
+        f"no {family} model trained at p bits on {task}"
+        for (task, family) in PANELS
+        if (task, family) not in drawn
+    ]
     cols = min(3, max(1, len(drawn)))
     rows_of_panels = -(-max(1, len(drawn)) // cols)
-    fig, axes = plt.subplots(rows_of_panels, cols, figsize=(5.4 * cols, 4.8 * rows_of_panels),
-                             squeeze=False)  # fmt: skip
+    fig, axes = plt.subplots(
+        rows_of_panels, cols, figsize=(5.4 * cols, 4.8 * rows_of_panels), squeeze=False
+    )
     for ax, ((task, family), title) in zip(axes.flat, drawn.items(), strict=False):
         _panel(ax, [p for p in points if (p["task"], p["family"]) == (task, family)], title)
     for ax in list(axes.flat)[len(drawn) :]:
@@ -169,11 +209,7 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     if not drawn:
         axes.flat[0].set_visible(True)
         style.note(axes.flat[0], "no model trained at p bits in the store")
-    beyond = [p for p in points if p["threshold"] and p["threshold"] > p["bound_length"]]
-    fig.suptitle(
-        "Models trained at p bits against their proved walls: "
-        + (f"{len(beyond)} beyond the wall (a bug)" if beyond else "none beyond its wall")
-    )
+    style.suptitle(fig, said.title, fontsize=12)
     fig.tight_layout()
     files = style.save(fig, out_dir, NAME, points, COLUMNS)
     if drawn:  # the panels not drawn at all, said as the panels a save leaves out are
@@ -185,6 +221,6 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         "largest N its own bound allows at its m, H and p, the shaded side ruled out. "
         f"Measured: {reach_sentence(points) or 'no model trained at p bits'}. "
         f"Training: {style.training_summary(runs)} "
-        f"Data: {style.store_label(store_path, profile)}."
+        f"Data: {data.label}."
     )
-    return {"name": NAME, "files": files, "caption": caption, "missing": missing}
+    return conclusions.say(said, name=NAME, files=files, caption=caption, missing=missing)

@@ -11,6 +11,7 @@ log2 of it).
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,8 @@ from ccomplexity import bounds as cb
 from ccomplexity import claims
 from ccomplexity.automata import dyck_dfa, state_counts
 from ccomplexity.lower_bounds import dyck_fooling_symbolic
-from paper_figures import style
+from paper_figures import conclusions, style
+from paper_figures.conclusions import Said
 
 NAME = "bounds"
 PRECISIONS = (16, 32, 64)
@@ -140,14 +142,62 @@ def _dfa(ax: plt.Axes, rows: list[dict[str, Any]]) -> None:
             }
             for k, c in zip(DFA_DEPTHS, counts, strict=True)
         )
-    ax.annotate("Dyck-(2,2): 8 states\n(7 live + sink)", xy=(2, 8), xytext=(3.2, 2.2), fontsize=8,
-                arrowprops={"arrowstyle": "->"})  # fmt: skip
+    ax.annotate(
+        "Dyck-(2,2): 8 states\n(7 live + sink)",
+        xy=(2, 8),
+        xytext=(3.2, 2.2),
+        fontsize=8,
+        arrowprops={"arrowstyle": "->"},
+    )
     ax.set_yscale("log", base=2)
     ax.set_xlabel("maximum depth k")
     ax.set_ylabel("minimal complete DFA states (log scale)")
     ax.set_title("(c) Minimal DFA size of Dyck-(n,k)")
     ax.grid(True, alpha=0.3)
     ax.legend(loc="upper left", fontsize=7)
+
+
+EXAMPLE = (64, 32)
+"""(m, p) at which the title reads each bound: a width and precision of the toolkit's runs."""
+
+
+def conclude(rows: list[dict[str, Any]]) -> Said:
+    """What the exact evaluation shows: where each length bound bites at :data:`EXAMPLE`,
+    whether Lemma 1's fooling sets reach N - 1 bits, and the Dyck-(2,2) automaton's size, all
+    read from the rows the panels draw."""
+    m, p = EXAMPLE
+    bite = {
+        r["series"]: r["length"]
+        for r in rows
+        if r["panel"] == "a" and r["width"] == m and r["precision"] == p
+    }
+    about = {c.bound_id: f"{c.family}, {c.task}" for c in claims.CLAIMS if c.role == "lower"}
+    lines = [
+        f"{cb.short_name(b)} ({about[b]}) beyond N = {n:,}"
+        for b, n in sorted(bite.items(), key=lambda i: i[1])
+    ]
+    fooling = [r for r in rows if r["panel"] == "b" and r["n_types"] == 2]
+    exact = all(r["value"] == r["length"] - 1 for r in fooling)
+    lengths = [r["length"] for r in fooling]
+    states = next(
+        (r["value"] for r in rows if r["panel"] == "c" and r["n_types"] == 2 and r["depth"] == 2),
+        None,
+    )
+    fooling_words = (
+        f"Lemma 1's odd/even fooling set of Dyck-(2,2) has exactly 2^(N-1) elements at every N "
+        f"from {lengths[0]} to {lengths[-1]} (verified)"
+        if fooling and exact
+        else "Lemma 1's fooling sets fall short of N - 1 bits at some N"
+        if fooling
+        else "no fooling set verified"
+    )
+    return Said(
+        f"Where the lower bounds bite (exact, no training): at width m = {m} and p = {p} "
+        f"bits, the first rules a model out at N = {min(bite.values()):,}",
+        f"(a) At m = {m}, p = {p}: {conclusions.series(lines)}. (b) {fooling_words}. (c) The "
+        f"minimal complete DFA of Dyck-(2,2) has {states:g} states, so a time-invariant RNN "
+        f"recognising it needs m p >= log2 {states:g} = {math.log2(states):g} bits.",
+    )
 
 
 def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str, Any]:
@@ -158,22 +208,23 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     _max_lengths(axes[0], rows)
     _fooling(axes[1], rows, missing)
     _dfa(axes[2], rows)
-    fig.suptitle("Where the lower bounds bite (exact evaluation, no training)")
+    said = conclude(rows)
+    style.suptitle(fig, said.title, fontsize=12)
     fig.tight_layout()
     files = style.save(fig, out_dir, NAME, rows, COLUMNS)
     caption = (
         "(a) For width m and precision p (dotted 16, dashed 32, solid 64 bits), the largest "
         "length N that each lower bound does not rule out, evaluated exactly "
         "(Bound.max_length); any longer N is impossible for that model, e.g. an RNN with "
-        "m = 128 units of p = 64 bits cannot solve index lookup beyond N = 8192 (Thm 3). "
+        "m = 128 units of p = 64 bits cannot solve index lookup beyond N = "
+        f"{cb.get('separations.thm3').max_length(128, 64):,} (Thm 3). "
         "The bounds are the claims table's lower bounds on length; bounds with the same curve "
         "(Thm 8 and Thm 11 both amount to N <= 2mp) are drawn once. Thm 5 and Thm 12 are drawn "
         "for one head, m the per-head width, from the single-output Thm 4 protocol they rest "
-        "on. (b) log2 of the size of the verified "
-        "fooling set of all Dyck-(n,2) words under "
+        "on. (b) log2 of the size of the verified fooling set of all Dyck-(n,2) words under "
         "the odd/even split (symbolic DFA check), a lower bound in bits on any protocol; for "
         "n = 2 it is exactly N - 1 (Lemma 1). (c) States of the minimal complete DFA of "
         "Dyck-(n,k) (with the dead sink); by Lemma 4 a time-invariant RNN that recognises it "
         "needs mp >= log2(states) bits."
     )
-    return {"name": NAME, "files": files, "caption": caption, "missing": missing}
+    return conclusions.say(said, name=NAME, files=files, caption=caption, missing=missing)

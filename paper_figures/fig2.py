@@ -14,7 +14,8 @@ from typing import Any
 
 import matplotlib.pyplot as plt
 
-from paper_figures import style
+from paper_figures import conclusions, style
+from paper_figures.conclusions import Said
 
 NAME = "fig2"
 TASKS = {"index-lookup": "Index lookup", "dyck": "Dyck-(2,2)"}
@@ -39,19 +40,45 @@ def accuracy_panel(
     ax: plt.Axes, rows: list[dict[str, Any]], task: str, title: str, target: float
 ) -> list[dict[str, Any]]:
     """Plot best accuracy vs length of ``task`` for each model at its main width
-    (:func:`main_widths`); return the CSV rows."""
+    (:func:`main_widths`); return the CSV rows. Models are set slightly apart along N so that
+    equal accuracies do not hide each other; with one length in the store each point is
+    labelled with its accuracy."""
     out = []
-    for row in main_widths(rows, task):
+    drawn = main_widths(rows, task)
+    ticks = sorted({n for row in drawn for n in row["lengths"]})
+    for i, row in enumerate(drawn):
         lengths = sorted(row["lengths"])
         acc = [row["lengths"][n] for n in lengths]
         verdicts = {p["length"]: p["verdict"] for p in row.get("points") or []}
         colour, marker = style.colour(row["arch"]), style.marker(row["layers"])
-        ax.plot(lengths, acc, color=colour)
-        ax.plot([], [], color=colour, marker=marker, ms=6,
-                label=style.model_label(row["arch"], row["layers"], row["width"]))  # fmt: skip
-        for n, a in zip(lengths, acc, strict=True):
-            ax.plot([n], [a], ls="none", marker=marker, ms=6,
-                    **style.verdict_marks(verdicts.get(n), colour))  # fmt: skip
+        xs = [n * 1.04 ** (i - (len(drawn) - 1) / 2) for n in lengths]
+        ax.plot(xs, acc, color=colour)
+        ax.plot(
+            [],
+            [],
+            color=colour,
+            marker=marker,
+            ms=6,
+            label=style.model_label(row["arch"], row["layers"], row["width"]),
+        )
+        for x, a, n in zip(xs, acc, lengths, strict=True):
+            ax.plot(
+                [x],
+                [a],
+                ls="none",
+                marker=marker,
+                ms=6,
+                **style.verdict_marks(verdicts.get(n), colour),
+            )
+            if len(ticks) == 1:
+                ax.annotate(
+                    f"{a:.3f}",
+                    (x, a),
+                    textcoords="offset points",
+                    xytext=(7, -3),
+                    fontsize=7,
+                    color=colour,
+                )
         out.extend(
             {
                 "series": "best accuracy",
@@ -69,10 +96,12 @@ def accuracy_panel(
         style.add_undecided_entry(ax)
     ax.axhline(target, color="k", ls=":", lw=1, label=f"target {target:g}")
     ax.set_xscale("log")
-    ticks = sorted({n for row in rows if row["task"] == task for n in row["lengths"]})
     if ticks:
         ax.set_xticks(ticks, [str(n) for n in ticks])
         ax.minorticks_off()
+    if len(ticks) == 1:  # one length: the panel says so rather than draw a lone column
+        ax.set_xlim(ticks[0] / 1.6, ticks[0] * 1.6)
+        title = f"{title}, one length in the store (N = {ticks[0]})"
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("sequence length N (tokens)")
     ax.set_ylabel("best validation accuracy (fraction)")
@@ -115,14 +144,29 @@ def _curve_panel(
         steps, acc = zip(*r["curve"], strict=True)
         lr = r["config"].get("lr")
         verdict = style.verdict_of(r, target)
-        ax.plot(steps, acc, marker=style.marker(layers), ms=4, ls="-" if layers == 1 else "--",
-                label=f"{style.model_label(arch, layers, width)} lr={lr:g}",
-                **style.verdict_marks(verdict, style.colour(arch)))  # fmt: skip
+        ax.plot(
+            steps,
+            acc,
+            marker=style.marker(layers),
+            ms=4,
+            ls="-" if layers == 1 else "--",
+            label=f"{style.model_label(arch, layers, width)} lr={lr:g}",
+            **style.verdict_marks(verdict, style.colour(arch)),
+        )
         out.extend(
-            {"series": "validation curve", "task": task, "arch": arch, "layers": layers,
-             "width": width, "length": longest, "step": s, "accuracy": a, "verdict": verdict}
+            {
+                "series": "validation curve",
+                "task": task,
+                "arch": arch,
+                "layers": layers,
+                "width": width,
+                "length": longest,
+                "step": s,
+                "accuracy": a,
+                "verdict": verdict,
+            }
             for s, a in zip(steps, acc, strict=True)
-        )  # fmt: skip
+        )
         if verdict == "undecided":
             style.add_undecided_entry(ax)
     ax.axhline(target, color="k", ls=":", lw=1, label=f"target {target:g}")
@@ -137,25 +181,86 @@ def _curve_panel(
 
 def point_verdicts(csv_rows: list[dict[str, Any]]) -> list[str]:
     """The verdicts of the points drawn: one per best-accuracy point, one per validation curve."""
-    curves = {(r["task"], r["arch"], r["layers"], r["width"]): r["verdict"] for r in csv_rows
-              if r["series"] == "validation curve"}  # fmt: skip
+    curves = {
+        (r["task"], r["arch"], r["layers"], r["width"]): r["verdict"]
+        for r in csv_rows
+        if r["series"] == "validation curve"
+    }
     points = [r["verdict"] for r in csv_rows if r["series"] == "best accuracy" and r["verdict"]]
     return points + list(curves.values())
 
 
+def task_words(rows: list[dict[str, Any]], task: str, title: str) -> tuple[str, str]:
+    """(headline, sentence) on ``task``: which model holds the target to the longest N, from
+    the thresholds of the models drawn (:func:`main_widths`), each decided or left open."""
+    drawn = main_widths(rows, task)
+    if not drawn:
+        return f"{title}: no runs", f"{title}: no runs in the store"
+    known = {
+        style.model_label(r["arch"], r["layers"], r["width"]): conclusions.threshold(r)
+        for r in drawn
+    }
+    lengths = sorted({n for r in drawn for n in r["lengths"]})
+    if len(lengths) == 1:
+        best = {
+            style.model_label(r["arch"], r["layers"], r["width"]): r["lengths"][lengths[0]]
+            for r in drawn
+        }
+        said = ", ".join(f"{k} {v:.3f}" for k, v in best.items())
+        return (
+            f"{title}: one length (N = {lengths[0]})",
+            f"{title}: one length in the store, N = {lengths[0]} (best accuracy {said}), "
+            "so no model's threshold beyond it is known",
+        )
+    headline = conclusions.ranking(
+        known,
+        ("holds the target to longer N than", "hold the target to longer N than"),
+        "hold the target to the same N",
+        "which model holds the target longest is undecided",
+    )
+    each = "; ".join(
+        f"{style.model_label(r['arch'], r['layers'], r['width'])} {conclusions.threshold_text(r)}"
+        for r in drawn
+    )
+    return f"{title}, {headline}", f"{title}: {each}: {headline}"
+
+
+def load(store_path: str | None, profile: str | None) -> style.ThresholdData:
+    """The store's runs and thresholds (bounds at 32 bits, not drawn here)."""
+    return style.threshold_data(store_path, profile, 32)
+
+
+def conclude(data: style.ThresholdData, tasks: dict[str, str] | None = None) -> Said:
+    """Per task, which model holds the target to the longest N (see :func:`task_words`)."""
+    tasks = TASKS if tasks is None else tasks
+    subject = "Accuracy against length"
+    if not any(r["task"] in tasks for r in data.rows):
+        return conclusions.no_data(subject, f"no runs of {', '.join(tasks)} in the store")
+    words = [task_words(data.rows, task, title) for task, title in tasks.items()]
+    return Said(
+        f"{subject} (target {data.target:g}): " + "; ".join(h for h, _ in words),
+        ". ".join(s for _, s in words) + ".",
+    )
+
+
+def summary(store_path: str | None) -> Said:
+    """The title and conclusion from the store alone, nothing drawn."""
+    return conclude(load(store_path, None))
+
+
 def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str, Any]:
     """Draw the figure from the store at ``store_path`` into ``out_dir``."""
-    runs, missing = style.load_runs(store_path)
-    target = style.target_of(runs)
-    rows, _ = style.load_thresholds(store_path, target, 32)
+    data = load(store_path, profile)
+    said = conclude(data)
+    missing = list(data.missing)
     fig, axes = plt.subplots(2, 2, figsize=(12, 9))
     csv_rows: list[dict[str, Any]] = []
     for col, (task, title) in enumerate(TASKS.items()):
         top, bottom = axes[0, col], axes[1, col]
-        csv_rows += accuracy_panel(top, rows, task, title, target)
-        curves, found = _curve_panel(bottom, runs, task, title, target)
+        csv_rows += accuracy_panel(top, data.rows, task, title, data.target)
+        curves, found = _curve_panel(bottom, data.runs, task, title, data.target)
         csv_rows += curves
-        if not any(r["task"] == task for r in rows):
+        if not any(r["task"] == task for r in data.rows):
             missing.append(f"{NAME}: no runs of {task} in the store")
             style.note(top, f"no runs of {task} in the store")
         if not found:
@@ -164,19 +269,39 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
             bottom.set_title(f"{title}: validation curves")
             bottom.set_xlabel("training step")
             bottom.set_ylabel("validation accuracy (fraction)")
-    fig.suptitle(f"Accuracy vs length (target accuracy {target:g})")
+    style.suptitle(fig, said.title)
     fig.tight_layout()
     files = style.save(fig, out_dir, NAME, csv_rows, COLUMNS, point_verdicts(csv_rows))
     caption = (
         f"Top: best validation accuracy against length N on index lookup (left) and "
         f"Dyck-(2,2) (right), per model (architecture, layers L, width d; other widths are in "
         f"fig3), the best over evaluations during training, learning rates and seeds; dotted: "
-        f"the target accuracy {target:g}; guessing scores 1/64 on index lookup and about 1/2 "
-        f"on Dyck-(2,2). Bottom: validation accuracy during training of each "
-        f"model's best run at the largest length at which the most models were trained. "
-        f"Half-filled markers: undecided (still improving when the budget ran out; a best over "
-        f"runs is undecided when none reached the target and one was still improving). "
-        f"Training: {style.training_summary(runs)} "
-        f"Data: {style.store_label(store_path, profile)}."
+        f"the target accuracy {data.target:g}; {chance_text(data.runs, TASKS)}. Bottom: "
+        "validation accuracy during training of each model's best run at the largest length "
+        "at which the most models were trained. Half-filled markers: undecided (still "
+        "improving when the budget ran out; a best over runs is undecided when none reached "
+        f"the target and one was still improving). Training: {style.training_summary(data.runs)}"
+        f" Data: {data.label}."
     )
-    return {"name": NAME, "files": files, "caption": caption, "missing": missing}
+    return conclusions.say(said, name=NAME, files=files, caption=caption, missing=missing)
+
+
+def chance_text(runs: list[dict[str, Any]], tasks: dict[str, str]) -> str:
+    """What guessing scores on each task, as the runs recorded it (their task's chance level,
+    :meth:`simulations.tasks.Task.chance`)."""
+    parts = []
+    for task, title in tasks.items():
+        levels = [
+            r["diagnostics"]["chance"]["accuracy"]
+            for r in runs
+            if r["task"] == task and isinstance((r.get("diagnostics") or {}).get("chance"), dict)
+        ]
+        if levels:
+            low, high = min(levels), max(levels)
+            span = f"{low:.3f}" if high - low < 0.0005 else f"{low:.3f}-{high:.3f}"
+            parts.append(f"{title} {span}")
+    return (
+        "guessing (the most frequent answer) scores " + ", ".join(parts)
+        if parts
+        else "the runs record no chance level"
+    )

@@ -103,8 +103,12 @@ def _points(ax: Axes) -> np.ndarray:
             chunks.append(np.array([*corners, [(box.x0 + box.x1) / 2, box.y1]]))
     pts = np.concatenate(chunks)
     inside = ax.get_window_extent()
-    keep = ((pts[:, 0] >= inside.x0 - 1) & (pts[:, 0] <= inside.x1 + 1)
-            & (pts[:, 1] >= inside.y0 - 1) & (pts[:, 1] <= inside.y1 + 1))  # fmt: skip
+    keep = (
+        (pts[:, 0] >= inside.x0 - 1)
+        & (pts[:, 0] <= inside.x1 + 1)
+        & (pts[:, 1] >= inside.y0 - 1)
+        & (pts[:, 1] <= inside.y1 + 1)
+    )
     return pts[keep]
 
 
@@ -236,8 +240,11 @@ def internal_names(text: str) -> list[str]:
 def _tick_overlaps(ax: Axes, renderer: Any) -> list[str]:
     found = []
     for axis_name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
-        labels = [t for t in (*axis.get_majorticklabels(), *axis.get_minorticklabels())
-                  if t.get_visible() and t.get_text().strip()]  # fmt: skip
+        labels = [
+            t
+            for t in (*axis.get_majorticklabels(), *axis.get_minorticklabels())
+            if t.get_visible() and t.get_text().strip()
+        ]
         inside = ax.get_window_extent()
         boxes = []
         for t in labels:

@@ -23,7 +23,8 @@ from typing import Any
 import matplotlib.pyplot as plt
 import numpy as np
 
-from paper_figures import style
+from paper_figures import conclusions, style
+from paper_figures.conclusions import Known, Said
 
 NAME = "looped-table1"
 PAPER = "looped"
@@ -53,10 +54,13 @@ def setting(run: dict[str, Any]) -> str:
         )
     if run["task"] == "i-gsm":
         depth = cfg.get("query_depth", cfg.get("depth", 1))  # "depth": its name before
-        return (f"N={run['length']} statements, query depth {depth}, "
-                f"P={cfg.get('modulus', 7)}, d={run['width']}")  # fmt: skip
-    return (f"n={run['length']}, |Σ|={cfg.get('alphabet', 4)}, d={run['width']}, "
-            f"heads={run['heads']}")  # fmt: skip
+        return (
+            f"N={run['length']} statements, query depth {depth}, "
+            f"P={cfg.get('modulus', 7)}, d={run['width']}"
+        )
+    return (
+        f"n={run['length']}, |Σ|={cfg.get('alphabet', 4)}, d={run['width']}, heads={run['heads']}"
+    )
 
 
 def _cells(run: dict[str, Any]) -> dict[int, float]:
@@ -71,8 +75,13 @@ def _cells(run: dict[str, Any]) -> dict[int, float]:
 
 def table(runs: list[dict[str, Any]], task: str) -> tuple[str | None, list[Row]]:
     """(setting, rows) of ``task`` in the order of the paper's Table 1."""
-    eligible = [r for r in runs if r["task"] == task and r["arch"] in ("looped", "transformer")
-                and r["config"].get("reg_lambda") is None]  # fmt: skip
+    eligible = [
+        r
+        for r in runs
+        if r["task"] == task
+        and r["arch"] in ("looped", "transformer")
+        and r["config"].get("reg_lambda") is None
+    ]
     if not eligible:
         return None, []
     counts: dict[str, int] = defaultdict(int)
@@ -84,12 +93,27 @@ def table(runs: list[dict[str, Any]], task: str) -> tuple[str | None, list[Row]]
     for run in (r for r in eligible if setting(r) == chosen):
         shape = _shape(run)
         cells = best.setdefault(shape, {})
-        entry = facts.setdefault(shape, {"parameters": run["parameters"], "runs": 0,
-                                         "archs": set(), "seeds": set(), "lrs": set(),
-                                         "verdicts": {}})  # fmt: skip
+        entry = facts.setdefault(
+            shape,
+            {
+                "parameters": run["parameters"],
+                "runs": 0,
+                "archs": set(),
+                "seeds": set(),
+                "lrs": set(),
+                "verdicts": {},
+                "reached": {},
+                "examples": 0,
+                "count": {},
+            },
+        )
+        target = float(run["config"].get("target", 0.99))
         for x, acc in _cells(run).items():
             cells[x] = max(cells.get(x, 0.0), acc)
             entry["verdicts"].setdefault(x, []).append(style.verdict_of(run))  # per cell
+            entry["reached"][x] = entry["reached"].get(x, 0) + (acc >= target)
+            entry["count"][x] = entry["count"].get(x, 0) + 1
+        entry["examples"] = max(entry["examples"], int(run["config"].get("eval_samples", 1000)))
         entry["runs"] += 1
         entry["archs"].add(run["arch"])
         entry["seeds"].add(run["seed"])
@@ -104,8 +128,9 @@ def table(runs: list[dict[str, Any]], task: str) -> tuple[str | None, list[Row]]
             (f"({k * loops}⊗1) iso-FLOP", (k * loops, 1)),
         ):
             if shape in best and not any(r[0] == label for r in rows):
-                rows.append((label, {"k": shape[0], "loops": shape[1], **facts[shape]},
-                             best[shape]))  # fmt: skip
+                rows.append(
+                    (label, {"k": shape[0], "loops": shape[1], **facts[shape]}, best[shape])
+                )
     return chosen, rows
 
 
@@ -127,16 +152,33 @@ def _panel(ax: Any, task: str, chosen: str | None, rows: list[Row], csv_rows: li
                 continue
             verdict = combine(row["verdicts"][x])  # the runs behind this cell
             acc[i, j] = cells[x]
-            ax.text(j, i, style.cell_text(cells[x], verdict, 3), ha="center", va="center",
-                    fontsize=10, color="white" if cells[x] < 0.5 else "black")  # fmt: skip
+            ax.text(
+                j,
+                i,
+                style.cell_text(cells[x], verdict, 3),
+                ha="center",
+                va="center",
+                fontsize=10,
+                color="white" if cells[x] < 0.5 else "black",
+            )
             csv_rows.append(
-                {"task": task, "setting": chosen, "row": label, "k": row["k"],
-                 "loops": row["loops"], "layers": row["k"] * row["loops"],
-                 "arch": "/".join(sorted(row["archs"])), "parameters": row["parameters"],
-                 "x": x, "accuracy": cells[x], "runs": row["runs"],
-                 "seeds": " ".join(map(str, sorted(row["seeds"]))),
-                 "lrs": " ".join(f"{lr:g}" for lr in sorted(row["lrs"])), "verdict": verdict}
-            )  # fmt: skip
+                {
+                    "task": task,
+                    "setting": chosen,
+                    "row": label,
+                    "k": row["k"],
+                    "loops": row["loops"],
+                    "layers": row["k"] * row["loops"],
+                    "arch": "/".join(sorted(row["archs"])),
+                    "parameters": row["parameters"],
+                    "x": x,
+                    "accuracy": cells[x],
+                    "runs": row["runs"],
+                    "seeds": " ".join(map(str, sorted(row["seeds"]))),
+                    "lrs": " ".join(f"{lr:g}" for lr in sorted(row["lrs"])),
+                    "verdict": verdict,
+                }
+            )
     image = ax.imshow(acc, cmap="viridis", vmin=0, vmax=1, aspect="auto")
     labels = [f"{label}\n{row['parameters']:,} parameters" for label, row, _ in rows]
     ax.set_yticks(range(len(rows)), labels)
@@ -157,15 +199,90 @@ def _panel(ax: Any, task: str, chosen: str | None, rows: list[Row], csv_rows: li
     return image
 
 
+def _row_known(row: dict[str, Any], cells: dict[int, float], x: int) -> Known:
+    """A row's best accuracy at column ``x`` as a range (its Wilson interval, open above when
+    the cell is undecided)."""
+    from simulations.verdicts import combine
+
+    return conclusions.accuracy(cells[x], combine(row["verdicts"][x]), row["examples"])
+
+
+def _task_words(task: str, rows: list[Row]) -> tuple[str, str]:
+    """(headline, sentence): each looped row against its iso-FLOP and iso-param rows, column
+    by column, with how many of each row's runs reached the target there."""
+    by_shape = {(r["k"], r["loops"]): (r, cells) for _, r, cells in rows}
+    heads, parts = [], []
+    for (k, loops), (row, cells) in sorted(by_shape.items()):
+        if loops == 1:
+            continue
+        for other, name in (((k * loops, 1), "iso-FLOP"), ((k, 1), "iso-param")):
+            if other not in by_shape:
+                continue
+            o_row, o_cells = by_shape[other]
+            xs = sorted(set(cells) & set(o_cells))
+            orders = [
+                conclusions.order(_row_known(row, cells, x), _row_known(o_row, o_cells, x))
+                for x in xs
+            ]
+            relation = ORDER_WORDS[orders[0]] if len(set(orders)) == 1 else "mixed against"
+            heads.append(f"({k}⊗{loops}) {relation} {name}")
+            parts.append(
+                f"({k}⊗{loops}) looped against ({other[0]}⊗1) {name}: "
+                + ", ".join(
+                    f"{_column(task, x)} {cells[x]:.3f} ({_reached(row, x)}) vs {o_cells[x]:.3f} "
+                    f"({_reached(o_row, x)}), {ORDER_WORDS[o]}"
+                    for x, o in zip(xs, orders, strict=True)
+                )
+            )
+    title = TITLES[task]
+    if not heads:
+        return f"{title}: no looped row with its baselines", f"{title}: no looped row stored"
+    return f"{title}: {', '.join(heads)}", f"{title}: " + "; ".join(parts)
+
+
+ORDER_WORDS = conclusions.RELATION
+TITLES = {"addition": "addition", "p-hop": "p-hop", "i-gsm": "i-GSM"}
+
+
+def _reached(row: dict[str, Any], x: int) -> str:
+    return f"{row['reached'].get(x, 0)} of {row['count'].get(x, 0)} runs at the target"
+
+
+def _column(task: str, x: int) -> str:
+    return {"addition": f"n = {x}", "i-gsm": f"query depth {x}"}.get(task, f"p = {x}")
+
+
+def conclude(tables: dict[str, tuple[str | None, list[Row]]]) -> Said:
+    """Per task, each looped model against its iso-FLOP and iso-param baselines (best over
+    runs, each within its Wilson interval; open above where undecided)."""
+    subject = "Looped (k⊗L) against iso-param (k⊗1) and iso-FLOP (kL⊗1)"
+    filled = {t: rows for t, (_, rows) in tables.items() if rows}
+    if not filled:
+        return conclusions.no_data(subject, "no looped runs on addition, p-hop or i-GSM")
+    words = [_task_words(task, rows) for task, rows in filled.items()]
+    return Said(
+        f"{subject}: " + "; ".join(h for h, _ in words), ". ".join(s for _, s in words) + "."
+    )
+
+
+def summary(store_path: str | None) -> Said:
+    """The title and conclusion from the store alone, nothing drawn."""
+    runs, _ = style.load_runs(store_path)
+    tasks = [t for t in TASKS if t != "i-gsm" or any(r["task"] == t for r in runs)]
+    return conclude({task: table(runs, task) for task in tasks})
+
+
 def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str, Any]:
     """Draw the grids from the store at ``store_path`` into ``out_dir`` (i-GSM's only when the
     store has i-GSM runs)."""
     runs, missing = style.load_runs(store_path)
     tasks = [t for t in TASKS if t != "i-gsm" or any(r["task"] == t for r in runs)]
     tables = {task: table(runs, task) for task in tasks}
+    said = conclude(tables)
     height = max(3, *(len(rows) for _, rows in tables.values()))
-    fig, axes = plt.subplots(1, len(tasks), figsize=(7.5 * len(tasks), 1.6 + 0.7 * height),
-                             gridspec_kw={"wspace": 0.6})  # fmt: skip
+    fig, axes = plt.subplots(
+        1, len(tasks), figsize=(7.5 * len(tasks), 1.6 + 0.7 * height), gridspec_kw={"wspace": 0.6}
+    )
     csv_rows: list[dict[str, Any]] = []
     image = None
     for ax, task in zip(axes, tasks, strict=True):
@@ -175,10 +292,8 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         image = _panel(ax, task, chosen, rows, csv_rows) or image
     if image is not None:
         fig.colorbar(image, ax=list(axes), label="accuracy (fraction correct)")
-    if any(r["verdict"] == "undecided" for r in csv_rows):
-        fig.legend(handles=[style.undecided_handle(cells=True)], loc="upper center",
-                   bbox_to_anchor=(0.45, 0.0), fontsize=8, frameon=False)  # fmt: skip
-    fig.suptitle("Looped (k⊗L) against iso-param (k⊗1) and iso-FLOP (kL⊗1) models", y=1.08)
+    style.cells_legend(fig, (r["verdict"] for r in csv_rows))
+    style.suptitle(fig, said.title, fontsize=12)
     verdicts = {(r["task"], r["row"], r["x"]): r["verdict"] for r in csv_rows}  # one per cell
     files = style.save(fig, out_dir, NAME, csv_rows, COLUMNS, verdicts.values())
     caption = (
@@ -197,11 +312,14 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         f"Training: {style.training_summary(runs)} "
         f"Data: {style.store_label(store_path, profile)}."
     )
-    return {"name": NAME, "files": files, "caption": caption, "missing": missing}
+    return conclusions.say(said, name=NAME, files=files, caption=caption, missing=missing)
 
 
 def _parameters_text(tables: dict[str, tuple[str | None, list[Row]]]) -> str:
     """Per task, each row's parameter count."""
-    parts = [f"{task}: " + ", ".join(f"{label} {row['parameters']:,}" for label, row, _ in rows)
-             for task, (_, rows) in tables.items() if rows]  # fmt: skip
+    parts = [
+        f"{task}: " + ", ".join(f"{label} {row['parameters']:,}" for label, row, _ in rows)
+        for task, (_, rows) in tables.items()
+        if rows
+    ]
     return "; ".join(parts) or "none"

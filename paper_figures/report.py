@@ -1,11 +1,14 @@
-"""The HTML report: every paper figure with its caption and its numbers, in one folder.
+"""The HTML report: every paper figure its stores have data for, with its title, its conclusion,
+its caption and its numbers, in one folder.
 
-``write_report(out_dir, store, profile)`` draws every figure of ``paper_figures.FIGURES`` into
-``out_dir`` and writes ``out_dir/index.html``, which shows each PNG by relative path (so the
-folder can be moved or served as is), its caption, links to its PDF and CSV, and what the store
-lacks for it: a panel without data is left out of the figure, and the page names the command
-that fills it.  A header names the stores, the profiles (or sweep specs) that wrote each, as
-the store records them, and the date.
+``write_report(out_dir, store, profile)`` draws each figure of ``paper_figures.FIGURES`` that its
+store has data for (:func:`paper_figures.has_data`) into ``out_dir`` and writes
+``out_dir/index.html``, which shows each PNG by relative path (so the folder can be moved or
+served as is), its computed title and conclusion, its caption, links to its PDF and CSV, and
+what the store lacks for it: a panel without data is left out of the figure, and the page names
+the command that fills it. The figures the store has no data for are named in one line, each
+with the command that fills it; none of them is drawn. A header names the stores, the profiles
+(or sweep specs) that wrote each, as the store records them, and the date.
 """
 
 from __future__ import annotations
@@ -30,8 +33,9 @@ def _figure_html(result: dict[str, Any]) -> str:
     name = html.escape(result["name"])
     parts = [
         f'<figure id="{name}">',
-        f"<h2>{name}</h2>",
+        f"<h2>{name}: {html.escape(result['title'])}</h2>",
         f'<img src="{name}.png" alt="figure {name}">',
+        f"<p><b>{html.escape(result['conclusion'])}</b></p>",
         f"<figcaption>{html.escape(result['caption'])}<br>",
         f'Files: <a href="{name}.pdf">{name}.pdf</a>, '
         f'<a href="{name}.csv">{name}.csv</a> (the plotted numbers).</figcaption>',
@@ -48,6 +52,16 @@ def _figure_html(result: dict[str, Any]) -> str:
         parts.append(f'<div class="missing">Missing from the store:<ul>{items}</ul></div>')
     parts.append("</figure>")
     return "\n".join(parts)
+
+
+def _absent_html(absent: list[str], fill_command: Any) -> str:
+    """One line naming the figures the stores have no data for, and what fills each."""
+    if not absent:
+        return ""
+    named = "; ".join(
+        f"{html.escape(n)} (<code>{html.escape(fill_command(n))}</code>)" for n in absent
+    )
+    return f'<p class="missing">Not drawn, no data in the store: {named}.</p>'
 
 
 def _profiles(store: str, profile: str | None) -> str:
@@ -76,7 +90,7 @@ def write_report(
     slice, the ``bite`` figure from its own); a figure of neither uses ``store``.
     """
     from ccomplexity.files import atomic_open, check_output_folder
-    from paper_figures import FIGURES, make_figure, paper_of, prepare_store
+    from paper_figures import FIGURES, fill_command, has_data, make_figure, paper_of, prepare_store
 
     out = check_output_folder(out_dir, "report folder")
     store_path = prepare_store(store, profile)
@@ -84,12 +98,10 @@ def write_report(
         prepare_store(own_store, None)
     out.mkdir(parents=True, exist_ok=True)
     own = stores or {}
-    results = [
-        make_figure(
-            name, out, store=own.get(name, own.get(paper_of(name), store_path)), profile=profile
-        )  # fmt: skip
-        for name in FIGURES
-    ]
+    chosen = {name: own.get(name, own.get(paper_of(name), store_path)) for name in FIGURES}
+    drawn = [name for name, path in chosen.items() if has_data(name, path)]
+    results = [make_figure(name, out, store=chosen[name], profile=profile) for name in drawn]
+    absent = [name for name in FIGURES if name not in drawn]
     now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     used = {**({"every paper": store_path} if store_path else {}), **own}
     stores_label = "; ".join(f"{p}: {s}" for p, s in used.items()) or "none (bounds only)"
@@ -111,6 +123,7 @@ def write_report(
             f"<tr><td>Written</td><td>{now}</td></tr>",
             "</table>",
             f"<ul>{contents}</ul>",
+            _absent_html(absent, fill_command),
             *(_figure_html(r) for r in results),
             "</body></html>",
         ]

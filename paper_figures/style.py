@@ -24,9 +24,11 @@ where the number may lie), or not at all. Every figure's CSV has a ``verdict`` c
 from __future__ import annotations
 
 import csv
+import textwrap
 import weakref
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -120,6 +122,17 @@ def combined(
     return combine([verdict_of(r, target, metric) for r in runs])
 
 
+def suptitle(fig: Figure, text: str, fontsize: float = 10, **kwargs: Any) -> None:
+    """The figure's title (its computed conclusion, :mod:`paper_figures.conclusions`), wrapped to
+    the figure's width."""
+    per_char = 0.58 * fontsize / 72  # inches: a proportional font's mean width, about 0.58 em
+    fig.suptitle(
+        textwrap.fill(text, max(40, int(0.92 * fig.get_figwidth() / per_char))),
+        fontsize=fontsize,
+        **kwargs,
+    )
+
+
 def verdict_marks(verdict: str | None, colour: str) -> dict[str, Any]:
     """Marker keywords for a point of that verdict: filled in ``colour``, half-filled when
     undecided."""
@@ -131,10 +144,64 @@ def undecided_handle(marker: str = "o", colour: str = OTHER_COLOUR, cells: bool 
     """A legend handle saying what the undecided marker (or, ``cells``, the ``?`` of a grid
     cell) means."""
     if cells:
-        return Line2D([], [], ls="none", marker="$?$", color="black", ms=8,
-                      label=f"0.42? in a cell: {UNDECIDED}")  # fmt: skip
-    return Line2D([], [], ls="none", marker=marker, ms=7, label=UNDECIDED,
-                  **verdict_marks("undecided", colour))  # fmt: skip
+        return Line2D(
+            [],
+            [],
+            ls="none",
+            marker="$?$",
+            color="black",
+            ms=8,
+            label=f"0.42? in a cell: {UNDECIDED}",
+        )
+    return Line2D(
+        [],
+        [],
+        ls="none",
+        marker=marker,
+        ms=7,
+        label=UNDECIDED,
+        **verdict_marks("undecided", colour),
+    )
+
+
+def cells_legend(fig: Figure, verdicts: Iterable[str | None]) -> None:
+    """Under a figure of grids: what ``0.42?`` in a cell means, when a cell is undecided."""
+    if "undecided" in set(verdicts):
+        fig.legend(
+            handles=[undecided_handle(cells=True)],
+            loc="upper center",
+            bbox_to_anchor=(0.45, 0.0),
+            fontsize=8,
+            frameon=False,
+        )
+
+
+def figure_legend(
+    fig: Figure,
+    axes: Sequence[Axes],
+    first: Sequence[str] = (),
+    columns: int = 3,
+    fontsize: float = 7,
+) -> None:
+    """One legend below the panels for a figure whose panels share their marks: every panel's
+    entries once each, those named in ``first`` ahead of the rest."""
+    entries: dict[str, Any] = {}
+    for ax in axes:
+        handles, labels = legend_entries(ax)
+        for handle, label in zip(handles, labels, strict=True):
+            entries.setdefault(label, handle)
+    order = [k for k in first if k in entries] + [k for k in entries if k not in first]
+    if order:
+        columns = min(columns, len(order))
+        fig.legend(
+            [entries[k] for k in order],
+            order,
+            loc="upper center",
+            frameon=False,
+            fontsize=fontsize,
+            ncol=columns,
+            bbox_to_anchor=(0.5, 0.0),
+        )
 
 
 _EXTRA: weakref.WeakKeyDictionary[Axes, list[Line2D]] = weakref.WeakKeyDictionary()
@@ -156,16 +223,36 @@ def legend_entries(ax: Axes) -> tuple[list[Any], list[str]]:
     return list(unique.values()), list(unique.keys())
 
 
-def one_sided(ax: Axes, x: float, y: float, colour: str, marker: str = "o", up: bool = True,
-              label: str | None = None, **marks: Any) -> None:  # fmt: skip
+def one_sided(
+    ax: Axes,
+    x: float,
+    y: float,
+    colour: str,
+    marker: str = "o",
+    up: bool = True,
+    label: str | None = None,
+    **marks: Any,
+) -> None:
     """A bound an undecided run leaves one-sided: the half-filled ``marker`` at (x, y) and an
     arrow pointing up (the number is at least y) or down (at most y)."""
-    ax.plot([x], [y], ls="none", marker=marker, ms=marks.pop("ms", 8), zorder=6,
-            **verdict_marks("undecided", colour), **({"label": label} if label else {}),
-            **marks)  # fmt: skip
-    ax.annotate("", xy=(x, y), xytext=(0, 20 if up else -20), textcoords="offset points",
-                arrowprops={"arrowstyle": "<|-", "color": colour, "lw": 1.4,
-                            "shrinkA": 0, "shrinkB": 6})  # fmt: skip
+    ax.plot(
+        [x],
+        [y],
+        ls="none",
+        marker=marker,
+        ms=marks.pop("ms", 8),
+        zorder=6,
+        **verdict_marks("undecided", colour),
+        **({"label": label} if label else {}),
+        **marks,
+    )
+    ax.annotate(
+        "",
+        xy=(x, y),
+        xytext=(0, 20 if up else -20),
+        textcoords="offset points",
+        arrowprops={"arrowstyle": "<|-", "color": colour, "lw": 1.4, "shrinkA": 0, "shrinkB": 6},
+    )
 
 
 def cell_text(value: float, verdict: str | None, digits: int = 2) -> str:
@@ -182,8 +269,8 @@ def verdict_sentence(counts: Mapping[str, int]) -> str:
     were = "was" if undecided == 1 else "were"
     return (
         f"Verdicts of the {total} trained points drawn: {counts.get('reached', 0)} reached the "
-        f"target, {counts.get('plateaued', 0)} plateaued below it (no gain in the last third "
-        f"of the budget beyond the 95% Wilson interval of the best before), and {undecided} "
+        f"target, {counts.get('plateaued', 0)} plateaued below it (within noise of chance, or "
+        f"no rise over the last half of the budget beyond noise), and {undecided} "
         f"{were} undecided, still improving when the budget ran out (half-filled markers, "
         "'?' in grid cells; a number such a run would decide is drawn as a one-sided bound, "
         "an arrow)."
@@ -257,9 +344,29 @@ def leave_out_empty_panels(fig: Figure) -> list[str]:
         right = max(ax.get_position().x1 for ax in fig.axes)
         title.set_x((left + right) / 2)
     if left_out and not fig.axes:
-        fig.text(0.5, 0.5, "No data for this figure in the store:\n" + "\n".join(left_out),
-                 ha="center", va="center", fontsize=11, color="#444444")  # fmt: skip
+        fig.text(
+            0.5,
+            0.5,
+            "No data for this figure in the store:\n" + "\n".join(left_out),
+            ha="center",
+            va="center",
+            fontsize=11,
+            color="#444444",
+        )
     return left_out
+
+
+def _title_above_panels(fig: Figure) -> None:
+    """Put the figure's title just above its highest panel (its title included), so that a
+    title wrapped to several lines never runs into a panel's."""
+    title = getattr(fig, "_suptitle", None)  # matplotlib keeps the suptitle artist here
+    if title is None or not fig.axes:
+        return
+    renderer = fig.canvas.get_renderer()
+    top = max(ax.get_tightbbox(renderer).y1 for ax in fig.axes)
+    y = fig.transFigure.inverted().transform((0, top))[1]
+    title.set_verticalalignment("bottom")
+    title.set_y(y + 0.01)
 
 
 def write_csv(path: Path, rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> None:
@@ -296,6 +403,7 @@ def save(
     VERDICTS[name] = Counter(verdicts)
 
     LEFT_OUT[name] = leave_out_empty_panels(fig)
+    _title_above_panels(fig)
     layout.place_legends(fig)
     box = layout.saved_box(fig)
     dpi = layout.png_dpi(box)
@@ -343,6 +451,30 @@ def load_thresholds(
     assert store_path is not None
     rows = thresholds(store_path, target=target, precision=precision)
     return [r for r in rows if bool(r.get("held")) == held], []
+
+
+@dataclass(frozen=True)
+class ThresholdData:
+    """What the threshold figures read: the store's current runs, what is missing, the target
+    they were trained to, their threshold rows (:func:`simulations.thresholds.thresholds`) and
+    where the numbers come from."""
+
+    runs: list[dict[str, Any]]
+    missing: list[str]
+    target: float
+    rows: list[dict[str, Any]]
+    label: str
+
+
+def threshold_data(
+    store_path: str | None, profile: str | None, precision: int, held: bool = False
+) -> ThresholdData:
+    """The store's runs and thresholds at its runs' own target, bounds at ``precision``: of the
+    float runs, or with ``held`` of the runs trained at p bits (:func:`load_thresholds`)."""
+    runs, missing = load_runs(store_path)
+    target = target_of(runs)
+    rows, _ = load_thresholds(store_path, target, precision, held)
+    return ThresholdData(runs, missing, target, rows, store_label(store_path, profile))
 
 
 def _values(runs: Iterable[Mapping[str, Any]], key: str) -> list[Any]:

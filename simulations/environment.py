@@ -2,6 +2,12 @@
 the software and machine a re-run needs to be identical, and the plugins whose code defined its
 task or model (name and source hash), so that no reader puts one plugin's bound beside another
 plugin's runs.
+
+What decides a CPU re-run's numbers (``ccx rerun``, :mod:`simulations.rerun`): the torch
+version, the vector instructions its kernels dispatch on (``cpu_capability``: e.g. AVX2 or
+AVX512, which choose other summation orders), the thread count, and torch's deterministic
+algorithms (switched on by the trainer). :data:`IDENTITY` names them; the CPU's model name and
+the Python version are recorded beside them for the reader.
 """
 
 from __future__ import annotations
@@ -13,6 +19,10 @@ from typing import Any
 import torch
 
 from ccomplexity import plugins
+
+IDENTITY = ("torch", "cpu_capability", "threads", "deterministic", "gpu")
+"""The environment fields a re-run must share with the stored run for its numbers to be the
+same bit for bit (``gpu``: the GPU's name, for a run trained on one)."""
 
 
 @cache
@@ -50,6 +60,7 @@ def run_environment(task: str, arch: str, device: torch.device) -> dict[str, Any
         "python": platform.python_version(),
         "machine": platform.machine(),
         "cpu": cpu_kind(),
+        "cpu_capability": torch.backends.cpu.get_cpu_capability(),
         "threads": torch.get_num_threads(),
         "deterministic": torch.are_deterministic_algorithms_enabled(),
     }
@@ -58,4 +69,19 @@ def run_environment(task: str, arch: str, device: torch.device) -> dict[str, Any
     sources = plugin_sources(task, arch)
     if sources:
         out["plugins"] = sources
+    return out
+
+
+def identity_differences(stored: dict[str, Any], now: dict[str, Any]) -> list[str]:
+    """The :data:`IDENTITY` fields in which ``now`` differs from the ``stored`` environment, each
+    as "field: stored -> now"; fields the stored run did not record (a run of an older store)
+    are said as "field: not recorded"."""
+    out = []
+    for field in IDENTITY:
+        if field not in stored and field not in now:
+            continue
+        if field not in stored:
+            out.append(f"{field}: not recorded")
+        elif stored.get(field) != now.get(field):
+            out.append(f"{field}: {stored.get(field)} -> {now.get(field)}")
     return out

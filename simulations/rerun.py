@@ -3,10 +3,17 @@
 
 A run is trained again as it was: alone, or as the same ensemble (the member configs the store
 recorded for it, in their order, read back from the store), with the same number of torch
-threads, on the CPU (or CUDA, for a run stored from a GPU when one is present). Training is
-deterministic on the CPU (:mod:`simulations.training`), so a CPU run re-trained in its own form
-gives the same curve, steps and accuracies; ``identical`` says whether it did. Nothing is written:
-no checkpoint, no row.
+threads, on the CPU (or CUDA, for a run stored from a GPU when one is present). Nothing is
+written: no checkpoint, no row.
+
+The report (:func:`compare`): ``identical`` when the best and final accuracy, the steps, the
+curve and the verdict are all the same; else ``max_difference``, the largest absolute difference
+of an accuracy (best, final, or at a step both curves evaluated), and ``verdict_changed``. Beside
+it, ``environment``: what trained the stored run and what trains the re-run, and the fields
+that decide identity in which they differ (:data:`simulations.environment.IDENTITY`). Training is
+deterministic on the CPU for one torch version, one vector instruction set and one thread
+count (:mod:`simulations.training`): a re-run that shares them is identical, one that does not
+may differ in the last bits of a sum and, over hundreds of steps, in its accuracies.
 
 A run whose ensemble cannot be rebuilt (a member is no longer in the store, or the store predates
 the record of ensembles) is trained alone, and the report says so: on the CPU an ensemble member's
@@ -67,11 +74,13 @@ def _device(stored: str | None) -> str:
 
 def rerun(store_path: str | Path, run: str) -> dict[str, Any]:
     """Train stored run ``run`` again in its form and compare: ``{"run", "config_hash",
-    "form", "stored", "rerun", "identical", "differences"}``; ``stored`` and ``rerun`` hold
+    "form", "stored", "rerun", "identical", "differences", "max_difference",
+    "verdict_changed", "environment"}`` (:func:`compare`); ``stored`` and ``rerun`` hold
     best_accuracy, accuracy, steps, verdict and the curve."""
     import torch
 
     from simulations.ensemble import train_ensemble
+    from simulations.environment import identity_differences
     from simulations.training import TrainConfig, deterministic_on, resolve_device, train
 
     row, group = find_run(store_path, run)
@@ -95,17 +104,41 @@ def rerun(store_path: str | Path, run: str) -> dict[str, Any]:
             " (its ensemble's members are not all in the store)" if recorded else ""
         )
     form["torch"] = torch.__version__
-    stored = {k: row[k] for k in COMPARED}
-    fresh = {k: again[k] for k in COMPARED}
-    differences = [k for k in COMPARED if _plain(stored[k]) != _plain(fresh[k])]
+    report = compare({k: row[k] for k in COMPARED}, {k: again[k] for k in COMPARED})
+    # the threads column predates the environment record: an older run still says its threads
+    recorded = {"threads": row["threads"]} if isinstance(row.get("threads"), int) else {}
+    stored_environment = {**recorded, **(row.get("environment") or {})}
+    now = again.get("environment") or {}
     return {
         "run": row["id"],
         "config_hash": row["config_hash"],
         "form": form,
+        **report,
+        "environment": {
+            "stored": stored_environment,
+            "rerun": now,
+            "differs_in": identity_differences(stored_environment, now),
+        },
+    }
+
+
+def compare(stored: dict[str, Any], fresh: dict[str, Any]) -> dict[str, Any]:
+    """Stored run against re-run, each {best_accuracy, accuracy, steps, curve, verdict}:
+    ``{"stored", "rerun", "identical", "differences", "max_difference", "verdict_changed"}``.
+    ``differences`` names the fields that differ; ``max_difference`` is the largest absolute
+    difference of the best accuracy, the final accuracy and the accuracies at the steps both
+    curves evaluated (0.0 when identical)."""
+    differences = [k for k in COMPARED if _plain(stored[k]) != _plain(fresh[k])]
+    again = {int(step): float(a) for step, a in fresh["curve"]}
+    pairs = [(float(a), again[int(step)]) for step, a in stored["curve"] if int(step) in again]
+    pairs += [(float(stored[k]), float(fresh[k])) for k in ("best_accuracy", "accuracy")]
+    return {
         "stored": stored,
         "rerun": fresh,
         "identical": not differences,
         "differences": differences,
+        "max_difference": max(abs(a - b) for a, b in pairs),
+        "verdict_changed": stored["verdict"] != fresh["verdict"],
     }
 
 
@@ -116,4 +149,4 @@ def _plain(value: Any) -> Any:
     return value
 
 
-__all__ = ["COMPARED", "ROW_ID", "RUN_NAME", "check_run_name", "find_run", "rerun"]
+__all__ = ["COMPARED", "ROW_ID", "RUN_NAME", "check_run_name", "compare", "find_run", "rerun"]

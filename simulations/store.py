@@ -119,8 +119,9 @@ ENVIRONMENT = "environment"
 """The result key (and column, JSON object, NULL when a run has none) that records what trained
 a run beyond its config: software, machine and settings a re-run needs, and the plugins it
 used. Runs stored before schema 5 have none (read as ``{}``)."""
-DIAGNOSTICS = ("block_cosine", "layer_similarity")
-"""Result keys stored together in the ``diagnostics`` column (JSON, NULL when a run has none)."""
+DIAGNOSTICS = ("block_cosine", "layer_similarity", "chance")
+"""Result keys stored together in the ``diagnostics`` column (JSON, NULL when a run has none);
+``chance`` is the task's chance level the verdict rule reads (:mod:`simulations.verdicts`)."""
 COLUMNS = (
     "id",
     "config_hash",
@@ -457,8 +458,9 @@ def _decode(row: dict[str, Any]) -> dict[str, Any]:
         if row["verdict"] in VERDICTS and _is_interval(ci):
             row["accuracy_ci"] = ci
         else:  # older stores, or a row edited by hand: judged from its curve
+            recorded = {"chance": diagnostics.get("chance")}
             row.update(_judged(row["config"], row["curve"], row["accuracy"],
-                               row["best_accuracy"], None))  # fmt: skip
+                               row["best_accuracy"], recorded))  # fmt: skip
     except RecursionError:
         raise MalformedRun(f"run {row.get('id')} is malformed (nested too deeply)") from None
     except (ValueError, TypeError, AttributeError) as err:
@@ -485,6 +487,7 @@ def _judged(
     accuracy) pairs counts as none."""
     if result is not None and result.get("verdict") in VERDICTS and result.get("accuracy_ci"):
         return {"verdict": result["verdict"], "accuracy_ci": list(result["accuracy_ci"])}
+    chance = None if result is None else result.get("chance")
     pairs = curve if isinstance(curve, list) else []
     if not all(
         isinstance(p, list | tuple) and len(p) == 2
@@ -492,7 +495,7 @@ def _judged(
         for p in pairs
     ):  # fmt: skip
         pairs = []
-    return judge(dict(config), pairs, accuracy, evaluated_on(dict(config), result), best)
+    return judge(dict(config), pairs, accuracy, evaluated_on(dict(config), result), best, chance)
 
 
 def runs(path: str | Path, **filters: object) -> list[dict[str, Any]]:

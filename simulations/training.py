@@ -19,6 +19,7 @@ A run with a checkpoint folder saves its model there as ``{config_hash}.pt``
 from __future__ import annotations
 
 import contextlib
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -232,7 +233,7 @@ def run_result(
         **held_bits(model, config),
         "accuracy": curve[-1][1],
         "best_accuracy": best,
-        **judge(config.to_dict(), curve, curve[-1][1], evaluated),
+        **judge(config.to_dict(), curve, curve[-1][1], evaluated, best, extra.get("chance")),
         "evaluated": evaluated,
         "lr_final": config.recipe.lr * config.recipe.factor(steps),
         "steps": steps,
@@ -280,14 +281,15 @@ def extra_results(
     accuracy: float,
 ) -> dict[str, Any]:
     """How many examples each evaluation measured (``evaluated``: the training set of a task
-    that has a fixed one), and what some runs report beyond the rest: the final accuracy at the
-    task's further
+    that has a fixed one), the task's chance level at N (``chance``, :func:`task_chance`), and
+    what some runs report beyond the rest: the final accuracy at the task's further
     evaluation lengths (``accuracy_by_length``), the regulariser's R_G(k) per group
     (``block_cosine``) and, for a transformer of two or more layers, the cosine between every
     pair of its layers per parameter group (``layer_similarity``, the paper's Figs. 2-3)."""
     fixed = task.training_set(config.task.length)
     extra: dict[str, Any] = {
-        "evaluated": config.evaluation.eval_samples if fixed is None else len(fixed[0])
+        "evaluated": config.evaluation.eval_samples if fixed is None else len(fixed[0]),
+        "chance": task_chance(config, task),
     }
     lengths = task.eval_lengths(config.task.length)
     if lengths:
@@ -303,6 +305,20 @@ def extra_results(
     if config.model.arch == "transformer" and config.model.layers >= 2:
         extra["layer_similarity"] = layer_similarity(model)
     return extra
+
+
+_CHANCES: dict[str, dict[str, Any]] = {}
+"""Chance levels measured in this process, by task, options and length."""
+
+
+def task_chance(config: TrainConfig, task: Task) -> dict[str, Any]:
+    """The chance level of the run's task at its N (:meth:`simulations.tasks.Task.chance`),
+    measured once per task, options and length in a process (a sweep trains many runs of one
+    task: chance is the task's, not a run's)."""
+    key = json.dumps([config.task.name, config.task.options(), config.task.length], sort_keys=True)
+    if key not in _CHANCES:
+        _CHANCES[key] = task.chance(config.task.length)
+    return dict(_CHANCES[key])
 
 
 class _ProgressBar:

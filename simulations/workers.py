@@ -112,6 +112,20 @@ def default_workers() -> int:
     return max(1, os.cpu_count() or 1)
 
 
+def worker_threads(processes: int) -> int:
+    """Torch threads for each of ``processes`` training processes: the cores the machine's load
+    (its one-minute load average) leaves free, shared among them, at least one. More threads
+    than free cores make every parallel region of a step wait for a thread the kernel has put
+    aside: under a load of 6 on 2 cores a small LSTM trained 9x slower on 2 threads than on 1
+    (``benchmarks/results/sweep_load.md``)."""
+    cores = default_workers()
+    try:
+        free = cores - os.getloadavg()[0]
+    except (AttributeError, OSError):  # no load average on this platform
+        free = cores
+    return max(1, min(cores // processes, int(free) // processes))
+
+
 def train_unit(job: Job, configs: list[Any], on_result: Member | None = None) -> list[dict]:
     """One unit of work: a single run (``job.train_fn``) or an ensemble (``job.ensemble_fn``),
     whose members go to ``on_result`` as they stop. After it, the memory torch's CUDA allocator
@@ -205,7 +219,8 @@ class _Runner(abc.ABC):
 
 
 class _Inline(_Runner):
-    """Each unit trains in this process as soon as it is started."""
+    """Each unit trains in this process as soon as it is started, on the threads the machine's
+    load leaves free (:func:`worker_threads`)."""
 
     def __init__(self, job: Job, member: Member) -> None:
         self.job, self.member = job, member
@@ -220,10 +235,17 @@ class _Inline(_Runner):
         return bool(self.done)
 
     def start(self, unit: Unit) -> None:
+        torch = sys.modules.get("torch")  # a sweep of the real trainer has imported it
+        before = torch.get_num_threads() if torch is not None else None
+        if torch is not None:
+            torch.set_num_threads(worker_threads(1))
         try:
             outcome: list | BaseException = train_unit(self.job, [c for _, c in unit], self.member)
         except Exception as err:  # noqa: BLE001 - reported in the summary, retried later
             outcome = err
+        finally:
+            if torch is not None:
+                torch.set_num_threads(before)
         self.done.append((unit, outcome))
 
     def collect(self, timeout: float | None) -> list[Outcome]:
@@ -233,11 +255,12 @@ class _Inline(_Runner):
 
 class _Pool(_Runner):
     """A local process pool (spawn start method, so that no worker inherits torch's threads) of
-    workers that die with this process, one unit per worker at a time. Ensemble members come
-    back on a queue as they stop, the rest with their unit's end."""
+    workers that die with this process, one unit per worker at a time, each on its share of the
+    free cores (:func:`worker_threads`). Ensemble members come back on a queue as they stop, the
+    rest with their unit's end."""
 
     def __init__(self, workers: int, job: Job, member: Member) -> None:
-        threads = max(1, default_workers() // workers)
+        threads = worker_threads(workers)
         context = multiprocessing.get_context("spawn")
         self.workers, self.job, self.member = workers, job, member
         self.results = context.Queue()

@@ -24,6 +24,13 @@ from torch import Tensor
 from ccomplexity.errors import InputError, check_int
 
 Batch = tuple[Tensor, Tensor, Tensor]
+CHANCE_SAMPLES = 4096
+"""Examples of each of the two samples :meth:`Task.chance` draws: one to find the most frequent
+class at each counted position, one to measure that answer's accuracy."""
+CHANCE_SEED = 0xC4A1CE
+"""The seed of the generator :meth:`Task.chance` draws from: chance is the task's, not a run's."""
+CHANCE_CHUNK = 512
+"""Examples drawn per call of the sampler while measuring chance."""
 
 
 def uniform_int(lo: Tensor | int, hi: Tensor | int, size: int, g: torch.Generator) -> Tensor:
@@ -82,6 +89,35 @@ class Task(abc.ABC):
         batch is fresh."""
         return None
 
+    def chance(self, length: int) -> dict[str, Any]:
+        """The accuracy at exactly ``length`` of the best answer that ignores the input, as
+        sequence-level accuracy counts it: at every counted position, the class most frequent
+        there. ``{"accuracy", "examples"}``: with a fixed training set, exact on that set (what
+        evaluation measures; ``examples`` None); else the answer is found on
+        :data:`CHANCE_SAMPLES` fresh examples and measured on as many others (so it is never
+        favoured by the sample that chose it), ``examples`` that count. The chance floor of the
+        verdict rule (:mod:`simulations.verdicts`) reads it."""
+        fixed = self.training_set(length)
+        if fixed is not None:
+            targets, mask = fixed[1], fixed[2]
+            return {"accuracy": _constant_accuracy(targets, mask, targets, mask), "examples": None}
+        g = torch.Generator().manual_seed(CHANCE_SEED)
+        fit, measure = (self._chance_sample(length, g) for _ in range(2))
+        return {"accuracy": _constant_accuracy(*fit, *measure), "examples": CHANCE_SAMPLES}
+
+    def _chance_sample(self, length: int, g: torch.Generator) -> tuple[Tensor, Tensor]:
+        """(targets, mask) of :data:`CHANCE_SAMPLES` evaluation examples at ``length``, padded
+        to one width."""
+        parts = []
+        for done in range(0, CHANCE_SAMPLES, CHANCE_CHUNK):
+            _, targets, mask = self.sample(min(CHANCE_CHUNK, CHANCE_SAMPLES - done), length, g,
+                                           train=False)  # fmt: skip
+            parts.append((targets, mask))
+        width = max(t.shape[1] for t, _ in parts)
+        pad = [(torch.nn.functional.pad(t, (0, width - t.shape[1])),
+                torch.nn.functional.pad(m, (0, width - m.shape[1]))) for t, m in parts]  # fmt: skip
+        return torch.cat([t for t, _ in pad]), torch.cat([m for _, m in pad])
+
     def eval_lengths(self, length: int) -> tuple[int, ...]:
         """Further lengths a model trained at ``length`` is evaluated at after training (none;
         addition reports the paper's evaluation operand counts)."""
@@ -90,6 +126,21 @@ class Task(abc.ABC):
     @abc.abstractmethod
     def _sample(self, batch: int, length: int, g: torch.Generator, train: bool) -> Batch:
         """The task's own sampler, called with validated arguments."""
+
+
+def _constant_accuracy(
+    fit_targets: Tensor, fit_mask: Tensor, targets: Tensor, mask: Tensor
+) -> float:
+    """The sequence-level accuracy on (targets, mask) of answering, at every position, the class
+    most frequent there among the counted positions of (fit_targets, fit_mask)."""
+    width = max(fit_targets.shape[1], targets.shape[1])
+    classes = int(max(fit_targets.max(), targets.max())) + 1
+    counts = torch.zeros(width, classes, dtype=torch.long)
+    rows, cols = fit_mask.nonzero(as_tuple=True)
+    counts.index_put_((cols, fit_targets[rows, cols]), torch.ones_like(cols), accumulate=True)
+    answer = counts.argmax(dim=1)[: targets.shape[1]]
+    right = (targets == answer) | ~mask
+    return float(right.all(dim=1).double().mean())
 
 
 def at_positions(batch: int, width: int, where: Tensor, values: Tensor) -> tuple[Tensor, Tensor]:

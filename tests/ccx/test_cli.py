@@ -455,13 +455,18 @@ def test_figure_and_report_acceptance(ccx, ccx_json, smoke_sweep, tmp_path: Path
     for ext in ("png", "pdf", "csv"):
         assert (tmp_path / "d1" / f"thresholds.{ext}").stat().st_size > 0
     assert len((tmp_path / "d1" / "thresholds.csv").read_text().splitlines()) > 1
-    assert out["caption"]
+    assert out["caption"] and out["title"] and out["conclusion"]  # computed from the store
+    assert out["title"].startswith("Empirical thresholds against proved bounds")
     # `ccx figure bounds` alone: test_figure_caption_whole_and_files_follow_the_umask
     index = Path(ccx_json("report", "--profile", "smoke", "--out", "d3")["report"])
     html = index.read_text()
-    from paper_figures import FIGURES
+    from paper_figures import FIGURES, has_data
 
-    assert all(f'src="{name}.png"' in html for name in FIGURES)
+    store = str(Path("results") / "smoke.db")
+    drawn = [name for name in FIGURES if has_data(name, store)]
+    assert {"thresholds", "fig2", "bounds", "protocols"} <= set(drawn)
+    assert all((f'src="{name}.png"' in html) == (name in drawn) for name in FIGURES)
+    assert not (tmp_path / "d3" / "kg-capacity.png").exists()  # no page without data
     assert "<td>every paper: smoke</td>" in html  # the profile, as the store records it
     assert str(Path("results") / "smoke.db") in html
 

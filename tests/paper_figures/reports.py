@@ -20,17 +20,25 @@ EMPTY_REPORT = pytest.mark.xdist_group("empty-report")
 @dataclass(frozen=True)
 class Drawn:
     """A report drawn with the drawing rules checked: its folder, its page, each figure's
-    result (as :func:`paper_figures.make_figure` returned it) and what the rules found."""
+    result (as :func:`paper_figures.make_figure` returned it), what the rules found, and which
+    figures the report itself drew (the others, which it lists as without data, drawn here
+    after it into ``out/alone`` so that every figure is held to the rules)."""
 
     out: Path
     html: str
     results: dict[str, dict[str, Any]]
     problems: dict[str, list[str]]
+    in_report: list[str]
+
+    def folder(self, name: str) -> Path:
+        """Where figure ``name``'s files are."""
+        return self.out if name in self.in_report else self.out / "alone"
 
 
 def draw_report(out: Path, store: Path) -> Drawn:
     """Write the HTML report of ``store`` into ``out`` (protocols at :data:`SHORT_LENGTHS`,
-    ``layout.CHECK`` on), recording every figure's result on the way."""
+    ``layout.CHECK`` on), recording every figure's result on the way, then draw the figures it
+    left out for lack of data on their own."""
     import paper_figures
     from paper_figures import layout, protocols
     from paper_figures.report import write_report
@@ -47,6 +55,11 @@ def draw_report(out: Path, store: Path) -> Drawn:
         patch.setattr(layout, "CHECK", True)
         patch.setattr(paper_figures, "make_figure", recording)
         html = write_report(out, store=store).read_text()
+        in_report = list(results)
+        for name in paper_figures.FIGURES:
+            if name not in results:
+                results[name] = make_figure(name, out / "alone", store=store)
         problems = {name: list(layout.PROBLEMS[name]) for name in results}
-    assert list(results) == list(paper_figures.FIGURES), "the report draws every figure"
-    return Drawn(out, html, results, problems)
+    drawn = [n for n in paper_figures.FIGURES if paper_figures.has_data(n, str(store))]
+    assert in_report == drawn, "the report draws the figures its store has data for"
+    return Drawn(out, html, results, problems, in_report)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+from html import escape as html_escape
 from pathlib import Path
 
 import pytest
 
 from ccomplexity.errors import InputError
-from paper_figures import FIGURES, layout, make_figure, paper_of
+from paper_figures import FIGURES, fill_command, layout, make_figure, paper_of
 from simulations.store import Store
 from simulations.verdicts import VERDICTS
 from tests.paper_figures.reports import EMPTY_REPORT, FAKE_REPORT, Drawn, draw_report
@@ -224,10 +225,11 @@ def fake_report(fake_store: Path, tmp_path_factory: pytest.TempPathFactory) -> D
 @FAKE_REPORT
 @pytest.mark.parametrize("name", sorted(FIGURES))
 def test_figure_from_fake_store(name: str, fake_report: Drawn) -> None:
-    result, out = fake_report.results[name], fake_report.out
+    result, out = fake_report.results[name], fake_report.folder(name)
     _check_files(result, out, fake_report.problems)
+    assert result["title"] and result["conclusion"]
     rows = (out / f"{name}.csv").read_text().splitlines()
-    assert len(rows) > 1, "the CSV has data rows"
+    assert len(rows) > 1 or name not in fake_report.in_report, "the CSV has data rows"
     if name != "bounds":  # every figure drawn from runs says each point's verdict
         assert "verdict" in rows[0].split(",")
         verdicts = {r["verdict"] for r in _csv_rows(out / f"{name}.csv")}
@@ -247,7 +249,7 @@ def test_figure_from_fake_store(name: str, fake_report: Drawn) -> None:
 @pytest.mark.parametrize("name", sorted(FIGURES))
 def test_figure_from_empty_store(name: str, empty_report: Drawn) -> None:
     result = empty_report.results[name]
-    _check_files(result, empty_report.out, empty_report.problems)
+    _check_files(result, empty_report.folder(name), empty_report.problems)
     if name == "bounds":
         assert result["missing"] == []
     else:
@@ -398,10 +400,17 @@ def test_unknown_figure_and_missing_store(tmp_path: Path) -> None:
 @FAKE_REPORT
 def test_report_references_every_figure(fake_store: Path, fake_report: Drawn) -> None:
     html = fake_report.html
-    for name in FIGURES:
-        assert f'src="{name}.png"' in html
-        assert f'href="{name}.csv"' in html
-        assert (fake_report.out / f"{name}.png").is_file()
+    for name in FIGURES:  # each figure with data drawn, the others named in one line
+        drawn = name in fake_report.in_report
+        assert (f'src="{name}.png"' in html) == drawn
+        assert (f'href="{name}.csv"' in html) == drawn
+        assert (fake_report.out / f"{name}.png").is_file() == drawn
+        if drawn:
+            assert html_escape(fake_report.results[name]["title"]) in html
+    absent = [n for n in FIGURES if n not in fake_report.in_report]
+    assert sorted(absent) == ["parrots-memorization", "parrots-reasoning"]
+    (line,) = [t for t in html.splitlines() if "Not drawn, no data in the store" in t]
+    assert all(f"{n} (<code>{fill_command(n)}</code>)" in line for n in absent)
     assert str(fake_store) in html
     assert "<td>every paper: fake-profile</td>" in html  # the profile the store records
     assert html.count("undecided, still improving when the budget ran out") >= len(TRAINED)

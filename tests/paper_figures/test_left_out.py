@@ -39,7 +39,7 @@ def test_caption_and_report_name_the_command_that_fills_the_panels(empty_report:
     assert result["fill_command"] == "ccx figure looped-loops --profile looped"
     assert fill_command("fig4") == "ccx figure fig4 --profile paper"  # not in quick
     assert "`ccx figure looped-loops --profile looped` fills them" in result["caption"]
-    assert (empty_report.out / "looped-loops.png").stat().st_size > 0
+    assert (empty_report.folder("looped-loops") / "looped-loops.png").stat().st_size > 0
     bounds = empty_report.results["bounds"]  # every panel has data
     assert "left_out" not in bounds and "Left out" not in bounds["caption"]
     html = empty_report.html

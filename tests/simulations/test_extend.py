@@ -9,7 +9,8 @@ import textwrap
 import pytest
 
 from ccomplexity.errors import InputError
-from simulations.rerun import rerun
+from simulations.environment import identity_differences
+from simulations.rerun import compare, rerun
 from simulations.store import runs
 from simulations.sweeps import run_sweep
 from simulations.thresholds import thresholds
@@ -112,6 +113,8 @@ def test_rerun_reproduces_runs_trained_alone_and_in_an_ensemble(tmp_path):
     assert all(r["ensemble"]["configs"] == [s["config_hash"] for s in stored] for r in stored)
     again = rerun(db, str(stored[1]["id"]))
     assert again["identical"] and again["form"]["trained"].startswith("ensemble of 2")
+    assert again["max_difference"] == 0.0 and again["verdict_changed"] is False
+    assert again["environment"]["differs_in"] == []  # trained here, now: the same where it decides
     assert again["rerun"]["best_accuracy"] == stored[1]["best_accuracy"]
     db_alone = tmp_path / "alone.db"
     run_sweep(spec, db_alone, workers=1, progress=False, ensemble=1)
@@ -123,3 +126,30 @@ def test_rerun_reproduces_runs_trained_alone_and_in_an_ensemble(tmp_path):
     with pytest.raises(InputError, match="row id or a config hash"):
         rerun(db, "\u0661\u0662")  # digits, but not ASCII ones
     json.dumps(again)  # JSON-ready
+
+
+def test_compare_reports_the_largest_difference_and_a_changed_verdict():
+    stored = {"best_accuracy": 0.966, "accuracy": 0.95, "steps": 400, "verdict": "undecided",
+              "curve": [[200, 0.5], [400, 0.966]]}  # fmt: skip
+    same = compare(stored, dict(stored))
+    assert same["identical"] and same["max_difference"] == 0 and not same["verdict_changed"]
+    fresh = {**stored, "best_accuracy": 0.944, "accuracy": 0.944, "verdict": "plateaued",
+             "curve": [[200, 0.51], [400, 0.944]]}  # fmt: skip
+    report = compare(stored, fresh)
+    assert not report["identical"] and report["verdict_changed"]
+    assert report["differences"] == ["best_accuracy", "accuracy", "curve", "verdict"]
+    assert report["max_difference"] == pytest.approx(0.022)
+    # a re-run that stops early: compared at the steps both evaluated
+    short = {**stored, "steps": 200, "curve": [[200, 0.5]], "accuracy": 0.5, "best_accuracy": 0.5}
+    assert compare(stored, short)["max_difference"] == pytest.approx(0.466)
+
+
+def test_identity_differences_name_what_decides_a_rerun():
+    stored = {"torch": "2.13.0", "cpu_capability": "AVX512", "threads": 1, "deterministic": True}
+    assert identity_differences(stored, dict(stored)) == []
+    now = {**stored, "cpu_capability": "AVX2", "cpu": "another"}
+    assert identity_differences(stored, now) == ["cpu_capability: AVX512 -> AVX2"]
+    assert identity_differences({}, now) == [
+        "torch: not recorded", "cpu_capability: not recorded", "threads: not recorded",
+        "deterministic: not recorded",
+    ]  # fmt: skip

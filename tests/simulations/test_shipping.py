@@ -50,3 +50,21 @@ def test_a_store_over_the_limit_is_refused_and_leaves_nothing(tmp_path, monkeypa
         shipping.ship(source, tmp_path / "out.db")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.db"]
     assert shipping.main([str(source)]) == 2
+
+
+def test_rejudge_applies_the_current_rule_with_the_tasks_chance(tmp_path, capsys):
+    """A run at chance that an older rule left undecided (its last evaluation a noise jump) is
+    judged again with Dyck's chance level measured, and said to have changed."""
+    flat = {**result(0, None), "verdict": "undecided", "accuracy_ci": [0.4, 0.6],
+            "curve": [[100 * i, a] for i, a in enumerate(
+                [0.5, 0.49, 0.51, 0.5, 0.49, 0.5, 0.51, 0.5, 0.53], start=1)]}  # fmt: skip
+    source = tmp_path / "s.db"
+    with Store(source) as store:
+        store.add_run(flat)
+    assert runs(source)[0]["verdict"] == "undecided"
+    assert shipping.main(["--rejudge", str(source), str(tmp_path / "out.db")]) == 0
+    after = runs(tmp_path / "out.db")[0]
+    assert after["verdict"] == "plateaued"
+    assert after["diagnostics"]["chance"]["examples"] == 4096
+    assert 0.45 < after["diagnostics"]["chance"]["accuracy"] < 0.55
+    assert "h0: undecided -> plateaued" in capsys.readouterr().out

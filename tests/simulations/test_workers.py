@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from simulations import workers
+
 ORPHAN = """
 import os, subprocess, sys
 code = {code!r}.replace("PARENT", str(os.getpid()))
@@ -132,3 +134,14 @@ def test_kill_9_of_a_sweep_leaves_no_process_behind(tmp_path):
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
     assert survivors == []
+
+
+def test_workers_take_only_the_cores_the_load_leaves_free(monkeypatch):
+    """On 8 cores: idle, 1 worker takes all 8 and 3 take 2 each; under a load of 6, 1 worker
+    takes the 2 free cores; past 8 every worker takes one (threads beyond the free cores stall
+    each other: benchmarks/results/sweep_load.md)."""
+    monkeypatch.setattr(workers, "default_workers", lambda: 8)
+    for load, processes, threads in ((0.0, 1, 8), (0.0, 3, 2), (6.0, 1, 2), (6.0, 2, 1),
+                                     (9.5, 1, 1), (7.9, 1, 1)):  # fmt: skip
+        monkeypatch.setattr(workers.os, "getloadavg", lambda load=load: (load, load, load))
+        assert workers.worker_threads(processes) == threads, (load, processes)

@@ -45,3 +45,10 @@ def test_bad_options():
         get_task("memorize", 8, middle=2)
     with pytest.raises(InputError, match="middle"):
         get_task("length2-path", 8, middle=-1)
+
+
+def test_chance_on_a_fixed_set_is_its_majority_label_exactly():
+    task = get_task("memorize", 40, seq_length=3, dim=4)
+    _, gy = gaussian_memorization(MemorizationSize(40, 3, 4), 0)
+    positive = float((gy > 0).mean())
+    assert task.chance(40) == {"accuracy": max(positive, 1 - positive), "examples": None}

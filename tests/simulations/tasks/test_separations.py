@@ -225,3 +225,17 @@ def test_dyck_generators_follow_the_numpy_reference(reading):
         else:  # too many words for frequencies: compare the number of changed positions
             changed = (ours != positives.numpy()).sum(1)
             assert changed.min() == 1 and changed.max() == 2 and abs(changed.mean() - 1.5) < 0.02
+
+
+def test_chance_is_the_best_answer_that_ignores_the_input():
+    """Index lookup's answer is uniform over 64 symbols, a Dyck sample half members: the most
+    frequent answer scores 1/64 and 1/2 there, within the sampling noise of the measurement."""
+    from simulations.tasks.base import CHANCE_SAMPLES
+    from simulations.verdicts import wilson
+
+    for name, length, exact in (("index-lookup", 8, 1 / 64), ("dyck", 8, 0.5)):
+        measured = get_task(name, length).chance(length)
+        assert measured["examples"] == CHANCE_SAMPLES
+        lo, hi = wilson(measured["accuracy"], CHANCE_SAMPLES, 3.3)
+        assert lo <= exact <= hi, (name, measured)
+        assert get_task(name, length).chance(length) == measured  # the task's, not a seed's
