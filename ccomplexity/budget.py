@@ -298,3 +298,104 @@ def samples(rows: int, tokens: int, shown: bool = True) -> tuple[int, int]:
     return words(rows, tokens, copies=6), rows * tokens * 8 + (
         printed(rows * tokens) if shown else 0
     )
+
+
+# --- training: one run or an ensemble, before its first step ------------------------------------
+
+TRAINING_ENV = "CCX_TRAINING_BUDGET"
+TRAINING_DEFAULT = 7 * 24 * 3600
+"""Default training budget: the estimated seconds of one training run (or ensemble), 7 days."""
+STEP_SECONDS = {"cpu": 4e-3, "cuda": 2e-3}
+"""Fixed seconds of one training step per device (drawing the batch, Python, autograd, the
+optimiser): 4.5 ms measured for a one-layer LSTM of width 16 on one core of the 2-core machine
+under load; a GPU step launches its kernels (stacked ensembles share them)."""
+MADDS_PER_SECOND = {"cpu": 10**9, "cuda": 10**13}
+"""Multiply-adds a second of a training step per device: 0.9-2.2e9 measured for transformers
+of width 64 at N = 64..256 on one shared core (1e9 leaves the margin of a loaded machine); a
+GPU's float32 at a tenth of its peak."""
+ATTENTION_COPIES = (10, 4)
+"""Copies of a layer's attention weights (rows x H x T^2 numbers) a training step keeps for its
+backward pass (scores, softmax, their gradients: 8.5 measured at N = 512, 1024) and an
+evaluation pass holds at once (3.5 measured)."""
+ACTIVATION_COPIES = (24, 8)
+"""Copies of rows x T x width numbers per layer a training step keeps (projections, the MLP's
+hidden layer, norms, gates: 15 measured for an LSTM) and an evaluation pass holds at once."""
+OPTIMISER_COPIES = 4
+"""Numbers per parameter while training: the weight, its gradient, Adam's two moments."""
+
+
+def training_budget() -> int:
+    """Seconds one training run may be estimated to take: ``CCX_TRAINING_BUDGET`` (default
+    :data:`TRAINING_DEFAULT`), a number of seconds."""
+    text = os.environ.get(TRAINING_ENV)
+    return TRAINING_DEFAULT if text is None else parse_size(text, TRAINING_ENV)
+
+
+def step_madds(batch: int, tokens: int, width: int, layers: int, classes: int, pairs: bool) -> int:
+    """Multiply-adds of one training step of one model, roughly: ``batch * T * (layers *
+    per-token + w * classes)``, per token ``12 w^2 + 2 T w`` for a model whose float forward
+    scores all pairs of positions (``pairs``), ``w^2 + 32 w`` for the others; T the task's
+    tokens, w the width."""
+    per_token = 12 * width * width + 2 * tokens * width if pairs else width * width + 32 * width
+    return batch * tokens * (layers * per_token + width * classes)
+
+
+def training(
+    *, steps: int, batch: int, tokens: int, width: int, layers: int, heads: int, classes: int,
+    parameters: int, pairs: bool, eval_rows: int, evaluations: int, members: int = 1,
+    device: str = "cpu",
+) -> tuple[int, float]:  # fmt: skip
+    """(memory in bytes, seconds) of training ``members`` models (an ensemble) of one shape for
+    ``steps`` steps on ``device``, estimated before the first forward pass. Memory: the
+    optimiser's numbers (:data:`OPTIMISER_COPIES` per parameter) and the larger of one training
+    step's activations (every layer's, kept for the backward pass: attention's batch x H x T^2
+    weights and batch x T x width numbers, :data:`ATTENTION_COPIES` and
+    :data:`ACTIVATION_COPIES`) and one evaluation chunk's (``eval_rows`` rows, one layer at a
+    time), float32. Seconds: each step's fixed cost and multiply-adds (:func:`step_madds`) at
+    the device's rates, and ``evaluations`` forward passes of a batch (a third of a step
+    each)."""
+    kind = "cuda" if device.startswith("cuda") else "cpu"
+    train_numbers = (
+        layers
+        * batch
+        * tokens
+        * (ATTENTION_COPIES[0] * heads * tokens + ACTIVATION_COPIES[0] * width)
+    )
+    eval_numbers = (
+        eval_rows * tokens * (ATTENTION_COPIES[1] * heads * tokens + ACTIVATION_COPIES[1] * width)
+    )
+    memory = 4 * members * (OPTIMISER_COPIES * parameters + max(train_numbers, eval_numbers))
+    madds = step_madds(batch, tokens, width, layers, classes, pairs) * members
+    step = STEP_SECONDS[kind] * (members if kind == "cpu" else 1) + madds / MADDS_PER_SECOND[kind]
+    return memory, (steps + evaluations / 3) * step
+
+
+def duration_text(seconds: float) -> str:
+    """Seconds in words: ``45 s``, ``12 min``, ``3.5 h``, ``46 days``, ``2e+04 years``."""
+    for unit, size in (("years", 365 * 86400), ("days", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= 2 * size or (unit == "min" and seconds >= size):
+            value = seconds / size
+            return f"{value:.2g} {unit}" if value >= 1e4 else f"{value:.3g} {unit}"
+    return f"{seconds:.0f} s"
+
+
+def check_training(what: str, memory: int, seconds: float, memory_limit: int | None = None) -> None:
+    """Refuse a training run (InputError, one line) estimated to need more than the memory
+    budget (or ``memory_limit``, a GPU's memory) or to take longer than the training budget."""
+    limit = memory_budget() if memory_limit is None else memory_limit
+    if memory > limit:
+        where, raise_it = (
+            ("", f" (raise it with {MEMORY_ENV})") if memory_limit is None else (" of the GPU", "")
+        )
+        raise InputError(
+            f"{what} needs about {size_text(memory)} of memory{where} at once (a training step "
+            f"or an evaluation chunk); the budget is {size_text(limit)}{raise_it}: use a "
+            "smaller batch, a shorter length or a smaller model"
+        )
+    budget = training_budget()
+    if seconds > budget:
+        raise InputError(
+            f"{what} would take about {duration_text(seconds)} (estimated); the training budget "
+            f"is {duration_text(budget)} (raise it with {TRAINING_ENV}, in seconds): use fewer "
+            "steps or a smaller model"
+        )

@@ -24,6 +24,7 @@ from math import isqrt
 from pathlib import Path
 
 from ccomplexity.errors import InputError, check_int, shown
+from ccomplexity.files import note_input
 
 
 @dataclass(frozen=True)
@@ -336,6 +337,7 @@ def read_bytes(path: str | os.PathLike[str], most: int, what: str) -> bytes:
     p = Path(path)
     if not p.is_file():
         raise InputError(f"{what} {p} does not exist or is not a file")
+    note_input(p)  # no file the command writes may replace it
     size = p.stat().st_size
     if size > most:
         raise InputError(f"{what} {p} has {size} bytes; the limit is {most}")
@@ -356,6 +358,7 @@ def check_zip_file(path: str | os.PathLike[str], most: int, what: str) -> Path:
     p = Path(path)
     if not p.is_file():
         raise InputError(f"{what} {p}: no such file")
+    note_input(p)
     size = p.stat().st_size
     if size > most:
         raise InputError(f"{what} {p} has {size} bytes; the limit is {most}")

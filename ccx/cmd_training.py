@@ -16,6 +16,7 @@ from ccx.app import (
     Seed,
     Width,
     app,
+    cell,
     emit,
     print_json,
     print_table,
@@ -358,10 +359,10 @@ def threshold_cmd(
             threshold += (
                 "" if r["threshold_at_least"] is None else f" (>= {r['threshold_at_least']})"
             )
-        table.add_row(
-            r["task"], r["arch"], str(r["width"]), str(r["layers"]), *shown,
-            threshold, str(r["bound_length"]), str(r["bound_id"]),
-        )  # fmt: skip
+        table.add_row(*map(cell, (
+            r["task"], r["arch"], r["width"], r["layers"], *shown,
+            threshold, r["bound_length"], r["bound_id"],
+        )))  # fmt: skip
     print_table(table)
 
 

@@ -155,7 +155,7 @@ def describe_models() -> list[dict[str, Any]]:
     for name in names():
         cls = model_class(name)
         fields = {f.name: f.default for f in dataclasses.fields(config_class(cls))}
-        description = (cls.__doc__ or "").strip().splitlines()[0]
+        description = next(iter(str(cls.__doc__ or "").strip().splitlines()), "")
         out.append(
             {"name": name, "recurrent": cls.recurrent, "config": fields, "description": description}
         )

@@ -15,7 +15,7 @@ from types import ModuleType
 from typing import Any
 
 from ccomplexity.errors import InputError
-from ccomplexity.files import check_output_folder
+from ccomplexity.files import check_folder_files, check_output_folder
 from simulations.store import identify
 
 
@@ -84,6 +84,16 @@ PROFILE_OF_PAPER: dict[str, str] = {
 """The CPU sweep profile whose runs each paper's figures draw (``simulations/profiles/``)."""
 
 
+FIGURE_FILES = ("png", "pdf", "csv")
+"""What each figure writes: ``<name>.png``, ``<name>.pdf`` and ``<name>.csv``."""
+
+
+def figure_files(name: str) -> list[str]:
+    """The names of the files figure ``name`` writes into its folder (checked before it is
+    drawn: no link, no input of the command in their way)."""
+    return [f"{name}.{suffix}" for suffix in FIGURE_FILES]
+
+
 def fill_command(name: str) -> str:
     """The command that fills figure ``name``'s panels: run its paper's profile (or the
     figure's own ``FILL_PROFILE``, where its paper's CPU profile lacks some panels), then draw."""
@@ -146,6 +156,7 @@ def make_figure(
     if name not in FIGURES:
         raise InputError(f"unknown figure {name!r}; known: {', '.join(FIGURES)}")
     check_output_folder(out_dir, "figure folder")
+    check_folder_files(out_dir, figure_files(name), "figure file", inputs=[store])
     if name in NEEDS_STORE:
         store_path = prepare_store(store, profile)
     else:
@@ -173,6 +184,7 @@ __all__ = [
     "NEEDS_STORE",
     "PROFILE_OF_PAPER",
     "FigureRegistry",
+    "figure_files",
     "fill_command",
     "make_figure",
     "paper_of",

@@ -9,12 +9,13 @@ and compacted. ``python -m simulations.shipping SRC DST`` does the same from a s
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import sys
 from pathlib import Path
 
 from ccomplexity.errors import InputError
-from ccomplexity.files import check_output_file
+from ccomplexity.files import check_output_file, write_target
 from simulations.store import Store
 
 SHIPPED = Path("shipped")
@@ -55,7 +56,7 @@ def ship(source: str | Path, target: str | Path) -> dict[str, object]:
             raise InputError(
                 f"the shipped store would be {size:,} bytes, over {MOST_BYTES:,}; ship fewer runs"
             )
-        part.replace(target)
+        os.replace(part, write_target(target, "shipped store"))
     finally:
         part.unlink(missing_ok=True)
     return {"runs": len(found), "bytes": size, "target": str(target)}

@@ -327,16 +327,14 @@ class LoopStack(Stack):
 
 
 def work(config: TrainConfig) -> float:
-    """Multiply-adds of one training step of one model, roughly: ``batch * T * (layers *
-    per-token + w * classes)``, per token ``12 w^2 + 2 T w`` for the models whose float forward
-    scores all pairs of positions (:data:`QUADRATIC`), ``w^2 + 32 w`` for the others; T is the
-    task's token length and w the width."""
+    """Multiply-adds of one training step of one model (:func:`ccomplexity.budget.step_madds`:
+    the models of :data:`QUADRATIC` score all pairs of positions)."""
+    from ccomplexity.budget import step_madds
     from simulations.tasks import get_task
 
     task = get_task(config.task, config.length)
-    T, w = task.max_tokens, config.width
-    per_token = 12 * w * w + 2 * T * w if config.arch in QUADRATIC else w * w + 32 * w
-    return config.batch * T * (config.layers * per_token + w * task.n_out)
+    return step_madds(config.batch, task.max_tokens, config.width, config.layers, task.n_out,
+                      config.arch in QUADRATIC)  # fmt: skip
 
 
 def batched_form(config: TrainConfig, device: torch.device) -> type[Stack]:

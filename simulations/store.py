@@ -42,7 +42,6 @@ import os
 import secrets
 import socket
 import sqlite3
-import sys
 import tempfile
 import time
 from collections.abc import Mapping
@@ -53,8 +52,8 @@ from typing import Any
 from urllib.parse import quote
 
 import ccomplexity
-from ccomplexity.errors import InputError
-from ccomplexity.files import check_output_file, umask
+from ccomplexity.errors import DiskFull, InputError, warn_once
+from ccomplexity.files import check_output_file, full_disk, note_input, umask
 from simulations.verdicts import VERDICTS, evaluated_on, judge
 
 DEFAULT_STORE = Path("results") / "ccx.db"
@@ -180,7 +179,7 @@ class Store:
             raise InputError(f"results store {str(self.path)!r} has no runs table (damaged)")
 
     def _transaction(self) -> _Transaction:
-        return _Transaction(self._conn)
+        return _Transaction(self._conn, self.path)
 
     def _upgrade(self) -> None:
         """Schema 1..4 -> 5 in one transaction: (from 1) the threads column, leases, the
@@ -249,6 +248,8 @@ class Store:
         names = ", ".join(row)
         marks = ", ".join("?" for _ in row)
         with self._transaction():
+            if self._decodes(row["config_hash"]) is False:  # a malformed row: replaced
+                self._conn.execute("DELETE FROM runs WHERE config_hash = ?", (row["config_hash"],))
             cursor = self._conn.execute(
                 f"INSERT OR IGNORE INTO runs ({names}) VALUES ({marks})", tuple(row.values())
             )
@@ -262,9 +263,7 @@ class Store:
         on it (one not expired, of a process that is still running)."""
         now = time.time()
         with self._transaction():
-            if self._conn.execute(
-                "SELECT 1 FROM runs WHERE config_hash = ?", (config_hash,)
-            ).fetchone():
+            if self._decodes(config_hash):
                 return "stored"
             held = self._conn.execute(
                 "SELECT owner, expires FROM leases WHERE config_hash = ?", (config_hash,)
@@ -362,8 +361,23 @@ class Store:
         return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
 
     def done_hashes(self) -> set[str]:
-        """Config hashes of every stored run: what a resumed sweep skips."""
-        return {h for (h,) in self._conn.execute("SELECT config_hash FROM runs")}
+        """Config hashes of every stored run that decodes: what a resumed sweep skips. A
+        malformed row (:func:`_decode`) is reported once and is not done: the sweep trains its
+        run again and replaces the row (:meth:`add_run`)."""
+        return {run["config_hash"] for run in self.runs()}
+
+    def _decodes(self, config_hash: str) -> bool | None:
+        """Whether the stored row of ``config_hash`` decodes (None: there is none)."""
+        row = self._conn.execute(
+            f"SELECT {', '.join(self._columns)} FROM runs WHERE config_hash = ?", (config_hash,)
+        ).fetchone()
+        if row is None:
+            return None
+        try:
+            _decode(dict(zip(self._columns, row, strict=True)))
+        except MalformedRun:
+            return False
+        return True
 
     def __len__(self) -> int:
         return self._conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
@@ -400,7 +414,9 @@ class Store:
             try:
                 out.append(_decode(raw))
             except MalformedRun as err:  # a store is data: a tampered row is skipped, and said
-                print(f"ccx: warning: results store {self.path}: {err}; skipped", file=sys.stderr)
+                where = f"results store {self.path}"
+                warn_once((os.path.realpath(self.path), raw.get("id")),
+                          f"{where}: {err}; skipped (a sweep trains it again)")  # fmt: skip
         return out
 
 
@@ -541,16 +557,43 @@ def _alive(owner: str) -> bool:
 
 class _Transaction:
     """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on an exception) on an autocommit
-    connection: the write lock is taken first, so a check and the write it decides are one."""
+    connection: the write lock is taken first, so a check and the write it decides are one. A
+    write that fails for a full disk (or another error of the file) is rolled back whole and
+    reported in one line naming the store (:func:`write_failed`)."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self.conn, self.path = conn, path
 
     def __enter__(self) -> None:
-        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as err:
+            raise write_failed(self.path, err) from None
 
-    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
-        self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:  # fmt: skip
+        if exc_type is None:
+            try:
+                self.conn.execute("COMMIT")
+                return
+            except sqlite3.OperationalError as err:
+                exc = err
+        with contextlib.suppress(sqlite3.Error):
+            self.conn.execute("ROLLBACK")
+        if isinstance(exc, sqlite3.OperationalError):
+            raise write_failed(self.path, exc) from None
+
+
+def write_failed(path: Path, err: sqlite3.Error) -> InputError:
+    """The one line for a write the store's file refused: :class:`DiskFull` when SQLite found
+    the disk full (``SQLITE_FULL``), else an InputError with SQLite's reason. Nothing of the
+    failed transaction is in the store."""
+    if "full" in str(err):
+        return DiskFull(
+            f"results store {path}: the database or disk is full; nothing of this write was "
+            "stored (free some space and run again)"
+        )
+    return InputError(f"results store {path}: cannot write ({err}); nothing of it was stored")
 
 
 def _uri(path: Path, **params: object) -> str:
@@ -603,6 +646,14 @@ def identify(path: str | Path) -> int:
     if p.is_dir():
         raise InputError(f"store path {where} is a folder, not a database file")
     instead = "give a results store written by `ccx sweep`, or a new path"
+    for beside in {str(p), os.path.realpath(p)}:  # SQLite writes these beside the store
+        for side in ("-wal", "-shm", "-journal"):
+            if os.path.islink(beside + side):
+                raise InputError(
+                    f"results store {where}: {beside + side} is a symbolic link, which SQLite "
+                    "would write through: remove it"
+                )
+    note_input(p)  # no file the command writes may replace it
     if p.stat().st_size == 0:
         raise InputError(f"{where} is an empty file, not a results store; {instead}")
     try:
@@ -633,9 +684,12 @@ def identify(path: str | Path) -> int:
 def _create(path: Path) -> None:
     """A new, empty store at ``path``: built in a temporary file beside it and linked into place
     in one step (if another process links one first, theirs is kept)."""
-    check_output_file(path, "results store", create_folder=True)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    check_output_file(path, "results store", create_folder=True, through_link=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as err:
+        raise full_disk(err, "results store", path) from None
     os.fchmod(fd, 0o666 & ~umask())  # the mode a plain open would give (mkstemp makes 0600)
     os.close(fd)
     try:
@@ -651,6 +705,10 @@ def _create(path: Path) -> None:
             conn.close()
         with contextlib.suppress(FileExistsError):  # another process linked its store first
             os.link(tmp, path)
+    except sqlite3.OperationalError as err:
+        raise write_failed(path, err) from None
+    except OSError as err:
+        raise full_disk(err, "results store", path) from None
     finally:
         Path(tmp).unlink(missing_ok=True)
 

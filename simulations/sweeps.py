@@ -80,8 +80,8 @@ from pathlib import Path
 from typing import Any
 
 from ccomplexity import limits, typed
-from ccomplexity.errors import InputError
-from ccomplexity.files import check_output_file, check_output_folder
+from ccomplexity.errors import DiskFull, InputError
+from ccomplexity.files import check_folder_files, check_output_file, check_output_folder
 from ccomplexity.plugins import loaded_files, not_loaded
 from simulations import workers as workers_mod
 from simulations.progress_lines import ProgressLines
@@ -392,10 +392,12 @@ def check_outputs(
             f"checkpoint folder {folder} is the results store's path: give another folder"
         )
     if Path(store_path).exists() or Path(store_path).is_symlink():
-        check_output_file(store_path, "results store", inputs=inputs)
+        check_output_file(store_path, "results store", inputs=inputs, through_link=True)
         identify(store_path)
     else:
-        check_output_file(store_path, "results store", create_folder=True, inputs=inputs)
+        check_output_file(
+            store_path, "results store", create_folder=True, inputs=inputs, through_link=True
+        )
     check_output_folder(folder, "checkpoint folder", inputs=inputs)
 
 
@@ -508,12 +510,14 @@ def run_sweep(
     failed: list[dict[str, str]] = []
     owner = lease_owner()
     with Store(store_path) as store, workers_mod.KeepLeases(store_path, owner):
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        store.note_sweep(sweep.name)
         done = store.done_hashes()
         pending = [
             (h, c) for h, c in zip(sweep.hashes(), sweep.configs, strict=True) if h not in done
         ]
+        # no checkpoint is written through a link, nor over the store (by inode)
+        check_folder_files(folder, [f"{h}.pt" for h, _ in pending], "checkpoint", [store_path])
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        store.note_sweep(sweep.name)
         skipped = len(sweep.configs) - len(pending)
         report = ProgressLines(sweep.configs, skipped, progress)
         stored = 0
@@ -525,6 +529,8 @@ def run_sweep(
             if key in finished:
                 return
             finished.add(key)
+            if isinstance(outcome, DiskFull):  # every later run would fail so: stop here
+                raise outcome
             if isinstance(outcome, BaseException):
                 message = f"{type(outcome).__name__}: {outcome}".splitlines()[0]
                 failed.append({"config_hash": key, "config": config.to_dict(), "error": message})

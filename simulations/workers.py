@@ -34,6 +34,7 @@ import abc
 import multiprocessing
 import os
 import queue
+import signal
 import sys
 import threading
 import time
@@ -426,11 +427,14 @@ def _to_parent(result: dict) -> None:
 
 
 def _worker_init(threads: int, parent: int, results: Any, plugin_files: list[str]) -> None:
-    """Pool initializer: die with the sweep, take this worker's share of the cores (before
-    torch is imported), keep the queue for ensemble members' results, and load the plugin
-    files the sweep was started with (a spawned worker starts without them)."""
+    """Pool initializer: die with the sweep, leave Ctrl-C to it (one line from the sweep, none
+    from each worker), take this worker's share of the cores (before torch is imported), keep
+    the queue for ensemble members' results, and load the plugin files the sweep was started
+    with (a spawned worker starts without them; entry points it opted in to come with the
+    environment, ``CCX_ENTRY_POINTS``)."""
     global _RESULTS
     _die_with_parent(parent)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = str(threads)
     if "torch" in sys.modules:
@@ -452,7 +456,6 @@ def _die_with_parent(parent: int) -> None:
     armed = False
     if sys.platform.startswith("linux"):
         import ctypes
-        import signal
 
         libc = ctypes.CDLL(None, use_errno=True)
         armed = libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0

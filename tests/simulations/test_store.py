@@ -302,7 +302,7 @@ def test_readers_write_nothing(tmp_path):
     before = _listing(tmp_path)
     assert len(runs(path)) == 1
     assert _listing(tmp_path) == before
-    with Store(path, readonly=True) as store, pytest.raises(sqlite3.OperationalError):
+    with Store(path, readonly=True) as store, pytest.raises(InputError, match="cannot write"):
         store.add_run(result(seed=5))
     with pytest.raises(InputError, match="no results store"):
         Store(tmp_path / "missing.db", readonly=True)

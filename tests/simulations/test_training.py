@@ -90,7 +90,7 @@ def test_deterministic_on_cpu():
     assert set(a) == {
         "accuracy", "best_accuracy", "steps", "wall_seconds", "checkpoint", "curve",
         "parameters", "active_parameters", "state_numel", "config", "config_hash", "seed",
-        "device", "threads", "verdict", "accuracy_ci", "evaluated", "lr_final",
+        "device", "threads", "verdict", "accuracy_ci", "evaluated", "lr_final", "environment",
     }  # fmt: skip
     assert a["config"] == TINY.to_dict() and a["seed"] == 0 and a["state_numel"] == 0
 

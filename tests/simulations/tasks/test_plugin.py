@@ -101,6 +101,7 @@ def test_a_spawned_worker_loads_the_sweeps_plugin_files(tmp_path, monkeypatch):
         "def fel(w):\n    return (w[:, 0] == w[:, -1]).astype(np.int8)\n"
     )
     monkeypatch.setattr(workers, "_die_with_parent", lambda parent: None)
+    monkeypatch.setattr(workers.signal, "signal", lambda *args: None)  # keep this process's Ctrl-C
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):  # restored after the test
         monkeypatch.setenv(var, "1")
     monkeypatch.setattr(workers, "_RESULTS", None, raising=False)

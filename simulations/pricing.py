@@ -1,0 +1,67 @@
+"""What a training run costs, priced before its first forward pass (``ccx train``, each unit of a
+sweep, ``ccx rerun`` of a stored config): the estimates of :func:`ccomplexity.budget.training`
+from the run's config, its task's token length and its model's size, checked against the memory
+budget (a GPU's memory on a GPU) and the training budget.
+
+A stored config is data like a spec: its steps, lengths and batch are in range one by one and
+still may ask for days of training or for an attention matrix that no memory holds; this is
+where their product is priced, before the run allocates anything.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+import models
+from ccomplexity import budget
+from ccomplexity.files import check_folder_files
+from simulations.run_config import EVAL_BATCH, TrainConfig, model_config
+
+
+def cost(configs: Sequence[TrainConfig], device: str = "cpu") -> tuple[int, float]:
+    """(bytes, seconds) of training ``configs`` (one run, or an ensemble of one shape) on
+    ``device`` (``"cpu"`` or ``"cuda"``): :func:`ccomplexity.budget.training`."""
+    config = configs[0]
+    task = config.make_task()
+    cfg = models.config_class(models.model_class(config.arch)).from_dict(model_config(config, task))
+    steps = max(c.steps for c in configs)
+    heads = getattr(cfg, "heads", 0)  # a model with heads scores all pairs of positions
+    chunks = math.ceil(config.eval_samples / config.batch)
+    return budget.training(
+        steps=steps, batch=config.batch, tokens=task.max_tokens, width=config.width,
+        layers=config.layers * (config.loops or 1), heads=heads, classes=task.n_out,
+        parameters=models.check_size(config.arch, cfg), pairs=heads > 0,
+        eval_rows=min(EVAL_BATCH, config.eval_samples),
+        evaluations=(steps // config.eval_every + 1) * chunks, members=len(configs), device=device,
+    )  # fmt: skip
+
+
+def describe(configs: Sequence[TrainConfig]) -> str:
+    """The run (or ensemble) in a few words, for a refusal."""
+    c = configs[0]
+    what = f"training {c.arch} (width {c.width}, {c.layers} layer(s)) on {c.task} at N = {c.length}"
+    what += f", batch {c.batch}, {max(x.steps for x in configs)} steps"
+    return what + (f", an ensemble of {len(configs)}" if len(configs) > 1 else "")
+
+
+def check_training(
+    configs: Sequence[TrainConfig], device: str, checkpoint_dir: str | Path | None = None
+) -> None:
+    """Before ``configs`` (one run, or an ensemble) train on ``device``: the checkpoint files
+    they will write are not in the way of a link or an input (:mod:`ccomplexity.files`), and
+    their memory and time are within the budgets (one line naming both otherwise)."""
+    if checkpoint_dir is not None:
+        names = [f"{c.config_hash()}.pt" for c in configs]
+        check_folder_files(checkpoint_dir, names, "checkpoint")
+    memory, seconds = cost(configs, device)
+    limit = None
+    if device.startswith("cuda"):
+        import torch
+
+        limit = torch.cuda.get_device_properties(torch.device(device)).total_memory
+    budget.check_training(describe(configs), memory, seconds, limit)
+
+
+__all__ = ["check_training", "cost", "describe"]
