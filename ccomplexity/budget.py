@@ -280,6 +280,20 @@ def evaluated(pairs: int, length: int) -> int:
     return pairs * length * EVALUATE_STEPS
 
 
+STORE_READ_STEPS = 256
+"""Steps charged per byte of a results store read whole (every row decoded and checked, and
+what its readers do per row): ``ccx figure thresholds`` took 8.8 s of CPU on a store of 32 MiB
+(21,655 runs) on the 2-core machine under load, so that the default work budget reads stores
+of up to 16 MiB within a few seconds."""
+STORE_READ_MEMORY = 12
+"""Bytes held per byte of a store read whole (its rows as Python dicts)."""
+
+
+def store_read(size: int) -> tuple[int, int]:
+    """(memory, work) of reading every run of a results store of ``size`` bytes."""
+    return size * STORE_READ_MEMORY, size * STORE_READ_STEPS
+
+
 PRINT_STEPS = 300
 """Steps charged per number printed (converted to a Python object, then to text): measured,
 0.57-0.75 us per number for ``ccx task index-lookup --json`` and 0.36 us per token for ``ccx kg

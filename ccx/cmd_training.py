@@ -261,6 +261,13 @@ def sweep_cmd(
             "wait for the next sweep on the store.",
         ),
     ] = None,
+    take_over_leases: Annotated[
+        bool,
+        typer.Option(
+            "--take-over-leases",
+            help="Train runs leased by another host, or whose lease row is no sweep's.",
+        ),
+    ] = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Run a grid of trainings into the store; a killed sweep resumes where it stopped, and
@@ -286,7 +293,7 @@ def sweep_cmd(
     result = run_sweep(
         spec or profile, store, workers=workers, backend=backend, checkpoint_dir=checkpoint_dir,
         ensemble=ensemble, allow_large_grid=allow_large_grid, extend_undecided=extend_undecided,
-        time_limit=time_limit,
+        time_limit=time_limit, take_over_leases=take_over_leases,
     )  # fmt: skip
     emit(result, as_json, "Sweep")
     if result["failed"]:
@@ -297,6 +304,9 @@ def sweep_cmd(
 def rerun_cmd(
     store: Annotated[str, typer.Option("--store", help="SQLite results store.")],
     run: Annotated[str, typer.Option("--run", help="The run: its row id or config hash.")],
+    allow_cpu: Annotated[
+        bool, typer.Option("--allow-cpu", help="Re-train a run of a GPU on this CPU anyway.")
+    ] = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Train one stored run again from its stored config, in the form it was trained (alone or
@@ -313,7 +323,7 @@ def rerun_cmd(
     find_run(store, run)  # a bad or missing run is refused before torch is loaded
     from simulations.rerun import rerun
 
-    result = rerun(store, run)
+    result = rerun(store, run, allow_cpu)
     if as_json:
         print_json(result)
     else:

@@ -52,7 +52,8 @@ from typing import Any
 from urllib.parse import quote
 
 import ccomplexity
-from ccomplexity.errors import DiskFull, InputError, warn_once
+from ccomplexity import budget, limits
+from ccomplexity.errors import DiskFull, InputError, one_line, warn_once
 from ccomplexity.files import check_output_file, full_disk, note_input, umask
 from simulations.verdicts import VERDICTS, evaluated_on, judge
 
@@ -113,6 +114,7 @@ _RESULT_COLUMNS = (
     "steps", "wall_seconds", "parameters", "state_numel", "device", "checkpoint", "threads"
 )  # fmt: skip
 _JSON_COLUMNS = ("config", "accuracy_by_length", "curve")
+_PARSED_COLUMNS = (*_JSON_COLUMNS, "diagnostics", "accuracy_ci", "ensemble", "environment")
 _V4_COLUMNS = ("verdict", "accuracy_ci", "ensemble")
 ENVIRONMENT = "environment"
 """The result key (and column, JSON object, NULL when a run has none) that records what trained
@@ -174,6 +176,8 @@ class Store:
             raise InputError(f"cannot open results store {str(self.path)!r}: {err}") from None
         present = {r[1] for r in self._conn.execute("PRAGMA table_info(runs)")}
         self._columns = tuple(c for c in COLUMNS if c in present)
+        self.malformed: list[tuple[object, str]] = []
+        """(key, warning) of each malformed row read so far."""
         if "config_hash" not in self._columns:
             self._conn.close()
             raise InputError(f"results store {str(self.path)!r} has no runs table (damaged)")
@@ -257,10 +261,13 @@ class Store:
         return cursor.rowcount == 1
 
     # -- leases ---------------------------------------------------------------------------------
-    def claim(self, config_hash: str, owner: str, ttl: float) -> str:
+    def claim(self, config_hash: str, owner: str, ttl: float, take_over: bool = False) -> str:
         """Lease run ``config_hash`` to ``owner`` for ``ttl`` seconds: "claimed"; or "stored"
-        when the run is in the store already, "leased" when another owner holds a live lease
-        on it (one not expired, of a process that is still running)."""
+        when the run is in the store already (a row that decodes), "leased" when another owner
+        holds a live lease on it (one not expired, of a process that is still running, or of
+        another host), "refused" when its lease row is not a sweep's (:func:`lease_problem`:
+        an expiry beyond :data:`LEASE_HORIZON`, an owner that is no lease owner), said once.
+        With ``take_over``, a lease of another host or a refused one is taken over."""
         now = time.time()
         with self._transaction():
             if self._decodes(config_hash):
@@ -268,8 +275,22 @@ class Store:
             held = self._conn.execute(
                 "SELECT owner, expires FROM leases WHERE config_hash = ?", (config_hash,)
             ).fetchone()
-            if held is not None and held[0] != owner and held[1] > now and _alive(held[0]):
-                return "leased"
+            if held is not None and held[0] != owner:
+                where = f"results store {self.path}: run {config_hash}"
+                problem = lease_problem(held[0], held[1], now)
+                if problem is not None and not take_over:
+                    warn_once(("lease", config_hash), f"{where} {problem}; left untrained "
+                              "(ccx sweep --take-over-leases trains it)")  # fmt: skip
+                    return "refused"
+                if problem is None and held[1] > now and _alive(held[0]):
+                    if held[0].partition(":")[0] == socket.gethostname():
+                        return "leased"  # a live sweep of this host
+                    if not take_over:
+                        warn_once(("lease", config_hash), f"{where} is leased by "
+                                  f"{one_line(held[0])}, a sweep on another host, while it "
+                                  "renews the lease (ccx sweep --take-over-leases takes it "
+                                  "over)")  # fmt: skip
+                        return "leased"
             self._conn.execute(
                 "INSERT OR REPLACE INTO leases (config_hash, owner, expires) VALUES (?, ?, ?)",
                 (config_hash, owner, now + ttl),
@@ -402,6 +423,11 @@ class Store:
                 clauses.append(f"{column} = ?")
                 values.append(value)
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+        if not clauses:  # every row: priced by the file's size
+            size = sum(os.path.getsize(p) for p in (self.path, Path(f"{self.path}-wal"))
+                       if os.path.exists(p))  # fmt: skip
+            what = f"reading results store {self.path} ({budget.size_text(size)}, every run)"
+            budget.check(what, *budget.store_read(size), "read a smaller store")
         try:
             cursor = self._conn.execute(
                 f"SELECT {', '.join(self._columns)} FROM runs{where} ORDER BY id", values
@@ -414,9 +440,10 @@ class Store:
             try:
                 out.append(_decode(raw))
             except MalformedRun as err:  # a store is data: a tampered row is skipped, and said
-                where = f"results store {self.path}"
-                warn_once((os.path.realpath(self.path), raw.get("id")),
-                          f"{where}: {err}; skipped (a sweep trains it again)")  # fmt: skip
+                key = (os.path.realpath(self.path), raw.get("id"))
+                message = f"results store {self.path}: {err}; skipped (a sweep trains it again)"
+                self.malformed.append((key, message))
+                warn_once(key, message)
         return out
 
 
@@ -450,6 +477,10 @@ def _decode(row: dict[str, Any]) -> dict[str, Any]:
     """The run's JSON columns decoded and its numbers checked; MalformedRun naming its id."""
     row = {column: row.get(column) for column in COLUMNS}  # older schemas lack some columns
     try:
+        for column in _PARSED_COLUMNS:  # sizes before parsing
+            most = limits.STORE_CELL_CHARS.get(column, limits.STORE_CELL_MOST)
+            if isinstance(row[column], str | bytes) and len(row[column]) > most:
+                raise ValueError(f"{column} has {len(row[column])} characters; the limit is {most}")
         for column in _JSON_COLUMNS:
             row[column] = json.loads(row[column])
         if not isinstance(row["config"], dict) or not isinstance(row["curve"], list):
@@ -464,7 +495,7 @@ def _decode(row: dict[str, Any]) -> dict[str, Any]:
         row["diagnostics"] = diagnostics
         _check_values(row)
         ensemble = json.loads(row["ensemble"]) if row["ensemble"] else None
-        row["ensemble"] = ensemble if isinstance(ensemble, dict) else None
+        row["ensemble"] = _ensemble(ensemble) if isinstance(ensemble, dict) else None
         environment = json.loads(row[ENVIRONMENT]) if row[ENVIRONMENT] else {}
         if not isinstance(environment, dict):
             raise ValueError(f"{ENVIRONMENT} must be an object")
@@ -481,6 +512,23 @@ def _decode(row: dict[str, Any]) -> dict[str, Any]:
         what = f"{column} is not valid JSON" if isinstance(err, json.JSONDecodeError) else err
         raise MalformedRun(f"run {row.get('id')} is malformed ({what})") from None
     return row
+
+
+def _ensemble(record: dict[str, Any]) -> dict[str, Any]:
+    """A stored ensemble record whose member list (``configs``) is at most
+    :data:`ccomplexity.limits.ENSEMBLE` distinct config hashes; ValueError otherwise."""
+    members = record.get("configs")
+    if members is None:
+        return record
+    if not (
+        isinstance(members, list) and len(members) <= limits.ENSEMBLE.most
+        and all(isinstance(h, str) and 0 < len(h) <= 64 for h in members)
+        and len(set(members)) == len(members)
+    ):  # fmt: skip
+        raise ValueError(
+            f"ensemble must list at most {limits.ENSEMBLE.most} distinct config hashes"
+        )
+    return record
 
 
 def _is_interval(value: object) -> bool:
@@ -513,9 +561,44 @@ def _judged(
 
 def runs(path: str | Path, **filters: object) -> list[dict[str, Any]]:
     """Read-only: ``Store(path, readonly=True).runs(**filters)``; InputError if there is no
-    store at ``path`` or the file there is not a results store."""
-    with Store(path, readonly=True) as store:
-        return store.runs(**filters)
+    store at ``path`` or the file there is not a results store. Every run of an unchanged file
+    is read (and priced, and its malformed rows reported) once: a figure or a report reads its
+    store many times."""
+    if filters:
+        with Store(path, readonly=True) as store:
+            return store.runs(**filters)
+    state = _file_state(path)
+    if state is None or state not in _READ:
+        with Store(path, readonly=True) as store:
+            found, malformed = store.runs(), store.malformed
+        _READ.clear()
+        if state is not None:
+            _READ[state] = (found, malformed)
+        return [dict(run) for run in found]
+    found, malformed = _READ[state]
+    for key, message in malformed:  # said once per command, as a first read says it
+        warn_once(key, message)
+    return [dict(run) for run in found]
+
+
+_READ: dict[tuple[object, ...], tuple[list[dict[str, Any]], list[tuple[object, str]]]] = {}
+"""The last store read whole by :func:`runs`: its file's state, its runs and its warnings."""
+
+
+def _file_state(path: str | Path) -> tuple[object, ...] | None:
+    """What changes when a store's file (or its WAL) is written: device, inode, size and time
+    of both; None when it cannot be read."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    try:
+        wal = os.stat(f"{path}-wal")
+        beside: tuple[int, ...] = (wal.st_size, wal.st_mtime_ns)
+    except OSError:
+        beside = ()
+    return (os.path.realpath(path), info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns,
+            *beside)  # fmt: skip
 
 
 def stored_count(path: str | Path) -> int:
@@ -532,6 +615,27 @@ def stored_count(path: str | Path) -> int:
         return 0
     finally:
         conn.close()
+
+
+LEASE_HORIZON = 600.0
+"""Seconds ahead a sweep's lease may expire: sweeps lease runs for a minute and renew them every
+20 s (:data:`simulations.workers.LEASE_SECONDS`), so a later expiry is no sweep's."""
+
+
+def lease_problem(owner: object, expires: object, now: float) -> str | None:
+    """Why a lease row (data like any row) is not a live sweep's: an owner that is not
+    ``host:pid:token`` text, an expiry that is no finite number or lies more than
+    :data:`LEASE_HORIZON` seconds ahead; None for a well-formed lease."""
+    if not isinstance(owner, str) or len(owner) > 300 or owner.count(":") != 2:
+        return f"has a lease whose owner {one_line(repr(owner)[:80])} is not a sweep's"
+    if isinstance(expires, bool) or not isinstance(expires, int | float):
+        return f"has a lease of {one_line(owner)} whose expiry is not a number"
+    if not math.isfinite(expires) or expires > now + LEASE_HORIZON:
+        return (
+            f"is leased by {one_line(owner)} until {expires:.6g}, more than "
+            f"{LEASE_HORIZON:.0f} s ahead (no sweep leases for so long)"
+        )
+    return None
 
 
 def lease_owner() -> str:

@@ -445,6 +445,7 @@ def run_sweep(
     allow_large_grid: bool = False,
     extend_undecided: int = 0,
     time_limit: float | None = None,
+    take_over_leases: bool = False,
 ) -> dict[str, Any]:
     """Run every config of ``spec`` (a file, a profile name or a SweepSpec) not yet in the store.
 
@@ -468,7 +469,10 @@ def run_sweep(
     processes start the costliest units first (the longest-first rule: the sweep's last minutes
     are not one long unit beside idle workers). Units that ran out of GPU
     memory beside others (:data:`OUT_OF_MEMORY`) are trained again one at a time in this process
-    at the end (``retried_alone``: their runs). Returns a JSON-ready summary.
+    at the end (``retried_alone``: their runs). A run whose lease row is no sweep's (an expiry
+    too far ahead, a forged owner) is reported and left (counted in ``not_started``), and one
+    leased by a sweep on another host waits for it, unless ``take_over_leases``. Returns a
+    JSON-ready summary.
     """
     if backend not in BACKENDS:
         raise InputError(f"unknown backend {backend!r}; known: {', '.join(BACKENDS)}")
@@ -570,7 +574,7 @@ def run_sweep(
         if pending:
             with workers_mod.runner(backend, processes, job, member, ray) as runner:
                 shared, not_started = workers_mod.run_leased(
-                    store, owner, units, runner, deliver, deadline
+                    store, owner, units, runner, deliver, deadline, take_over_leases
                 )
         retried = [f["config_hash"] for f in failed if f["error"].startswith(OUT_OF_MEMORY)]
         if retried and processes > 1 and backend == "local":  # again, alone on the device
@@ -579,7 +583,7 @@ def run_sweep(
             again = plan_units([(k, planned[k]) for k in retried], ensemble, 1)
             with workers_mod.runner(backend, 1, job, member, ray) as runner:
                 more_shared, more_left = workers_mod.run_leased(
-                    store, owner, again, runner, deliver, deadline
+                    store, owner, again, runner, deliver, deadline, take_over_leases
                 )
             shared, not_started = shared + more_shared, not_started + more_left
         else:
@@ -607,7 +611,7 @@ def run_sweep(
         "skipped": skipped,
         "ran": stored,
         "shared": shared,
-        **({"not_started": not_started} if time_limit is not None else {}),
+        **({"not_started": not_started} if time_limit is not None or not_started else {}),
         **({"retried_alone": len(retried)} if retried else {}),
         "failed": failed + [f for r in extended for f in r.pop("failures")],
         **({"extended": extended} if extend_undecided else {}),
