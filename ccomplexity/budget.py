@@ -280,6 +280,18 @@ def evaluated(pairs: int, length: int) -> int:
     return pairs * length * EVALUATE_STEPS
 
 
+PLAN_STEPS = 1 << 19
+"""Steps charged per run of a sweep's grid, planned before anything runs (its config validated:
+ranges, task, model size on the meta device, its batch's memory): 0.8-1.5 ms measured per run
+(2.5 ms on the 2-core machine under load), so that the default work budget plans grids of up
+to 8,192 runs, priced from the grid's size before one is expanded."""
+
+
+def planned(runs: int) -> int:
+    """Work of planning a sweep of ``runs`` runs."""
+    return runs * PLAN_STEPS
+
+
 STORE_READ_STEPS = 256
 """Steps charged per byte of a results store read whole (every row decoded and checked, and
 what its readers do per row): ``ccx figure thresholds`` took 8.8 s of CPU on a store of 32 MiB
@@ -292,6 +304,57 @@ STORE_READ_MEMORY = 12
 def store_read(size: int) -> tuple[int, int]:
     """(memory, work) of reading every run of a results store of ``size`` bytes."""
     return size * STORE_READ_MEMORY, size * STORE_READ_STEPS
+
+
+LOOKUP_STEPS = 1 << 10
+"""Steps charged per token of the Theorem 1 index-lookup model checked on random inputs: 1.2 us
+measured per token (N = 8 to 1024, 10^4 to 10^6 inputs) on the 2-core machine under load,
+about 600 steps; charged at 1024 for the margin of a shared machine."""
+
+
+def index_lookup(samples: int, length: int) -> int:
+    """Work of checking the Theorem 1 model on ``samples`` inputs of length N (its tables and
+    one attention read per input, in chunks)."""
+    return samples * (length + 8) * LOOKUP_STEPS
+
+
+KG_OP_STEPS = 1 << 16
+"""Steps charged per torch operation of the KG path constructions (each counted by torch's FLOP
+counter in Python: 0.13-0.17 ms measured per operation on the 2-core machine under load)."""
+KG_FIXED_STEPS = 1 << 31
+"""Steps charged once for the KG path constructions: the first use of torch's FLOP counter
+imports its compiler stack (4 s measured on the 2-core machine under load)."""
+KG_BATCH_NUMBERS = 1 << 21
+"""Numbers per chunk of queries the KG path constructions evaluate at once (their
+``BATCH_NUMBERS``)."""
+
+
+def kg_construction(entities: int, relations: int, hops: int, queries: int, bits: int,
+                    experts: int) -> tuple[int, int]:  # fmt: skip
+    """(memory, work) of building and checking the three KG path constructions (standard,
+    looped, looped with ``experts`` experts) on ``queries`` q-hop queries over E entities and R
+    relations (T = E R triples, codes of ``bits`` bits): each chunk of queries runs q blocks
+    whose lookup scores every row against every triple (q^2 T 2b multiply-adds a query), the
+    experts' lookup one Python step per expert; the standard composition holds q copies of the
+    T detectors."""
+    triples = entities * relations
+    batch = max(1, KG_BATCH_NUMBERS // max(1, hops * triples))
+    chunks = -(-queries // batch)
+    operations = chunks * hops * (8 * experts + 80)
+    madds = queries * hops * hops * 2 * bits * (2 * triples + triples // max(1, experts))
+    memory = (hops + 2) * triples * (3 * bits + 1) * 4 + batch * hops * triples * 4 * 3
+    return memory, KG_FIXED_STEPS + madds + operations * KG_OP_STEPS
+
+
+IGSM_STATEMENT_STEPS = 1 << 14
+"""Steps charged per i-GSM statement drawn (each problem is sampled, encoded and solved in
+Python: 28 us measured per statement at 2,048 problems of 512 statements on the 2-core machine
+under load)."""
+
+
+def igsm_statements(statements: int) -> int:
+    """Work of drawing i-GSM problems of ``statements`` statements in all."""
+    return statements * IGSM_STATEMENT_STEPS
 
 
 PRINT_STEPS = 300

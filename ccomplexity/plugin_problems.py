@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ccomplexity import limits, plugins, problems
+from ccomplexity import budget, limits, plugins, problems
 from ccomplexity.automata import DFA, minimize, residual_counts, state_counts
 from ccomplexity.errors import InputError, shown
 from ccomplexity.integers import ceil_log2
@@ -133,16 +133,24 @@ def minimal_dfa(name: str, length: int | None = None) -> tuple[DFA, str]:
     if length is None:
         if task.dfa is None:
             raise InputError(f"{name} has no DFA of its own: give --length N (a bounded length)")
+        states, symbols = task.dfa.transitions.shape
+        what = f"{name}: minimising its DFA of {states} states x {symbols} symbols"
+        budget.check(what, *budget.automaton(states, symbols), "give a smaller DFA")
         return minimize(task.dfa), "given"
     n = task.check_length(limits.LENGTH.check(length, "--length"))
     a = task.alphabet
-    sizes = [a**level for level in range(n + 1)]
-    total = sum(sizes) + 1
-    if total > TRIE_STATE_LIMIT:
+    total = limits.levels_at_most(a, n, TRIE_STATE_LIMIT)  # never a huge power
+    if total is None or total + 1 > TRIE_STATE_LIMIT:
         raise InputError(
-            f"{name}: the prefix tree at length {n} has {total} states; the limit is "
-            f"{TRIE_STATE_LIMIT}: use a shorter --length"
+            f"{name}: the prefix tree at length {n} over {a} symbols has more than "
+            f"{TRIE_STATE_LIMIT} states, the limit: use a shorter --length"
         )
+    total += 1  # and the sink
+    sizes = [a**level for level in range(n + 1)]
+    memory, work = budget.automaton(total, a, rounds=n + 2)  # a tree parts by depth in n + 2
+    what = f"{name}: the minimal DFA of its word function at N = {n} ({total} states x {a} symbols)"
+    budget.check(what, memory + budget.words(sizes[n], n), work + budget.evaluated(sizes[n], n),
+                 "use a shorter --length")  # fmt: skip
     offsets = np.cumsum([0, *sizes])
     sink = total - 1
     table = np.full((total, a), sink, dtype=np.int64)
@@ -162,8 +170,12 @@ def dfa_agrees(name: str, length: int) -> bool:
     n = task.check_length(length)
     if task.dfa is None:
         raise InputError(f"{name} has no DFA of its own")
-    if task.alphabet**n > problems.DENSE_LIMIT:
+    if not limits.power_at_most(task.alphabet, n, problems.DENSE_LIMIT):
         raise InputError(f"{name}: {task.alphabet}^{n} words exceed the dense limit")
+    count = task.alphabet**n
+    budget.check(f"{name}: checking its DFA on all {count} words of length {n}",
+                 budget.words(count, n), budget.evaluated(count, n) + count * n,
+                 "use a shorter --length")  # fmt: skip
     words = problems.digits(np.arange(task.alphabet**n), task.alphabet, n)
     return bool(np.array_equal(task.dfa.accepts(words), task.evaluate(words) == 1))
 

@@ -70,7 +70,7 @@ def task_cmd(
 
     task = get_task(name, length, **options)
     what = f"{batch} samples of {task.max_tokens} tokens"
-    budget.check(what, *budget.samples(batch, task.max_tokens), "use a smaller --batch or --length")
+    budget.check(what, *task.sampling_cost(batch, length), "use a smaller --batch or --length")
     tokens, targets, mask = task.sample(batch, length, torch.Generator().manual_seed(seed), train)
     render = getattr(task, "render", None)
     samples = []

@@ -79,7 +79,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ccomplexity import limits, typed
+from ccomplexity import budget, limits, typed
 from ccomplexity.errors import DiskFull, InputError
 from ccomplexity.files import check_folder_files, check_output_file, check_output_folder
 from ccomplexity.plugins import loaded_files, not_loaded
@@ -359,6 +359,8 @@ def _check_grid_size(source: str, blocks: list[dict[str, list[object]]], allow_l
             f"{source}: the grid has {runs} runs, more than {limits.GRID_RUNS}; "
             "pass --allow-large-grid if that is intended"
         )
+    what = f"{source}: planning the grid's {runs} runs (each config checked)"
+    budget.check(what, work=budget.planned(runs), instead="split it into several sweeps")
 
 
 def load_spec(name_or_path: str | Path, allow_large_grid: bool = False) -> SweepSpec:
