@@ -31,7 +31,10 @@ def _drop_working_folder() -> None:
         sys.path[:] = [p for p in sys.path if p not in ("", ".") and os.path.realpath(p) != here]
 
 
-if sys.argv[:1] == ["-m"] or sys.argv[0].endswith(("/ccx", "\\ccx", "ccx.exe")):  # the program
+PROGRAM = sys.argv[:1] == ["-m"] or sys.argv[0].endswith(("/ccx", "\\ccx", "ccx.exe"))
+"""Whether this process is the ``ccx`` program (the console script or ``python -m ccx``), not
+a library user of :func:`main`."""
+if PROGRAM:
     import signal
 
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # Ctrl-C while starting
@@ -177,10 +180,17 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _interrupted() -> int:
+    """The one line after Ctrl-C. Everything was cleaned up on the way here (transactions rolled
+    back, temporary files removed, leases released); the program's worker processes are ended
+    at once, not waited for until they finish their runs."""
     print(
         "ccx: interrupted; what was stored is kept (run a sweep again to resume it)",
         file=sys.stderr,
     )
+    processes = sys.modules.get("multiprocessing")
+    if PROGRAM and processes is not None:
+        for child in processes.active_children():
+            child.kill()
     return INTERRUPTED
 
 

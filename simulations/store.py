@@ -53,7 +53,7 @@ from urllib.parse import quote
 
 import ccomplexity
 from ccomplexity import budget, limits
-from ccomplexity.errors import DiskFull, InputError, one_line, warn_once
+from ccomplexity.errors import DiskFull, InputError, one_line, shown, warn_once
 from ccomplexity.files import check_output_file, full_disk, note_input, umask
 from simulations.verdicts import VERDICTS, evaluated_on, judge
 
@@ -557,6 +557,42 @@ def _judged(
     ):  # fmt: skip
         pairs = []
     return judge(dict(config), pairs, accuracy, evaluated_on(dict(config), result), best)
+
+
+def check_plugin_sources(found: list[dict[str, Any]]) -> None:
+    """Refuse (one line) to read ``found`` runs beside a plugin's bound when plugin code other
+    than the loaded one trained them: runs of one plugin task or model recorded with different
+    source hashes (their ``environment``'s ``plugins``), or with another hash than the plugin
+    loaded now. Runs that recorded no plugin (stores before schema 5) are read as they are."""
+    from ccomplexity import plugins
+
+    seen: dict[tuple[str, str], tuple[str, str, object]] = {}
+    for run in found:
+        for entry in run[ENVIRONMENT].get("plugins") or ():
+            if not isinstance(entry, dict):
+                continue
+            kind, name, sha = entry.get("kind"), entry.get("name"), entry.get("sha256")
+            if not (isinstance(kind, str) and isinstance(name, str) and isinstance(sha, str)):
+                continue
+            source = str(entry.get("source", "?"))
+            first = seen.setdefault((kind, name), (sha, source, run["id"]))
+            if first[0] != sha:
+                raise InputError(
+                    f"runs {first[2]} and {run['id']} of {kind} {shown(name)} were trained by "
+                    f"different plugin code ({shown(first[1])} sha256 {first[0][:12]}, "
+                    f"{shown(source)} sha256 {sha[:12]}): one bound cannot stand beside both; "
+                    "keep one plugin's runs in a store"
+                )
+    for (kind, name), (sha, source, run_id) in seen.items():
+        find = {"task": plugins.task_definition, "model": plugins.model_definition}.get(kind)
+        loaded = find(name) if find is not None else None
+        if loaded is not None and loaded.sha256 != sha:
+            raise InputError(
+                f"run {run_id} of {kind} {shown(name)} was trained by {shown(source)} (sha256 "
+                f"{sha[:12]}), but the loaded plugin {loaded.source} has sha256 "
+                f"{loaded.sha256[:12]}: its bound would not be about these runs; load the plugin "
+                "that trained them"
+            )
 
 
 def runs(path: str | Path, **filters: object) -> list[dict[str, Any]]:
