@@ -29,8 +29,8 @@ def one_line(text: object) -> str:
     return _CONTROL.sub(lambda m: repr(m.group())[1:-1], str(text))
 
 
-_WARNED: set[object] | None = None
-"""Warnings printed in the running command (None: no command scope; each prints)."""
+_WARNED: set[object] = set()
+"""Warnings printed in the running command (outside one: in this process)."""
 
 
 @contextmanager
@@ -46,11 +46,10 @@ def warnings_once() -> Iterator[None]:
 
 def warn_once(key: object, message: str) -> None:
     """Print ``ccx: warning: <message>`` on stderr (control characters escaped), once per
-    ``key`` in the running command."""
-    if _WARNED is not None:
-        if key in _WARNED:
-            return
-        _WARNED.add(key)
+    ``key`` in the running command (outside one, once in this process)."""
+    if key in _WARNED:
+        return
+    _WARNED.add(key)
     print(f"ccx: warning: {one_line(message)}", file=sys.stderr)
 
 

@@ -275,14 +275,14 @@ class Store:
             held = self._conn.execute(
                 "SELECT owner, expires FROM leases WHERE config_hash = ?", (config_hash,)
             ).fetchone()
-            if held is not None and held[0] != owner:
+            if held is not None and held[0] != owner and _alive(held[0]):  # else void at once
                 where = f"results store {self.path}: run {config_hash}"
                 problem = lease_problem(held[0], held[1], now)
                 if problem is not None and not take_over:
                     warn_once(("lease", config_hash), f"{where} {problem}; left untrained "
                               "(ccx sweep --take-over-leases trains it)")  # fmt: skip
                     return "refused"
-                if problem is None and held[1] > now and _alive(held[0]):
+                if problem is None and held[1] > now:
                     if held[0].partition(":")[0] == socket.gethostname():
                         return "leased"  # a live sweep of this host
                     if not take_over:
@@ -679,9 +679,12 @@ def lease_owner() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
 
 
-def _alive(owner: str) -> bool:
+def _alive(owner: object) -> bool:
     """Whether a lease owner may still be running: always for another host (its lease then
-    lasts until it expires), for this host while its process exists."""
+    lasts until it expires) or an owner that names none, for this host while its process
+    exists."""
+    if not isinstance(owner, str):
+        return True
     host, _, rest = owner.partition(":")
     pid = rest.partition(":")[0]
     if host != socket.gethostname() or not pid.isdigit():

@@ -219,6 +219,45 @@ def test_the_dfa_from_the_function_is_the_myhill_nerode_index():
     )  # fmt: skip
 
 
+def test_the_minimal_dfa_of_a_plugin_is_priced_before_it_is_built(monkeypatch):
+    """At the budget's edge and beyond it (the prefix tree's states x symbols x depth, the
+    words evaluated), at every alphabet, and a given DFA's minimisation: refused in one line
+    before any table is made."""
+    from ccomplexity import budget
+
+    @plugins.task(name="fel-3", alphabet=3, lengths=(2, 64))
+    def fel(words):
+        return (words[:, 0] == words[:, -1]).astype(np.int8)
+
+    @plugins.task(name="wide", alphabet=1 << 16, lengths=(1, 64))
+    def wide(words):
+        return (words[:, 0] == 0).astype(np.int8)
+
+    assert plugin_problems.minimal_dfa("fel-3", 8)[1] == "function"  # within the budget
+    monkeypatch.setattr(plugin_problems.np, "full", lambda *a, **k: pytest.fail("built"))
+    with pytest.raises(InputError, match=r"at N = 13 \(2391485 states x 3 symbols\) takes"):
+        plugin_problems.minimal_dfa("fel-3", 13)
+    with pytest.raises(InputError, match=r"65538 states x 65536 symbols\) needs .* of memory"):
+        plugin_problems.minimal_dfa("wide", 1)
+    with pytest.raises(InputError, match="more than 4194304 states, the limit"):
+        plugin_problems.minimal_dfa("wide", 64)
+    monkeypatch.setenv(budget.WORK_ENV, "1K")
+
+    @plugins.task(name="given", alphabet=2, lengths=(1, 64), dfa=last_is_one())
+    def given(words):
+        return (words[:, -1] == 1).astype(np.int8)
+
+    with pytest.raises(InputError, match="minimising its DFA of 2 states x 2 symbols takes"):
+        plugin_problems.minimal_dfa("given")
+
+
+def last_is_one():
+    """The DFA of "the last symbol is 1" over {0, 1}."""
+    from ccomplexity.automata import DFA
+
+    return DFA(np.array([[0, 1], [0, 1]]), 0, np.array([False, True]), ("0", "1"))
+
+
 def test_a_label_task_has_no_dfa_but_one_way_bits():
     @plugins.task(name="count-ones", alphabet=2, lengths=(1, 8), labels=4)
     def count_ones(words):
