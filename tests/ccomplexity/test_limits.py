@@ -157,9 +157,9 @@ def test_no_written_file_replaces_an_input_of_the_command(tmp_path):
     os.link(store, twin)
     with command_inputs():
         note_input(store)
-        with pytest.raises(InputError, match="fig.csv is an input of this command"):
-            with atomic_open(twin) as handle:
-                handle.write("a,b")
+        refused = pytest.raises(InputError, match="fig.csv is an input of this command")
+        with refused, atomic_open(twin) as handle:
+            handle.write("a,b")
     assert store.read_text() == "runs" and twin.read_text() == "runs"
     note_input(store)  # no command: not recorded
     with atomic_open(twin) as handle:
@@ -175,8 +175,8 @@ def test_a_full_disk_is_one_line_naming_the_path_and_leaves_nothing(tmp_path):
     from ccomplexity.files import atomic_open
 
     (tmp_path / "c.json").write_text("old")
-    with pytest.raises(DiskFull, match="cannot write certificate .*c.json: no space left"):
-        with atomic_open(tmp_path / "c.json", what="certificate") as handle:
-            handle.write("x" * 100)
-            raise OSError(errno.ENOSPC, "No space left on device")  # what the write met
+    full = pytest.raises(DiskFull, match="cannot write certificate .*c.json: no space left")
+    with full, atomic_open(tmp_path / "c.json", what="certificate") as handle:
+        handle.write("x" * 100)
+        raise OSError(errno.ENOSPC, "No space left on device")  # what the write met
     assert os.listdir(tmp_path) == ["c.json"] and (tmp_path / "c.json").read_text() == "old"
