@@ -83,15 +83,21 @@ def _priced(row: dict[str, Any], group: list[dict[str, Any]]) -> dict[str, Any]:
     return row
 
 
+GPU_ON_CPU_SECONDS = 600
+"""A run trained on a GPU is re-trained on the CPU without being asked only when it is estimated
+to take at most this long there (10 minutes)."""
+
+
 def check_stored(row: dict[str, Any], configs: list[Any], device: str, allow_cpu: bool) -> None:
     """Price a stored run before it trains again: its config (or its ensemble's) against the
     memory and training budgets of ``train`` (:func:`simulations.pricing.check_training`), and a
-    run trained on a GPU refused on the CPU with its estimate there, unless ``allow_cpu``."""
+    run trained on a GPU refused on the CPU with its estimate there when that is more than
+    :data:`GPU_ON_CPU_SECONDS`, unless ``allow_cpu``."""
     from simulations.pricing import check_training, cost, describe
 
     stored = str(row.get("device") or "cpu")
-    if stored.startswith("cuda") and device == "cpu" and not allow_cpu:
-        seconds = cost(configs, "cpu")[1]
+    seconds = cost(configs, "cpu")[1] if stored.startswith("cuda") and device == "cpu" else 0
+    if seconds > GPU_ON_CPU_SECONDS and not allow_cpu:
         raise InputError(
             f"run {row['id']} was trained on a GPU ({one_line(stored)}), and there is none here: "
             f"{describe(configs)} would take about {duration_text(seconds)} on this CPU "

@@ -116,7 +116,7 @@ def test_rerun_prices_the_stored_config_before_any_work(stored, ccx, monkeypatch
     _forge("s.db", config={"steps": 10**9})
     err = one_line(ccx, "rerun", "--store", "s.db", "--run", "1")
     assert "run 1 (1000000000 steps at N = 4)" in err and "the training budget is 7 days" in err
-    _forge("s.db", config={"steps": 4, "width": 512, "length": 400, "batch": 64},
+    _forge("s.db", config={"steps": 100, "width": 512, "length": 400, "batch": 64},
            device="cuda:0")  # fmt: skip
     import torch
 
