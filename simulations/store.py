@@ -40,6 +40,7 @@ import json
 import math
 import os
 import secrets
+import shutil
 import socket
 import sqlite3
 import tempfile
@@ -172,6 +173,8 @@ class Store:
                 self._conn.execute("PRAGMA journal_mode=WAL")
                 if version < SCHEMA_VERSION:
                     self._upgrade()
+        except sqlite3.OperationalError as err:  # a full disk: no room for its WAL files
+            raise write_failed(self.path, err) from None
         except sqlite3.DatabaseError as err:
             raise InputError(f"cannot open results store {str(self.path)!r}: {err}") from None
         present = {r[1] for r in self._conn.execute("PRAGMA table_info(runs)")}
@@ -729,14 +732,26 @@ class _Transaction:
 
 def write_failed(path: Path, err: sqlite3.Error) -> InputError:
     """The one line for a write the store's file refused: :class:`DiskFull` when SQLite found
-    the disk full (``SQLITE_FULL``), else an InputError with SQLite's reason. Nothing of the
-    failed transaction is in the store."""
-    if "full" in str(err):
+    the disk full (``SQLITE_FULL``, or an I/O error where its folder has no room left), else an
+    InputError with SQLite's reason. Nothing of the failed transaction is in the store."""
+    if "full" in str(err) or ("I/O" in str(err) and _no_room(path)):
         return DiskFull(
             f"results store {path}: the database or disk is full; nothing of this write was "
             "stored (free some space and run again)"
         )
     return InputError(f"results store {path}: cannot write ({err}); nothing of it was stored")
+
+
+ROOM = 1 << 16
+"""Free bytes below which a store's folder counts as full (a WAL write needs pages)."""
+
+
+def _no_room(path: Path) -> bool:
+    """Whether the file system of ``path`` has (almost) no room left."""
+    try:
+        return shutil.disk_usage(path.parent if path.parent != Path("") else ".").free < ROOM
+    except OSError:
+        return False
 
 
 def _uri(path: Path, **params: object) -> str:

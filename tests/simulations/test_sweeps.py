@@ -734,3 +734,20 @@ def test_a_forged_lease_is_reported_and_left_and_taken_over_on_request(tmp_path,
     again = run_sweep(spec, path, workers=1, train_fn=fake_train, progress=False,
                       take_over_leases=True)  # fmt: skip
     assert (again["ran"], again["stored_total"], "not_started" in again) == (1, 8, False)
+
+
+def full_disk_train(
+    config: TrainConfig, checkpoint_dir: str | None = None, progress: bool = True
+) -> dict:
+    from ccomplexity.errors import DiskFull
+
+    raise DiskFull(f"cannot write checkpoint {checkpoint_dir}/x.pt: no space left on the device")
+
+
+def test_a_full_disk_stops_the_sweep_at_the_first_run_it_fails(tmp_path):
+    from ccomplexity.errors import DiskFull
+
+    with pytest.raises(DiskFull, match="no space left"):
+        run_sweep(write_spec(tmp_path), tmp_path / "s.db", workers=1,
+                  train_fn=full_disk_train, progress=False)  # fmt: skip
+    assert stored_count(tmp_path / "s.db") == 0
