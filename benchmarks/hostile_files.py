@@ -33,21 +33,9 @@ from simulations.run_config import TrainConfig  # noqa: E402
 from simulations.store import Store  # noqa: E402
 from simulations.sweeps import load_spec  # noqa: E402
 from tests.ccx.budget_cases import ADDRESS_SPACE, SECONDS, run_case  # noqa: E402
+from tests.ccx.test_hostile_files import SPEC  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results"
-SPEC = """[baseline]
-task = "dyck"
-arch = "lstm"
-layers = 1
-width = 4
-steps = 4
-batch = 8
-eval_every = 4
-eval_samples = 8
-[grid]
-length = [4]
-seed = [0, 1]
-"""
 TASK = """import numpy as np
 from ccomplexity.plugins import task
 

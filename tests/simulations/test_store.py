@@ -439,13 +439,18 @@ def test_lease_rows_are_data_forged_ones_reported_and_taken_over_on_request(tmp_
             assert store.claim(key, me, 60, take_over=True) == "claimed"
 
 
-def test_a_malformed_row_is_not_done_a_sweep_retrains_and_replaces_it(tmp_path, capsys):
-    path = tmp_path / "s.db"
+def tampered(path, curve: str):
+    """A store of two runs (N = 20 and 30), the first with ``curve`` as its curve's text."""
     with Store(path) as store:
         store.add_run(result(length=20))
         store.add_run(result(length=30))
     with sqlite3.connect(path) as conn:
-        conn.execute("UPDATE runs SET curve = '[' WHERE length = 20")
+        conn.execute("UPDATE runs SET curve = ? WHERE length = 20", (curve,))
+    return path
+
+
+def test_a_malformed_row_is_not_done_a_sweep_retrains_and_replaces_it(tmp_path, capsys):
+    path = tampered(tmp_path / "s.db", "[")
     with Store(path) as store:
         assert store.done_hashes() == {"lstm-30-0"}
         assert store.claim("lstm-20-0", lease_owner(), 60) == "claimed"
@@ -458,12 +463,7 @@ def test_a_malformed_row_is_not_done_a_sweep_retrains_and_replaces_it(tmp_path, 
 def test_a_command_reads_a_store_once_and_says_each_malformed_row_once(tmp_path, capsys):
     from ccomplexity.errors import warnings_once
 
-    path = tmp_path / "s.db"
-    with Store(path) as store:
-        store.add_run(result(length=20))
-        store.add_run(result(length=30))
-    with sqlite3.connect(path) as conn:
-        conn.execute("UPDATE runs SET curve = 'x' WHERE length = 20")
+    path = tampered(tmp_path / "s.db", "x")
     with warnings_once():  # one ccx call: three readers of one unchanged file
         assert [len(runs(path)) for _ in range(3)] == [1, 1, 1]
     with warnings_once():  # the next call says it again
