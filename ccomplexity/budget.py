@@ -251,6 +251,18 @@ def code_search(vectors: int, paper_k: int) -> tuple[int, int]:
     )
 
 
+REFINE_STEPS = 1 << 15
+"""Steps charged per refinement step of an automaton's exact-length classes (one ``np.unique``
+over its rows: 47 us measured for Dyck-(2,2)'s 8 states on the 2-core machine under load;
+``cc oneway --problem dyck`` at N = 10^6 took 47 s of CPU)."""
+
+
+def refinements(states: int, symbols: int, steps: int) -> tuple[int, int]:
+    """(memory, work) of ``steps`` rounds of refining the classes of a DFA's ``states`` x
+    ``symbols`` table one length at a time, every round's classes kept."""
+    return array_bytes(steps + 1, states) * 2, steps * (states * symbols * 16 + REFINE_STEPS)
+
+
 def dyck_automaton(types: int, depth: int, states: int) -> tuple[int, int]:
     """(memory, work) of building the Dyck-(n,k) DFA's ``states`` stacks (each a tuple of up to
     k symbols) and minimising it (rounds up to k + 2: stacks of other heights part by their

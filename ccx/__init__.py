@@ -173,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
                 return _main(options, args)
             except KeyboardInterrupt:
                 return _interrupted()
-            except (Exception, SystemExit) as err:
+            except BaseException as err:  # a plugin's code may raise anything, SystemExit too
                 if debug:
                     raise
                 return _unexpected(err)
@@ -211,7 +211,7 @@ def _unexpected(err: BaseException) -> int:
             file=sys.stderr,
         )
         return 2
-    if isinstance(err, SystemExit):
+    if not isinstance(err, Exception):  # SystemExit, GeneratorExit: not ours to turn into a line
         raise err
     print(
         f"ccx: internal error: {type(err).__name__}: {one_line(err)} (a bug; ccx --debug or "

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ccomplexity import budget
 from ccomplexity.automata import dyck_dfa
 from ccomplexity.errors import InputError
 from ccomplexity.integers import ceil_log2 as _ceil_log2
@@ -135,6 +136,11 @@ def one_way_bits_dyck(types: int, depth: int, length: int, cut: int) -> OneWayRe
             f"the symbolic one-way count is limited to {SYMBOLIC_LIMIT} state-steps, got "
             f"{n_states * (length + 1)}; use a smaller length, depth or number of types"
         )
+    what = (
+        f"the symbolic one-way count of Dyck-({types},{depth}) at length {length} ({n_states} "
+        f"states x {n_sym} symbols, refined {length} times)"
+    )
+    budget.check(what, *budget.refinements(n_states, n_sym, length), "use a shorter length")
     # Forward: states reachable in exactly K steps, with one parent each for a prefix witness.
     parent = np.full((cut + 1, n_states, 2), -1, dtype=np.int64)
     cur = np.array([dfa.start], dtype=np.int64)
