@@ -359,7 +359,7 @@ def test_several_processes_start_the_costliest_units_first_one_keeps_the_spec_or
 
     started: list[list] = []
 
-    def record(store, owner, units, runner, deliver, deadline):
+    def record(store, owner, units, runner, deliver, deadline, take_over=False):
         started.append(units)
         return 0, 0
 
