@@ -7,6 +7,10 @@ certificate (and 2, "over the limit", for one beyond a limit, which is not check
 numeric option declares its range with the option (:func:`ranged`) and every written path its
 kind (:func:`written`): both are checked while the command line is parsed, before a command's
 body runs, and the CLI fuzz table is generated from these declarations.
+
+Run as a program (the ``ccx`` script or ``python -m ccx``), it answers Ctrl-C in one line from
+its first statement on, and under ``python -m`` it takes the working folder off the import path
+before it imports anything that is not already loaded (:func:`_drop_working_folder`).
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ def _drop_working_folder() -> None:
         sys.path[:] = [p for p in sys.path if p not in ("", ".") and os.path.realpath(p) != here]
 
 
-PROGRAM = sys.argv[:1] == ["-m"] or sys.argv[0].endswith(("/ccx", "\\ccx", "ccx.exe"))
+PROGRAM = sys.argv[:1] == ["-m"] or "".join(sys.argv[:1]).endswith(("/ccx", "\\ccx", "ccx.exe"))
 """Whether this process is the ``ccx`` program (the console script or ``python -m ccx``), not
 a library user of :func:`main`."""
 if PROGRAM:
