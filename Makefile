@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 TORCH  ?= torch==2.13.0
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup test test-ray lint format demo bench clean
+.PHONY: setup test test-ray mutation lint format demo bench clean
 
 setup: $(STAMP)
 
@@ -30,6 +30,14 @@ test: $(STAMP)
 test-ray: $(STAMP)
 	$(PY) -m pip install --quiet -e ".[ray]"
 	$(PY) -m pytest tests/simulations/test_sweeps_ray.py
+
+# Mutation score of the exact core, the verifier and the experiment rules (installs the
+# `mutation` extra; not part of `make test`: about an hour on 2 cores). MODULES="a.py b.py"
+# runs some of them (keys of MODULES in benchmarks/mutation.py); MUTATION_ARGS=--again
+# re-tests the last survivors only. Writes benchmarks/results/mutation.md.
+mutation: $(STAMP)
+	$(PY) -m pip install --quiet -e ".[mutation]"
+	$(PY) benchmarks/mutation.py $(MODULES) $(MUTATION_ARGS)
 
 lint: $(STAMP)
 	$(PY) -m ruff check .

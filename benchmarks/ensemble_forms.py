@@ -35,7 +35,7 @@ SHAPES = [(16, 16), (32, 32), (16, 64), (64, 64)]  # (width, N), batch 32, one l
 
 def step_seconds(form: type, configs: list[TrainConfig], batch: list[torch.Tensor], device,
                  repeats: int) -> float:  # fmt: skip
-    stack = form([build_model(c)[0] for c in configs], [c.lr for c in configs], device)
+    stack = form([build_model(c)[0] for c in configs], [c.recipe.lr for c in configs], device)
     sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
     times = []
     for _ in range(repeats + 1):  # the first is a warm-up
@@ -68,7 +68,7 @@ def main() -> None:
     }
     for width, length in SHAPES:
         for arch in args.archs:
-            configs = [TrainConfig(task="index-lookup", arch=arch, width=width, layers=1,
+            configs = [TrainConfig.of(task="index-lookup", arch=arch, width=width, layers=1,
                                    length=length, heads=4, batch=32, seed=s, lr=1e-3)
                        for s in range(args.members)]  # fmt: skip
             task = build_model(configs[0])[1]

@@ -30,7 +30,6 @@ Writes benchmarks/results/ensemble_speed.{json,md} (``--device cuda``: ensemble_
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 import sys
@@ -56,9 +55,9 @@ GPU_COMMAND = "python benchmarks/ensemble_speed.py --device cuda --workers 16"
 
 
 def spec(arch: str, shape: dict, steps: int) -> SweepSpec:
-    base = TrainConfig(task="index-lookup", arch=arch, layers=1, heads=4, steps=steps,
+    base = TrainConfig.of(task="index-lookup", arch=arch, layers=1, heads=4, steps=steps,
                        eval_every=steps, eval_samples=100, target=1.0, **shape)  # fmt: skip
-    configs = tuple(dataclasses.replace(base, lr=lr, seed=s) for lr in LRS for s in SEEDS)
+    configs = tuple(base.replace(lr=lr, seed=s) for lr in LRS for s in SEEDS)
     return SweepSpec(f"{arch}-bench", "", None, "benchmark", configs)
 
 

@@ -38,7 +38,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import models.transformer as transformer  # noqa: E402
 from simulations import stacks  # noqa: E402
 from simulations.ensemble import StaticStep, _batches  # noqa: E402
-from simulations.recipes import Recipe  # noqa: E402
 from simulations.stacks import batched_form, make_stack  # noqa: E402
 from simulations.sweeps import load_spec  # noqa: E402
 from simulations.training import build_model, deterministic_on  # noqa: E402
@@ -78,9 +77,9 @@ def measure(configs: list, steps: int, device: torch.device) -> dict:
     built = [build_model(c) for c in group]
     first, task = group[0], built[0][1]
     gens = [torch.Generator().manual_seed(c.seed) for c in group]
-    batch = _batches(task, first, first.batch, gens, device, train=True)
+    batch = _batches(task, first, first.recipe.batch, gens, device, train=True)
     stack = make_stack(batched_form(first, device), [m for m, _ in built],
-                       [c.lr for c in group], device, batch[0], Recipe.of(first))  # fmt: skip
+                       [c.recipe.lr for c in group], device, batch[0], first.recipe)  # fmt: skip
     if device.type == "cuda":
         torch.cuda.synchronize(device)
         torch.cuda.reset_peak_memory_stats(device)

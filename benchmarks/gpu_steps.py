@@ -104,11 +104,11 @@ def ensemble_row(arch: str, steps: int, device: torch.device) -> dict:
     gens = [torch.Generator().manual_seed(c.seed) for c in configs]
 
     def data():
-        return _batches(task, first, first.batch, gens, device, train=True)
+        return _batches(task, first, first.recipe.batch, gens, device, train=True)
 
     batch = data()
     stack = make_stack(
-        batched_form(first, device), [m for m, _ in built], [c.lr for c in configs], device,
+        batched_form(first, device), [m for m, _ in built], [c.recipe.lr for c in configs], device,
         batch[0],
     )  # fmt: skip
     static = StaticStep(stack, batch, device)
@@ -137,11 +137,13 @@ def single_row(arch: str, steps: int, device: torch.device) -> dict:
     config = spec(arch, SHAPES["small"], steps).configs[0]
     model, task = build_model(config)
     model.to(device).train()
-    optimiser = torch.optim.Adam(model.parameters(), lr=config.lr)
+    optimiser = torch.optim.Adam(model.parameters(), lr=config.recipe.lr)
     gen = torch.Generator().manual_seed(config.seed)
 
     def step():
-        tokens, targets, mask = task.sample(config.batch, config.length, gen, train=True)
+        tokens, targets, mask = task.sample(
+            config.recipe.batch, config.task.length, gen, train=True
+        )
         tokens, targets, mask = tokens.to(device), targets.to(device), mask.to(device)
         loss = masked_loss(model(tokens), targets, mask)
         optimiser.zero_grad(set_to_none=True)

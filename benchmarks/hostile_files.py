@@ -177,7 +177,7 @@ def _checkpoint_link(hard: bool) -> Callable[[Path], None]:
 
 def _train_link(folder: Path) -> None:
     (folder / "plug.py").write_text(TASK)
-    config = TrainConfig(task="dyck", arch="lstm", width=4, layers=1, length=4, steps=4, batch=8)
+    config = TrainConfig.of(task="dyck", arch="lstm", width=4, layers=1, length=4, steps=4, batch=8)
     (folder / "ckp").mkdir()
     os.symlink("../plug.py", folder / f"ckp/{config.config_hash()}.pt")
     remember(folder, "plug.py")

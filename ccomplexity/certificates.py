@@ -52,8 +52,16 @@ def fooling_set_certificate(
     problem: problems.TwoPartyProblem, rows: np.ndarray, cols: np.ndarray, value: int
 ) -> dict[str, Any]:
     """An explicit fooling set: Alice's and Bob's words of every pair, and the value b."""
-    xs = problem.alice_inputs(rows).tolist()
-    ys = problem.bob_inputs(cols).tolist()
+    return fooling_words_certificate(
+        problem, problem.alice_inputs(rows), problem.bob_inputs(cols), value
+    )
+
+
+def fooling_words_certificate(
+    problem: problems.TwoPartyProblem, x: np.ndarray, y: np.ndarray, value: int
+) -> dict[str, Any]:
+    """An explicit fooling set given by its words: Alice's (S, a) and Bob's (S, b) symbols."""
+    xs, ys = np.asarray(x).tolist(), np.asarray(y).tolist()
     size = len(xs)
     if size * size > MAX_PAIRWISE:
         raise InputError(
@@ -78,11 +86,15 @@ def one_way_certificate(
     problem: problems.TwoPartyProblem, rows: np.ndarray, cols: np.ndarray
 ) -> dict[str, Any]:
     """R Alice inputs pairwise distinguished by the given Bob inputs."""
-    claim = {"distinct_rows": len(rows), "bits": ceil_log2(len(rows))}
-    witness = {
-        "alice_inputs": problem.alice_inputs(rows).tolist(),
-        "bob_inputs": problem.bob_inputs(cols).tolist(),
-    }
+    return one_way_words_certificate(problem, problem.alice_inputs(rows), problem.bob_inputs(cols))
+
+
+def one_way_words_certificate(
+    problem: problems.TwoPartyProblem, x: np.ndarray, y: np.ndarray
+) -> dict[str, Any]:
+    """R Alice inputs (R, a) pairwise distinguished by the Bob inputs ``y`` (C, b), as words."""
+    claim = {"distinct_rows": len(x), "bits": ceil_log2(len(x))}
+    witness = {"alice_inputs": np.asarray(x).tolist(), "bob_inputs": np.asarray(y).tolist()}
     return _envelope("one_way", problem.spec(), claim, witness)
 
 

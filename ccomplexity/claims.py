@@ -32,7 +32,9 @@ H_READS = ("heads", "1")
 @dataclass(frozen=True)
 class Claim:
     """Bound ``bound_id`` constrains (``lower``) or is realised on (``upper``) ``task`` for models
-    of ``family`` (with exactly ``layers`` layers, when given)."""
+    of ``family`` (with exactly ``layers`` layers, when given; ``held``: only models trained at
+    p bits, which hold their protocol's numbers on a p-bit grid (True), only the others (False),
+    or any (None))."""
 
     task: str
     family: str
@@ -47,6 +49,7 @@ class Claim:
     note: str = ""
     reads: Mapping[str, str] = field(default_factory=dict)
     """Further parameters read from a model (e.g. experts, loops), name -> model attribute."""
+    held: bool | None = None
 
     def __post_init__(self) -> None:
         if self.role not in ROLES:
@@ -59,9 +62,14 @@ class Claim:
     def bound(self) -> bounds.Bound:
         return bounds.get(self.bound_id)
 
-    def matches(self, task: str, family: str, layers: int | None = None) -> bool:
-        """Whether this claim speaks about a model of ``family`` with ``layers`` on ``task``."""
+    def matches(
+        self, task: str, family: str, layers: int | None = None, held: bool | None = None
+    ) -> bool:
+        """Whether this claim speaks about a model of ``family`` with ``layers`` on ``task``
+        (``held``: whether it trained at p bits; None: either)."""
         if self.task != task or self.family != family:
+            return False
+        if self.held is not None and held is not None and self.held != held:
             return False
         return self.layers is None or layers is None or self.layers == layers
 
@@ -92,6 +100,7 @@ class Claim:
             "construction": self.construction,
             "reduction": self.reduction,
             "problem": self.problem,
+            "held": self.held,
             "statement": b.name,
             "formula": b.formula,
             "note": self.note,
@@ -109,8 +118,11 @@ CLAIMS: tuple[Claim, ...] = (
           construction="index-lookup", note="width ceil(log2 |Sigma|) + 2k with codes of width k"),
     # -- separations: Dyck-(2,2) (Thm 5 against a small DFA-RNN) ------------------------------
     Claim("dyck", "attention", "separations.thm5", "lower", m="width/heads", h="heads", layers=1,
-          reduction="dyck", problem="separations.lemma1",
+          reduction="dyck", problem="separations.lemma1", held=False,
           note="the single-output Thm 4 protocol under the odd/even split, Lemma 1's fooling set"),
+    Claim("dyck", "attention", "separations.thm5_held", "lower", m="width/heads", h="heads",
+          layers=1, problem="separations.lemma1", held=True,
+          note="trained at p bits: the single-output protocol of its held numbers, Lemma 1"),
     Claim("dyck", "recurrent", "separations.lemma4", "upper", m="state_numel",
           construction="dyck", reduction="dyck",
           note="the minimal DFA as a ReLU RNN: ceil(log2 8) = 3 state bits suffice"),
@@ -120,7 +132,12 @@ CLAIMS: tuple[Claim, ...] = (
             note="Thm 2 at the middle cut; EQ on N/2 bits needs N/2 bits")
       for task in EQUALITY_TASKS),
     *(Claim(task, "attention", "separations.thm12", "lower", m="width/heads", h="heads", layers=1,
-            problem="separations.fact2", note="the single-output Thm 4 protocol at the middle cut")
+            problem="separations.fact2", held=False,
+            note="the single-output Thm 4 protocol at the middle cut")
+      for task in EQUALITY_TASKS),
+    *(Claim(task, "attention", "separations.thm12_held", "lower", m="width/heads", h="heads",
+            layers=1, problem="separations.fact2", held=True,
+            note="trained at p bits: the single-output protocol of its held numbers")
       for task in EQUALITY_TASKS),
     *(Claim(task, "attention", "separations.thm6", "upper", layers=2, construction="equality",
             note="two layers: attend i -> i - N/2, XOR, average")
@@ -135,8 +152,11 @@ CLAIMS: tuple[Claim, ...] = (
     # and the number of examples n on memorize.
     Claim("length2-path", "concat-attention", "parrots.thm3_1", "lower", m="width", h="heads",
           layers=1, reduction="length2-path", problem="separations.fact1",
-          reads={"experts": "experts"},
+          reads={"experts": "experts"}, held=False,
           note="one-way: Alice sends Z_A and L_A per head, H(m+1) numbers; any K (Bob routes)"),
+    Claim("length2-path", "concat-attention", "parrots.thm3_1_exact", "lower", m="width",
+          h="heads", layers=1, problem="separations.fact1", reads={"experts": "experts"},
+          held=True, note="trained at p bits: Alice's exact sums, the message counted exactly"),
     Claim("length2-path", "concat-attention", "parrots.thm3_2", "upper", layers=1,
           construction="length2-path", note="width |V|, uniform attention, threshold psi"),
     Claim("length2-path", "concat-attention", "parrots.cor3_3", "lower", m="width", h="heads",
@@ -233,9 +253,12 @@ def reduction_claim(
     return fitting[0]
 
 
-def lower_bound_for(task: str, family: str, layers: int | None = None) -> Claim | None:
-    """The lower-bound claim a (task, family, layers) model is drawn against, or None."""
-    found = [c for c in CLAIMS if c.role == "lower" and c.matches(task, family, layers)]
+def lower_bound_for(
+    task: str, family: str, layers: int | None = None, held: bool = False
+) -> Claim | None:
+    """The lower-bound claim a (task, family, layers) model is drawn against (``held``: one
+    trained at p bits), or None."""
+    found = [c for c in CLAIMS if c.role == "lower" and c.matches(task, family, layers, held)]
     return found[0] if found else None
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import os
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from math import isqrt
 from pathlib import Path
 
@@ -282,6 +282,79 @@ SPEC_BYTES = 1 << 20
 CHECKPOINT_BYTES = 2 << 30
 MATRIX_BYTES = 32 << 20
 """A 0/1 matrix given as a CSV file (``--problem matrix --file``)."""
+
+# --- the one field-to-limit table -------------------------------------------------------------
+
+FIELDS: dict[str, Limit | Interval] = {
+    # the run's input
+    "length": LENGTH,
+    "seed": SEED,
+    "samples": SAMPLES,
+    "cut": CUT,
+    "vertices": VERTICES,
+    "query_token": QUERY_TOKEN,
+    # the model (models.base.ModelConfig and simulations.run_config.ModelSpec)
+    "width": WIDTH,
+    "layers": LAYERS,
+    "heads": HEADS,
+    "loops": LOOPS,
+    "experts": EXPERTS,
+    "top_k": EXPERTS,
+    "vocab_size": VOCAB,
+    "n_out": VOCAB,
+    "mlp_width": Limit("mlp_width", 1, MODEL_FIELD.most, MODEL_FIELD.instead),
+    "d_state": Limit("d_state", 1, MODEL_FIELD.most, MODEL_FIELD.instead),
+    "d_conv": Limit("d_conv", 1, MODEL_FIELD.most, MODEL_FIELD.instead),
+    "expand": Limit("expand", 1, MODEL_FIELD.most, MODEL_FIELD.instead),
+    "balance": Interval("balance", 0.0, 1e6, "use a smaller balance coefficient"),
+    "precision": BITS,
+    "frac": Limit("frac", 0, BITS.most - 1, "use fewer fractional bits than the precision"),
+    # the recipe
+    "steps": STEPS,
+    "lr": LEARNING_RATE,
+    "batch": BATCH,
+    "warmup": WARMUP,
+    "weight_decay": WEIGHT_DECAY,
+    "clip": CLIP,
+    "reg_lambda": REGULARISER,
+    "reg_block": LAYERS,
+    # the evaluation
+    "target": ACCURACY,
+    "eval_every": Limit("eval_every", 1, STEPS.most, STEPS.instead),
+    "eval_samples": SAMPLES,
+    # task options of the training tasks
+    "symbols": Limit("symbols", 1, VOCAB.most, VOCAB.instead),
+    "hops": HOPS,
+    "alphabet": ALPHABET,
+    "digits": DIGITS,
+    "entities": ENTITIES,
+    "relations": RELATIONS,
+    "graph_seed": SEED,
+    "depth": IGSM_DEPTH,
+    "query_depth": IGSM_DEPTH,
+}
+"""Every user-set field of a spec (the run's :class:`simulations.run_config.TrainConfig` and its
+parts, a model's config, a protocol's request) -> its limit: the one table. A spec checks each of
+its fields named here once, when it is made (:func:`check_fields`); the layers below trust it. A
+``ccx`` option that sets such a field declares the same limit (``ccx.app.field_option``) and leaves
+the check to the spec. Integer fields of a model config not named here (state sizes, positions)
+have :data:`MODEL_FIELD`."""
+
+
+def check_field(name: str, value: object, where: str = "") -> int | float:
+    """``value`` checked against the limit of field ``name`` in :data:`FIELDS`; InputError names
+    ``where + name``."""
+    return FIELDS[name].check(value, f"{where}{name}")
+
+
+def check_fields(spec: object, where: str = "") -> None:
+    """Check every field of dataclass instance ``spec`` that :data:`FIELDS` names and that is set
+    (not None), in place (an int given for a real-valued field is kept as a float)."""
+    for f in fields(spec):  # type: ignore[arg-type]
+        value = getattr(spec, f.name)
+        if f.name in FIELDS and value is not None:
+            object.__setattr__(spec, f.name, check_field(f.name, value, where))
+
 
 # --- sweeps -----------------------------------------------------------------------------------
 

@@ -13,17 +13,15 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import time
 from typing import Any
 
 import numpy as np
 
 from ccomplexity import budget, limits, plugins, problems
-from ccomplexity.automata import DFA, minimize, residual_counts, state_counts
+from ccomplexity.automata import DFA, minimize, state_counts
 from ccomplexity.errors import InputError, shown
-from ccomplexity.integers import ceil_log2
-
-TRIE_STATE_LIMIT = 1 << 22
-"""Most states of the prefix tree that :func:`minimal_dfa` builds from a word function."""
+from ccomplexity.lower_bounds.automaton import Machine, function_machine, price
 
 
 def problem(name: str, length: int, partition: str | None = None) -> problems.TwoPartyProblem:
@@ -72,61 +70,83 @@ def problem_from_spec(spec: dict[str, Any]) -> problems.TwoPartyProblem:
     return made
 
 
-# ------------------------------------------------------------------------------ one way
+# ------------------------------------------------------------------------------ automata
+
+PROBE_SYMBOLS = 1 << 16
+"""Most symbols of the probe batch that prices a word function (:func:`seconds_per_word`)."""
 
 
-def one_way_per_cut(name: str, length: int) -> list[dict[str, Any]]:
-    """For every cut K = 1..N-1: the exact one-way complexity Alice -> Bob of the task at length
-    N with Alice holding s_1..s_K, ceil(log2 #distinct rows) (Thm 2: an RNN whose state is m
-    numbers of p bits solves the task only if m p >= these bits at every K). From the plugin's
-    DFA when it has one (Myhill-Nerode classes of the length-K prefixes of L ∩ Sigma^N,
-    :func:`ccomplexity.automata.residual_counts`), else from the dense matrix at each cut."""
-    from ccomplexity.lower_bounds import one_way_bits
+def seconds_per_word(name: str, length: int) -> float:
+    """Seconds the word function of plugin task ``name`` takes per word of length N, measured on
+    a probe batch of uniform words (at most 4096 words and :data:`PROBE_SYMBOLS` symbols, at
+    least one word):
+    the user's code has no formula, so its cost is timed before a command commits to it."""
+    task = plugins.require_task(name)
+    count = max(1, min(4096, PROBE_SYMBOLS // length))
+    words = np.random.default_rng(0).integers(0, task.alphabet, (count, length))
+    took = []
+    for _ in range(2):  # the faster of two: the first may pay for a warm-up
+        start = time.perf_counter()
+        task.evaluate(words)
+        took.append(time.perf_counter() - start)
+    return min(took) / count
 
+
+def price_words(
+    name: str, length: int, words: int, what: str, instead: str, memory: int | None = None
+) -> None:
+    """Refuse ``what`` (one line, the estimate in it) when evaluating the word function of
+    ``name`` on ``words`` words of length N exceeds the budget: first from the count alone (so
+    that 2^1000 words are refused without running anything), then at the speed measured on a
+    probe batch. ``memory``: what is held at once (default: 48 bytes a word, an automaton's
+    levels)."""
+    floor = words * (length * 4 + 64)
+    held = words * 48 if memory is None else memory
+    budget.check(f"{what} ({budget.count_text(words)} words)", held, floor, instead)
+    seconds = seconds_per_word(name, length) * words
+    budget.check(
+        f"{what} ({budget.count_text(words)} words, about {seconds:.3g} s at the speed "
+        "measured on a probe batch)",
+        0,
+        floor + budget.measured(seconds),
+        instead,
+    )
+
+
+def task_machine(name: str, length: int, what: str) -> tuple[Machine, str]:
+    """The automaton the exact methods work on, priced first, and how it was obtained:
+    ``"dfa"``, the plugin's DFA minimised (its language at every length, any N for the same
+    cost), or ``"function"``, the minimal automaton of the word function at exactly N, built
+    from the value of every word of [alphabet]^N (:func:`~ccomplexity.lower_bounds.automaton.
+    function_machine`)."""
     task = plugins.require_task(name)
     n = task.check_length(limits.LENGTH.check(length, "--length"))
-    if n < 2:
-        raise InputError(f"{name}: a cut needs length >= 2, got {n}")
-    out = []
     if task.dfa is not None:
-        counts = residual_counts(task.dfa, n)
-        for k in range(1, n):
-            out.append({"cut": k, "distinct_rows": counts[k], "bits": ceil_log2(counts[k])})
-        return out
-    if task.alphabet**n > problems.DENSE_LIMIT:
-        raise InputError(
-            f"{name}: {task.alphabet}^{n} words exceed the dense limit of {problems.DENSE_LIMIT} "
-            "matrix entries; give the task a dfa= or use a shorter --length"
-        )
-    for k in range(1, n):
-        res = one_way_bits(problem(name, n, f"prefix:{k}"))
-        out.append({"cut": k, "distinct_rows": res.distinct_rows, "bits": res.bits})
-    return out
+        machine = Machine.from_dfa(task.dfa)
+        price(machine, n, what)
+        return machine, "dfa"
+    return function_automaton(name, n, what), "function"
 
 
-def one_way_profile(name: str, lengths: list[int]) -> dict[int, int]:
-    """{N: the most one-way bits over the cuts at N} for each of ``lengths`` the task is
-    defined at and that can be computed (within the dense limit, or any N with a DFA)."""
+def function_automaton(name: str, length: int, what: str) -> Machine:
+    """The minimal automaton of the word function of ``name`` at exactly N (every word of
+    [alphabet]^N evaluated once), priced first (:func:`price_words`)."""
     task = plugins.require_task(name)
-    out = {}
-    for n in sorted(set(lengths)):
-        lo, hi = task.lengths
-        if n < max(2, lo) or n > hi:
-            continue
-        if task.dfa is None and task.alphabet**n > problems.DENSE_LIMIT:
-            continue
-        out[n] = max(row["bits"] for row in one_way_per_cut(name, n))
-    return out
-
-
-# ------------------------------------------------------------------------------ automata
+    a, n = task.alphabet, length
+    instead = "use a shorter --length" + ("" if task.dfa else ", or give the task a dfa=")
+    what = f"{what}: the word function of {name} on all {a}^{n} words"
+    if not limits.power_at_most(a, n, 1 << 62):
+        raise InputError(f"{what} (more than 2^62) is far over the budget: {instead}")
+    price_words(name, n, a**n, what, instead)
+    return function_machine(task.evaluate, a, n)
 
 
 def minimal_dfa(name: str, length: int | None = None) -> tuple[DFA, str]:
     """The minimal complete DFA of the task and how it was obtained: from the plugin's DFA
     (``"given"``; its language is the task's at every length), or from the word function at
-    exactly ``length`` (``"function"``: the prefix tree of [alphabet]^{<=N}, accepting the
-    words of length N the function accepts, minimised; a DFA for L ∩ Sigma^N)."""
+    exactly ``length`` (``"function"``: the minimal automaton of the values of all words of
+    length N, :func:`task_machine`, with the states whose words are all rejected merged into
+    one sink; a DFA for L ∩ Sigma^N)."""
     task = plugins.require_task(name)
     if not task.accept_reject:
         raise InputError(f"{name} has {task.classes} labels: a DFA needs an accept/reject task")
@@ -138,29 +158,9 @@ def minimal_dfa(name: str, length: int | None = None) -> tuple[DFA, str]:
         budget.check(what, *budget.automaton(states, symbols), "give a smaller DFA")
         return minimize(task.dfa), "given"
     n = task.check_length(limits.LENGTH.check(length, "--length"))
-    a = task.alphabet
-    total = limits.levels_at_most(a, n, TRIE_STATE_LIMIT)  # never a huge power
-    if total is None or total + 1 > TRIE_STATE_LIMIT:
-        raise InputError(
-            f"{name}: the prefix tree at length {n} over {a} symbols has more than "
-            f"{TRIE_STATE_LIMIT} states, the limit: use a shorter --length"
-        )
-    total += 1  # and the sink
-    sizes = [a**level for level in range(n + 1)]
-    memory, work = budget.automaton(total, a, rounds=n + 2)  # a tree parts by depth in n + 2
-    what = f"{name}: the minimal DFA of its word function at N = {n} ({total} states x {a} symbols)"
-    budget.check(what, memory + budget.words(sizes[n], n), work + budget.evaluated(sizes[n], n),
-                 "use a shorter --length")  # fmt: skip
-    offsets = np.cumsum([0, *sizes])
-    sink = total - 1
-    table = np.full((total, a), sink, dtype=np.int64)
-    for level in range(n):
-        ids = np.arange(sizes[level])
-        table[offsets[level] + ids] = offsets[level + 1] + ids[:, None] * a + np.arange(a)
-    accepting = np.zeros(total, dtype=bool)
-    words = problems.digits(np.arange(sizes[n]), a, n)
-    accepting[offsets[n] : offsets[n] + sizes[n]] = task.evaluate(words) == 1
-    return minimize(DFA(table, 0, accepting, tuple(str(s) for s in range(a)))), "function"
+    machine = function_automaton(name, n, "dfa task")
+    names = tuple(str(s) for s in range(task.alphabet))
+    return minimize(DFA(machine.table, 0, machine.output == 1, names)), "function"
 
 
 def dfa_agrees(name: str, length: int) -> bool:
@@ -172,10 +172,8 @@ def dfa_agrees(name: str, length: int) -> bool:
         raise InputError(f"{name} has no DFA of its own")
     if not limits.power_at_most(task.alphabet, n, problems.DENSE_LIMIT):
         raise InputError(f"{name}: {task.alphabet}^{n} words exceed the dense limit")
-    count = task.alphabet**n
-    budget.check(f"{name}: checking its DFA on all {count} words of length {n}",
-                 budget.words(count, n), budget.evaluated(count, n) + count * n,
-                 "use a shorter --length")  # fmt: skip
+    what = f"{name}: checking its DFA on all {task.alphabet}^{n} words"
+    price_words(name, n, task.alphabet**n, what, "use a shorter --length")
     words = problems.digits(np.arange(task.alphabet**n), task.alphabet, n)
     return bool(np.array_equal(task.dfa.accepts(words), task.evaluate(words) == 1))
 
@@ -204,6 +202,8 @@ GENERAL_CLAIMS: tuple[dict[str, str], ...] = (
         "length N gives a one-way protocol of m p bits at every cut K, so m p >= the one-way "
         "complexity at every cut",
         "computed_by": "ccx cc oneway --problem TASK --length N",
+        "bound": "one-way",
+        "layers": "any",
         "runs_on_a_model": "ccx protocol rnn",
     },
     {
@@ -211,8 +211,11 @@ GENERAL_CLAIMS: tuple[dict[str, str], ...] = (
         "bound_id": "separations.thm4",
         "says": "a one-layer transformer (m per head, H heads, p bits) gives a protocol of "
         "3 m (p + log2 N) H bits for every partition, so that is >= log2 of any fooling set "
-        "(Fact 4) under any partition",
-        "computed_by": "ccx fooling --problem TASK --length N --partition P --exact",
+        "(Fact 4) under any partition; thresholds compare the fooling set under prefix:N/2 "
+        "with the bits of the single-output protocol that ccx protocol attention runs",
+        "computed_by": "ccx fooling --problem TASK --length N --partition prefix:N/2",
+        "bound": "fooling",
+        "layers": "1",
         "runs_on_a_model": "ccx protocol attention",
     },
     {
@@ -221,6 +224,8 @@ GENERAL_CLAIMS: tuple[dict[str, str], ...] = (
         "says": "every deterministic protocol for the task under a partition sends at least "
         "ceil(log2 S) bits for a fooling set of size S",
         "computed_by": "ccx fooling --problem TASK --length N --partition P --exact",
+        "bound": "fooling",
+        "layers": "any",
         "runs_on_a_model": "",
     },
 )
@@ -232,11 +237,13 @@ def claims_for(name: str) -> dict[str, Any]:
     (with the commands that compute their side), and what it cannot conclude."""
     task = plugins.require_task(name)
     regular = (
-        "a DFA is given: one-way bits at any length"
+        "a DFA is given: one-way bits at every cut and the maximum fooling set under prefix:K "
+        "at any length, from the automaton"
         if task.dfa is not None
         else (
-            "no DFA: one-way bits by dense matrices, lengths with alphabet^N <= "
-            f"{problems.DENSE_LIMIT}"
+            "no DFA: one-way bits and fooling sets under prefix:K from the automaton of the "
+            "word function at N, at lengths where alphabet^N words can be evaluated within "
+            "the budget"
         )
     )
     return {

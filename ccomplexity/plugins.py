@@ -81,8 +81,11 @@ class TaskDefinition:
     to one value per word, 0/1 (accept/reject) or a class in ``0..labels-1``; defined for
     ``lengths[0] <= N <= lengths[1]``. ``sampler(batch, length, rng)`` (optional) returns
     training words (batch, N) from a numpy Generator; ``dfa`` (optional) is an
-    :class:`ccomplexity.automata.DFA` accepting exactly the task's language. ``source`` and
-    ``sha256`` name the code the definition came from."""
+    :class:`ccomplexity.automata.DFA` accepting exactly the task's language;
+    ``fooling(length, alice, most)`` (optional) constructs a fooling set under the partition
+    whose 0-based positions ``alice`` Alice holds: at most ``most`` words (an array (S, N)), each
+    one pair (Alice's symbols, Bob's), or None where it has none (checked by the toolkit, which
+    never trusts it). ``source`` and ``sha256`` name the code the definition came from."""
 
     name: str
     function: Callable[[np.ndarray], np.ndarray] = field(repr=False)
@@ -91,6 +94,7 @@ class TaskDefinition:
     labels: tuple[str, ...] | None = None
     sampler: Callable[..., np.ndarray] | None = field(default=None, repr=False)
     dfa: Any = field(default=None, repr=False)
+    fooling: Callable[..., Any] | None = field(default=None, repr=False)
     source: str = ""
     sha256: str = ""
 
@@ -141,6 +145,7 @@ class TaskDefinition:
             "output": "accept/reject" if self.labels is None else list(self.labels),
             "sampler": "own" if self.sampler is not None else "balanced rejection",
             "dfa": self.dfa is not None,
+            "fooling": "own" if self.fooling is not None else None,
             "source": self.source,
             "sha256": self.sha256,
         }
@@ -220,14 +225,16 @@ def task(
     labels: int | Sequence[str] | None = None,
     sampler: Callable[..., np.ndarray] | None = None,
     dfa: Any = None,
+    fooling: Callable[..., Any] | None = None,
 ) -> Callable[[Callable[[np.ndarray], np.ndarray]], TaskDefinition]:
     """Decorator registering a word function as the task ``name`` (see :class:`TaskDefinition`).
 
     ``labels``: None for accept/reject (values 0/1), a number of classes, or their names.
     ``sampler(batch, length, rng) -> words``: training inputs (default: balanced positives and
     negatives drawn by rejection, :mod:`simulations.tasks.plugin`). ``dfa``: a DFA of the
-    language (accept/reject tasks only). Returns the :class:`TaskDefinition`, itself callable
-    on words."""
+    language (accept/reject tasks only). ``fooling(length, alice, most) -> words``: a fooling-set
+    construction (see :class:`TaskDefinition`). Returns the :class:`TaskDefinition`, itself
+    callable on words."""
     _check_name(name, RESERVED_TASKS, "task")
     a = check_int(alphabet, f"task {name}: alphabet", 1, limits.ALPHABET.most)
     if not (isinstance(lengths, tuple | list) and len(lengths) == 2):
@@ -253,12 +260,16 @@ def task(
             )
     if sampler is not None and not callable(sampler):
         raise InputError(f"task {name}: sampler must be a function (batch, length, rng)")
+    if fooling is not None and not callable(fooling):
+        raise InputError(f"task {name}: fooling must be a function (length, alice, most)")
 
     def register(function: Callable[[np.ndarray], np.ndarray]) -> TaskDefinition:
         if not callable(function):
             raise InputError(f"task {name}: @task decorates a word function")
         source, sha = _source_of(function)
-        definition = TaskDefinition(name, function, a, (lo, hi), names, sampler, dfa, source, sha)
+        definition = TaskDefinition(
+            name, function, a, (lo, hi), names, sampler, dfa, fooling, source, sha
+        )
         _register("task", definition)
         return definition
 

@@ -192,8 +192,10 @@ def string_problem(
     partition: Partition,
 ) -> TwoPartyProblem:
     """A language over ``[alphabet]^length`` split between Alice and Bob by ``partition``."""
-    alice = np.array(partition.alice, dtype=np.int64)
-    bob = np.array(partition.bob, dtype=np.int64)
+    alice: np.ndarray | slice = np.array(partition.alice, dtype=np.int64)
+    bob: np.ndarray | slice = np.array(partition.bob, dtype=np.int64)
+    if partition.alice == tuple(range(len(partition.alice))):  # a prefix: slices copy faster
+        alice, bob = slice(0, len(partition.alice)), slice(len(partition.alice), length)
 
     def evaluate(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         words = np.empty((x.shape[0], length), dtype=np.int64)
@@ -202,8 +204,9 @@ def string_problem(
         return language(words)
 
     return TwoPartyProblem(
-        name, params, alphabet, len(alice), alphabet, len(bob), evaluate, partition
-    )
+        name, params, alphabet, len(partition.alice), alphabet, len(partition.bob), evaluate,
+        partition,
+    )  # fmt: skip
 
 
 def dyck(types: int, depth: int, length: int, partition: str = "odd-even") -> TwoPartyProblem:

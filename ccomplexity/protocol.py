@@ -113,17 +113,20 @@ def encode_uints(values: Iterable[int], width: int) -> str:
     return "".join(out)
 
 
-def encode_ints(values: Iterable[int], width: int) -> str:
+def encode_ints(values: Iterable[int], width: int, full_range: bool = False) -> str:
     """Integers in [-(2^(width-1) - 1), 2^(width-1) - 1], each as ``width`` bits of two's
-    complement (the symmetric range of :class:`ccomplexity.precision.FixedPoint`)."""
+    complement (the symmetric range of :class:`ccomplexity.precision.FixedPoint`); with
+    ``full_range`` every code, -2^(width-1) too (a :class:`~ccomplexity.message_grid.
+    MessageGrid`'s)."""
     if width < 1:
         raise InputError(f"a signed integer needs at least 1 bit, got width {width}")
     limit = (1 << (width - 1)) - 1
+    least = -limit - 1 if full_range else -limit
     out = []
     for v in values:
         v = int(v)
-        if not -limit <= v <= limit:
-            raise InputError(f"{v} does not fit in {width} signed bits (|v| <= {limit})")
+        if not least <= v <= limit:
+            raise InputError(f"{v} does not fit in {width} signed bits ({least}..{limit})")
         out.append(format(v % (1 << width), f"0{width}b"))
     return "".join(out)
 
@@ -141,13 +144,13 @@ def decode_uints(bits: str, width: int, count: int) -> list[int]:
     return [int(f, 2) if width else 0 for f in _fields(bits, width, count)]
 
 
-def decode_ints(bits: str, width: int, count: int) -> list[int]:
-    """Inverse of :func:`encode_ints`; rejects the unused code -2^(width-1)."""
+def decode_ints(bits: str, width: int, count: int, full_range: bool = False) -> list[int]:
+    """Inverse of :func:`encode_ints`; rejects the code -2^(width-1) unless ``full_range``."""
     out = []
     for f in _fields(bits, width, count):
         u = int(f, 2)
         v = u - (1 << width) if f[0] == "1" else u
-        if v == -(1 << (width - 1)):
+        if v == -(1 << (width - 1)) and not full_range:
             raise InputError(f"code {f} is -2^{width - 1}, outside the symmetric range")
         out.append(v)
     return out

@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from ccomplexity import problems
 from ccomplexity.errors import InputError
@@ -53,6 +53,8 @@ class ProblemRequest:
     cols: int | None = None
     seed: int | None = None
     density: float | None = None
+    plugin_options: ClassVar[tuple[str, ...]] = _PLUGIN_OPTIONS
+    """The options a plugin task takes here (besides its name)."""
 
     @property
     def is_plugin(self) -> bool:
@@ -73,12 +75,11 @@ class ProblemRequest:
                 ", or a task of a loaded plugin (ccx --plugin FILE.py ...)"
             )
         given = {k: v for k, v in self.options().items() if v is not None}
-        extra = sorted(set(given) - set(_PLUGIN_OPTIONS))
+        extra = sorted(set(given) - set(self.plugin_options))
         if extra:
             listed = ", ".join(f"--{k}" for k in extra)
-            raise InputError(
-                f"plugin task {self.problem} takes --length and --partition, not {listed}"
-            )
+            takes = ", ".join(f"--{k}" for k in self.plugin_options)
+            raise InputError(f"plugin task {self.problem} takes {takes}, not {listed}")
         if self.length is None:
             raise InputError(f"plugin task {self.problem} needs --length")
         return plugin_problems.problem(self.problem, self.length, self.partition)
@@ -95,6 +96,8 @@ class FoolingRequest(ProblemRequest):
     nodes: int | None = None
     method: str = "auto"
     certificate: bool = False
+    plugin_options: ClassVar[tuple[str, ...]] = (*_PLUGIN_OPTIONS, "seed")
+    """A plugin task's fooling set takes ``seed`` too: the sampled greedy set's."""
 
     def __post_init__(self) -> None:
         if self.method not in FOOLING_METHODS:
@@ -130,7 +133,18 @@ def fooling_set(request: FoolingRequest) -> tuple[dict[str, Any], dict[str, Any]
     from ccomplexity.integers import ceil_log2
 
     start = time.perf_counter()
-    req, prob = request, request.build()
+    req = request
+    if req.is_plugin:
+        from ccomplexity import plugin_bounds
+
+        req.build()  # the options are checked
+        result, cert = plugin_bounds.fooling_set(
+            req.problem, req.length, req.partition, exact=req.exact, seconds=req.seconds,
+            nodes=req.nodes, seed=req.seed or 0, certificate=req.certificate,
+        )  # fmt: skip
+        result["seconds"] = round(time.perf_counter() - start, 3)
+        return result, cert
+    prob = req.build()
     result: dict[str, Any] = prob.describe()
     cert = None
     symbolic = (
@@ -168,9 +182,6 @@ def fooling_set(request: FoolingRequest) -> tuple[dict[str, Any], dict[str, Any]
         elif req.problem == "disjointness":
             found = lower_bounds.disjointness_fooling_set(prob)
             result["method"] = "complementary-pairs"
-        elif req.is_plugin:  # the clique search's greedy start, improved locally
-            found = lower_bounds.max_fooling_set(prob, nodes=1)
-            result.update(method="greedy", exact=found.exact, upper_bound=found.upper_bound)
         else:
             raise InputError(f"no constructive fooling set for {req.problem}; use --exact")
         check = lower_bounds.verify_fooling_set(prob, found.rows, found.cols, found.value)
@@ -194,17 +205,35 @@ def one_way(request: OneWayRequest) -> tuple[dict[str, Any], dict[str, Any] | No
 
     start = time.perf_counter()
     req = request
-    if req.is_plugin and req.partition is None and not req.certificate:
-        from ccomplexity import plugin_problems
+    if req.is_plugin and req.partition is None:
+        from ccomplexity import plugin_bounds
 
         req.build()  # the options are checked as for one cut
-        per_cut = plugin_problems.one_way_per_cut(req.problem, req.length)
+        if req.certificate:
+            raise InputError(
+                "a certificate is written for one cut: give --cut K (every cut has its own)"
+            )
+        per_cut, origin = plugin_bounds.one_way_per_cut(req.problem, req.length)
         result = {"problem": req.problem, "length": req.length, "method": "per-cut"}
-        result.update(per_cut=per_cut, bits=max(row["bits"] for row in per_cut))
+        result.update(automaton=origin, per_cut=per_cut)
+        result["bits"] = max(row["bits"] for row in per_cut)
         result["seconds"] = round(time.perf_counter() - start, 3)
         return result, None
+    if req.is_plugin and req.partition.startswith("prefix:"):
+        from ccomplexity import plugin_bounds
+
+        prob = req.build()
+        result, cert = plugin_bounds.one_way_at(req.problem, req.length, len(prob.partition.alice))
+        result["seconds"] = round(time.perf_counter() - start, 3)
+        return result, cert if req.certificate else None
     prob = req.build()
     result = prob.describe()
+    if req.is_plugin:  # another partition: the dense matrix, priced on the word function
+        from ccomplexity import plugin_bounds
+
+        plugin_bounds.price_evaluations(
+            req.problem, req.length, prob.n_rows * prob.n_cols, "the matrix"
+        )
     if req.problem == "dyck" and prob.partition.spec.startswith("prefix:"):
         k = len(prob.partition.alice)
         res = lower_bounds.one_way_bits_dyck(req.types, req.depth, req.length, k)

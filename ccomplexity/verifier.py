@@ -115,7 +115,7 @@ def _finite_float(text: str) -> float:
 
 
 def _bounded_int(text: str) -> int:
-    if len(text.lstrip("-")) > 40:
+    if len(text) > 40 and len(text.lstrip("-")) > 40:  # the cheap test first: millions of ints
         raise _Malformed(f"integer of {len(text)} digits (the limit is 40)")
     return int(text)
 
@@ -435,7 +435,8 @@ def _verify_fooling(problem: problems.TwoPartyProblem, claim: dict, witness: dic
     y = _words([p[1] for p in pairs], problem.bob_alphabet, problem.bob_length, "y")
     require(claim["size"] == size, f"claimed size differs from {size} pairs")
     require(claim["bits"] == ceil_log2(size), "claimed bits differ from ceil(log2 size)")
-    distinct = len(np.unique(np.concatenate([x, y], axis=1), axis=0))
+    words = np.ascontiguousarray(np.concatenate([x, y], axis=1))  # rows compared as bytes
+    distinct = len(np.unique(words.view(np.dtype((np.void, words.strides[0]))).ravel()))
     require(distinct == size, "pairs are not distinct")
     cross = _cross(problem, x, y) == value
     bad = np.flatnonzero(~np.diagonal(cross))

@@ -44,6 +44,20 @@ def ranged(limit: limits.Limit | limits.Interval, *decls: str, **options: Any) -
     return typer.Option(*decls, callback=check, **options)
 
 
+def field_option(field: str, *decls: str, **options: Any) -> Any:
+    """``typer.Option(*decls, **options)`` setting the spec field ``field`` (a training run's,
+    a model's, a protocol's: :data:`ccomplexity.limits.FIELDS`). Its limit is declared here
+    (``param.callback.limit``, read by the fuzz table), and checked once, by the spec the command
+    makes from it before any work: the refusal names the field."""
+
+    def declared(value):
+        return value
+
+    declared.limit = limits.FIELDS[field]  # type: ignore[attr-defined]
+    declared.field = field  # type: ignore[attr-defined]
+    return typer.Option(*decls, callback=declared, **options)
+
+
 def written(kind: str, *decls: str, create_folder: bool = False, **options: Any) -> Any:
     """``typer.Option(*decls, **options)`` naming a path the command writes, ``kind`` "file"
     or "folder" (``create_folder``: a file whose missing folder is created when written). The
@@ -140,14 +154,28 @@ def cell(value: object) -> Any:
 
 
 def print_table(table: Any) -> None:
-    """Print a rich table whole: wrapped to the terminal's width in a terminal, never cut or
-    wrapped when the output goes to a pipe or a file (rich would assume 80 columns there)."""
+    """Print a rich table whole: drawn and wrapped to the terminal's width in a terminal; to a
+    pipe or a file as plain rows, its title then one line per row (the header first), cells
+    separated by a tab, never padded, cut or wrapped."""
     from rich.console import Console
 
     console = Console()
-    if not console.is_terminal:
-        console = Console(width=100_000)
-    console.print(table)
+    if console.is_terminal:
+        console.print(table)
+        return
+    from rich.text import Text
+
+    def plain(cell: Any) -> str:
+        text = Text.from_markup(cell) if isinstance(cell, str) else cell
+        return text.plain if isinstance(text, Text) else str(text)
+
+    if table.title:
+        print(plain(table.title))
+    columns = [list(column.cells) for column in table.columns]
+    if table.show_header:
+        print("\t".join(plain(column.header) for column in table.columns))
+    for row in zip(*columns, strict=True):
+        print("\t".join(plain(cell).replace("\n", " ") for cell in row))
 
 
 def check_certificate_path(path: str | None, *inputs: str | None) -> None:

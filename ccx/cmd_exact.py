@@ -50,7 +50,12 @@ OptFile = Annotated[
 ]
 OptRows = Annotated[int | None, ranged(limits.MATRIX_SIDE, "--rows", help="random: rows R.")]
 OptCols = Annotated[int | None, ranged(limits.MATRIX_SIDE, "--cols", help="random: columns C.")]
-OptSeed = Annotated[int | None, ranged(limits.SEED, "--seed", help="random: PCG64 seed.")]
+OptSeed = Annotated[
+    int | None,
+    ranged(
+        limits.SEED, "--seed", help="random: PCG64 seed; a plugin task: the sampled greedy set's."
+    ),
+]
 OptDensity = Annotated[
     float | None, ranged(limits.PROBABILITY, "--density", help="random: P(entry = 1), default 0.5.")
 ]
@@ -74,7 +79,12 @@ def fooling(
     seed: OptSeed = None,
     density: OptDensity = None,
     exact: Annotated[
-        bool, typer.Option("--exact", help="Maximum fooling set of the matrix (clique search).")
+        bool,
+        typer.Option(
+            "--exact",
+            help="Maximum fooling set of the matrix (clique search; a plugin task under "
+            "prefix:K: from its automaton).",
+        ),
     ] = False,
     seconds: Annotated[
         float | None,
@@ -94,7 +104,9 @@ def fooling(
     certificate: Certificate = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """A verified fooling set and its lower bound log2|S| (Def 1, Fact 4)."""
+    """A verified fooling set and its lower bound log2|S| (Def 1, Fact 4). A plugin task: from
+    its DFA under prefix:K (the maximum, any length), else its own construction (fooling= of
+    @task), else a greedy set (seeded, on sampled words where the matrix is too large)."""
     from ccomplexity.requests import FoolingRequest, fooling_set, request_from
 
     check_certificate_path(certificate, file)
@@ -128,15 +140,28 @@ def cc_oneway(
     as_json: JsonFlag = False,
 ) -> None:
     """Exact deterministic one-way complexity Alice -> Bob: ceil(log2 #distinct rows). A plugin
-    task without --cut or --partition: at every cut ("per_cut")."""
+    task without --cut or --partition: at every cut ("per_cut", runs of cuts with equal counts),
+    from its DFA at any length, else from its word function at N (priced first)."""
     from ccomplexity.requests import OneWayRequest, one_way, request_from
 
     check_certificate_path(certificate, file)
     request = request_from(OneWayRequest, {**locals(), "certificate": certificate is not None})
     result, cert = one_way(request)
     write_certificate_to(cert, certificate, result)
-    title = "One-way complexity at every cut" if "per_cut" in result else "One-way complexity"
-    emit(result, as_json, title)
+    if as_json or "per_cut" not in result:
+        emit(result, as_json, "One-way complexity")
+        return
+    from rich.table import Table
+
+    emit({k: v for k, v in result.items() if k != "per_cut"}, False, "One-way complexity")
+    table = Table(title="At every cut (runs of cuts with equal counts)")
+    for column in ("cuts K", "distinct rows", "bits"):
+        table.add_column(column)
+    for run in result["per_cut"]:
+        first, last = run["cuts"]
+        shown = str(first) if first == last else f"{first}..{last}"
+        table.add_row(shown, str(run["distinct_rows"]), str(run["bits"]))
+    print_table(table)
 
 
 @cc_app.command("rank")

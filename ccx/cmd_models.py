@@ -11,18 +11,15 @@ from ccomplexity.errors import InputError
 from ccx.app import (
     Certificate,
     Checkpoint,
-    Frac,
     JsonFlag,
-    Layers,
-    Length,
     OptWidth,
     Precision,
     Samples,
     Seed,
-    Vocab,
     app,
     check_certificate_path,
     emit,
+    field_option,
     need_model,
     print_json,
     print_table,
@@ -202,38 +199,60 @@ def _protocol_result(result: dict[str, Any], certificate: str | None, title: str
     emit(result, as_json, title)
 
 
+def _field(field: str, decl: str, text: str) -> Any:
+    """A protocol option setting field ``field`` of its request (checked by the request)."""
+    return field_option(field, decl, help=text)
+
+
+ReqPrecision = Annotated[int, _field("precision", "--precision", "Bits p per number.")]
+ReqFrac = Annotated[
+    int | None, _field("frac", "--frac", "Fractional bits (default: precision // 2).")
+]
+ReqSamples = Annotated[int, _field("samples", "--samples", "Random inputs to run.")]
+ReqSeed = Annotated[int, _field("seed", "--seed", "Seeds the model's weights and inputs.")]
+ReqLength = Annotated[
+    int | None, _field("length", "--length", "Input length N (a checkpoint's by default).")
+]
+ReqWidth = Annotated[int | None, _field("width", "--width", "Model width m.")]
+ReqLayers = Annotated[int, _field("layers", "--layers", "Model layers.")]
+ReqVocab = Annotated[int, _field("vocab_size", "--vocab-size", "Input symbols.")]
+
+
 @protocol_app.command("rnn")
 def protocol_rnn(
-    length: Length,
-    cut: Annotated[int, ranged(limits.CUT, "--cut", help="Alice holds positions 1..K.")],
-    precision: Precision,
+    cut: Annotated[int, _field("cut", "--cut", "Alice holds positions 1..K.")],
+    precision: ReqPrecision,
+    length: ReqLength = None,
     arch: Annotated[
         str | None, typer.Option("--arch", help="A recurrent model of `ccx models`.")
     ] = None,
-    width: OptWidth = None,
-    samples: Samples = 100,
-    seed: Seed = 0,
-    layers: Layers = 1,
-    vocab_size: Vocab = 8,
-    frac: Frac = None,
+    width: ReqWidth = None,
+    samples: ReqSamples = 100,
+    seed: ReqSeed = 0,
+    layers: ReqLayers = 1,
+    vocab_size: ReqVocab = 8,
+    frac: ReqFrac = None,
     checkpoint: Checkpoint = None,
     certificate: Certificate = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Thm 2: Alice sends the model's whole state after K tokens; Bob finishes the run."""
+    """Thm 2: Alice sends the model's whole state after K tokens; Bob finishes the run. A
+    model trained at p bits runs on the grid it trained on (its checkpoint's p and frac)."""
     check_certificate_path(certificate, checkpoint)
     need_model(checkpoint, arch=arch, width=width)
+    from ccomplexity.requests import request_from
     from simulations.protocols.requests import RnnProtocolRequest, run_protocol
 
-    request = RnnProtocolRequest(
-        length=length, cut=cut, precision=precision, arch=arch, width=width, samples=samples,
-        seed=seed, layers=layers, vocab_size=vocab_size, frac=frac, checkpoint=checkpoint,
-        certificate=certificate is not None,
-    )  # fmt: skip
-    result = run_protocol(request)
-    _protocol_result(result, certificate, f"One-way protocol of {arch}", as_json)
+    wanted = {**locals(), "certificate": certificate is not None}
+    result = run_protocol(request_from(RnnProtocolRequest, wanted))
+    _protocol_result(result, certificate, f"One-way protocol of {result['arch']}", as_json)
 
 
+ReqVertices = Annotated[
+    int | None,
+    _field("vertices", "--vertices", "length2-path: vertices |V| (Alice's items)."),
+]
+ReqExperts = Annotated[int, _field("experts", "--experts", "length2-path: experts K of psi.")]
 Vertices = Annotated[
     int | None,
     ranged(limits.VERTICES, "--vertices", help="length2-path: vertices |V| (Alice's items)."),
@@ -246,8 +265,8 @@ Experts = Annotated[
 @protocol_app.command("attention")
 def protocol_attention(
     ctx: typer.Context,
-    precision: Precision,
-    length: Annotated[int | None, ranged(limits.LENGTH, "--length", help="Input length N.")] = None,
+    precision: ReqPrecision,
+    length: ReqLength = None,
     partition: Annotated[
         str | None,
         typer.Option("--partition", help="prefix:K, odd-even, random or alice:i,j,..."),
@@ -256,16 +275,16 @@ def protocol_attention(
         str | None,
         typer.Option("--task", help="length2-path: the mixture-of-parrots protocol (one-way)."),
     ] = None,
-    vertices: Vertices = None,
+    vertices: ReqVertices = None,
     arch: Annotated[
         str, typer.Option("--arch", help="length2-path: moe, dense or construction.")
     ] = "moe",
-    experts: Experts = 1,
-    width: OptWidth = None,
-    heads: Annotated[int | None, ranged(limits.HEADS, "--heads", help="Attention heads H.")] = None,
-    samples: Samples = 100,
-    seed: Seed = 0,
-    layers: Layers = 1,
+    experts: ReqExperts = 1,
+    width: ReqWidth = None,
+    heads: Annotated[int | None, _field("heads", "--heads", "Attention heads H.")] = None,
+    samples: ReqSamples = 100,
+    seed: ReqSeed = 0,
+    layers: ReqLayers = 1,
     one_way: Annotated[
         bool,
         typer.Option("--one-way", help="Alice only sends; the query is Bob's and public."),
@@ -277,17 +296,18 @@ def protocol_attention(
         ),
     ] = False,
     query_token: Annotated[
-        int, ranged(limits.QUERY_TOKEN, "--query-token", help="--one-way: the public token at N.")
+        int, _field("query_token", "--query-token", "--one-way: the public token at N.")
     ] = 0,
     layer_norm: Annotated[bool, typer.Option("--layer-norm/--no-layer-norm")] = True,
-    vocab_size: Vocab = 8,
-    frac: Frac = None,
+    vocab_size: ReqVocab = 8,
+    frac: ReqFrac = None,
     checkpoint: Checkpoint = None,
     certificate: Certificate = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Thm 4: a one-layer transformer split over any partition, bits counted per step; with
-    --task length2-path, Lemma A.3 / Thm A.4 on the mixture-of-parrots class, bit for bit."""
+    """Thm 4: a one-layer transformer split over any partition, bits counted per step (a model
+    trained at p bits on the grid it trained on); with --task length2-path, Lemma A.3 / Thm A.4
+    on the mixture-of-parrots class, bit for bit."""
     check_certificate_path(certificate, checkpoint)
     if task is not None:
         refuse_given(ctx, ("length", "partition", "layers", "single_output", "query_token",
@@ -296,47 +316,31 @@ def protocol_attention(
         refuse_given(ctx, ("vertices", "arch", "experts"), "without --task length2-path")
         if not one_way:
             refuse_given(ctx, ("query_token",), "without --one-way")
+    from ccomplexity.requests import request_from
+    from simulations.protocols.requests import (
+        AttentionProtocolRequest,
+        ParrotsProtocolRequest,
+        run_protocol,
+    )
+
+    wanted = {**locals(), "certificate": certificate is not None}
     if task is not None:
-        _protocol_parrots(task, one_way, certificate, vertices, width, heads, precision,
-                          samples, seed, arch, experts, frac, checkpoint, as_json)  # fmt: skip
+        need_model(checkpoint)
+        if task != "length2-path":
+            raise InputError(f"--task must be length2-path, got {task!r}")
+        if not one_way:
+            raise InputError("the length2-path protocol is one-way (Lemma A.3): add --one-way")
+        result = run_protocol(request_from(ParrotsProtocolRequest, {**wanted, "heads": heads or 1}))
+        emit(result, as_json, "One-way protocol on length-2 path")
         return
-    if length is None or partition is None:
-        raise InputError("give --length and --partition (or --task length2-path)")
+    if partition is None:
+        raise InputError("give --partition (or --task length2-path)")
     need_model(checkpoint, width=width, heads=heads)
     if one_way and single_output:
         raise InputError("--one-way and --single-output are different protocols: give one")
     variant = "one-way" if one_way else "single-output" if single_output else "two-way"
-    from simulations.protocols.requests import AttentionProtocolRequest, run_protocol
-
-    request = AttentionProtocolRequest(
-        length=length, partition=partition, precision=precision, width=width, heads=heads,
-        samples=samples, seed=seed, layers=layers, variant=variant, vocab_size=vocab_size,
-        frac=frac, layer_norm=layer_norm, query_token=query_token, checkpoint=checkpoint,
-        certificate=certificate is not None,
-    )  # fmt: skip
-    result = run_protocol(request)
+    result = run_protocol(request_from(AttentionProtocolRequest, {**wanted, "variant": variant}))
     _protocol_result(result, certificate, "Attention protocol", as_json)
-
-
-def _protocol_parrots(
-    task: str, one_way: bool, certificate: str | None, vertices: int | None,
-    width: int | None, heads: int | None, precision: int, samples: int, seed: int, arch: str,
-    experts: int, frac: int | None, checkpoint: str | None, as_json: bool,
-) -> None:  # fmt: skip
-    need_model(checkpoint)
-    from simulations.protocols.requests import ParrotsProtocolRequest, run_protocol
-
-    if task != "length2-path":
-        raise InputError(f"--task must be length2-path, got {task!r}")
-    if not one_way:
-        raise InputError("the length2-path protocol is one-way (Lemma A.3): add --one-way")
-    request = ParrotsProtocolRequest(
-        precision=precision, vertices=vertices, width=width, heads=heads or 1, samples=samples,
-        seed=seed, arch=arch, experts=experts, frac=frac, checkpoint=checkpoint,
-        certificate=certificate is not None,
-    )  # fmt: skip
-    result = run_protocol(request)
-    emit(result, as_json, "One-way protocol on length-2 path")
 
 
 @protocol_app.command("reduce")

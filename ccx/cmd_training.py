@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -11,13 +11,11 @@ from ccomplexity import budget, limits
 from ccomplexity.errors import InputError
 from ccx.app import (
     JsonFlag,
-    Layers,
-    Length,
     Seed,
-    Width,
     app,
     cell,
     emit,
+    field_option,
     print_json,
     print_table,
     ranged,
@@ -99,69 +97,81 @@ def task_cmd(
 # --------------------------------------------------------------------------------- training
 
 
+def _spec(field: str, decl: str, text: str) -> Any:
+    """A ``ccx train`` option setting field ``field`` of the run's spec (checked by the spec)."""
+    return field_option(field, decl, help=text)
+
+
+OptInt = int | None
+
+
 @app.command("train")
 def train_cmd(
     task: Annotated[str, typer.Option("--task", help="index-lookup, dyck, p-hop, ...")],
     arch: Annotated[str, typer.Option("--arch", help="A model of `ccx models`.")],
-    width: Width,
-    length: Length,
-    layers: Layers = 1,
-    steps: Annotated[int, ranged(limits.STEPS, "--steps", help="Most training steps.")] = 1000,
-    lr: Annotated[
-        float, ranged(limits.LEARNING_RATE, "--lr", help="Learning rate (the schedule's peak).")
-    ] = 1e-3,
-    seed: Seed = 0,
-    batch: Annotated[int, ranged(limits.BATCH, "--batch", help="Fresh examples per step.")] = 64,
-    heads: Annotated[int, ranged(limits.HEADS, "--heads", help="Heads (attention models).")] = 4,
-    target: Annotated[
-        float, ranged(limits.ACCURACY, "--target", help="Early-stop accuracy.")
-    ] = 0.99,
-    loops: Annotated[int | None, ranged(limits.LOOPS, "--loops", help="Loops L (looped).")] = None,
-    hops: Annotated[int | None, ranged(limits.HOPS, "--hops", help="p-hop: hops p.")] = None,
-    alphabet: Annotated[
-        int | None, ranged(limits.ALPHABET, "--alphabet", help="p-hop: |Sigma|.")
-    ] = None,
+    width: Annotated[int, _spec("width", "--width", "Model width m.")],
+    length: Annotated[int, _spec("length", "--length", "Input length N.")],
+    layers: Annotated[int, _spec("layers", "--layers", "Model layers.")] = 1,
+    steps: Annotated[int, _spec("steps", "--steps", "Most training steps.")] = 1000,
+    lr: Annotated[float, _spec("lr", "--lr", "Learning rate (the schedule's peak).")] = 1e-3,
+    seed: Annotated[int, _spec("seed", "--seed", "Seeds the model's weights and data.")] = 0,
+    batch: Annotated[int, _spec("batch", "--batch", "Fresh examples per step.")] = 64,
+    heads: Annotated[int, _spec("heads", "--heads", "Heads H (attention models).")] = 4,
+    target: Annotated[float, _spec("target", "--target", "Early-stop accuracy.")] = 0.99,
+    loops: Annotated[OptInt, _spec("loops", "--loops", "Loops L (looped).")] = None,
+    hops: Annotated[OptInt, _spec("hops", "--hops", "p-hop: hops.")] = None,
+    alphabet: Annotated[OptInt, _spec("alphabet", "--alphabet", "p-hop: |Sigma|.")] = None,
     group: Annotated[str | None, typer.Option("--group", help="group-composition: G.")] = None,
-    depth: Annotated[
-        int | None,
-        ranged(limits.IGSM_DEPTH, "--depth", help="var-assign: the query's depth."),
-    ] = None,
+    depth: Annotated[OptInt, _spec("depth", "--depth", "var-assign: the query's depth.")] = None,
     query_depth: Annotated[
-        int | None,
-        ranged(
-            limits.IGSM_DEPTH,
+        OptInt,
+        _spec(
+            "query_depth",
             "--query-depth",
-            help="i-gsm: operations on the query's longest dependency path (the model's depth "
-            "is --layers).",
+            "i-gsm: operations on the query's longest dependency path (the model's depth is "
+            "--layers).",
         ),
     ] = None,
     reverse: Annotated[
         bool | None, typer.Option("--reverse/--no-reverse", help="addition: sum LSB first.")
     ] = None,
-    digits: Annotated[
-        int | None, ranged(limits.DIGITS, "--digits", help="addition: digits per operand (3).")
-    ] = None,
+    digits: Annotated[OptInt, _spec("digits", "--digits", "addition: digits per operand.")] = None,
     reg_lambda: Annotated[
-        float | None,
-        ranged(limits.REGULARISER, "--reg-lambda", help="Block-cosine regulariser lambda."),
+        float | None, _spec("reg_lambda", "--reg-lambda", "Block-cosine regulariser lambda.")
     ] = None,
     reg_block: Annotated[
-        int | None, ranged(limits.WIDTH, "--reg-block", help="Its block size k (transformer).")
+        OptInt, _spec("reg_block", "--reg-block", "Its block size k (transformer).")
     ] = None,
     optimizer: Annotated[
         str, typer.Option("--optimizer", help="adam, adamw or adafactor (torch's own).")
     ] = "adam",
     weight_decay: Annotated[
-        float, ranged(limits.WEIGHT_DECAY, "--weight-decay", help="Weight decay (adam: L2).")
+        float, _spec("weight_decay", "--weight-decay", "Weight decay (adam: L2).")
     ] = 0.0,
     schedule: Annotated[
         str,
         typer.Option("--schedule", help="Learning rate: constant, warmup-cosine, warmup-linear."),
     ] = "constant",
-    warmup: Annotated[int, ranged(limits.WARMUP, "--warmup", help="Steps of linear warm-up.")] = 0,
-    clip: Annotated[
-        float, ranged(limits.CLIP, "--clip", help="Max gradient norm (0: no clipping).")
-    ] = 0.0,
+    warmup: Annotated[int, _spec("warmup", "--warmup", "Steps of linear warm-up.")] = 0,
+    clip: Annotated[float, _spec("clip", "--clip", "Max gradient norm (0: no clipping).")] = 0.0,
+    precision: Annotated[
+        OptInt,
+        _spec(
+            "precision",
+            "--precision",
+            "Train at p bits: hold every number the model's protocol sends on a p-bit grid "
+            "(default: float).",
+        ),
+    ] = None,
+    frac: Annotated[
+        OptInt, _spec("frac", "--frac", "Fractional bits of that grid (default p // 2).")
+    ] = None,
+    symbols: Annotated[
+        OptInt, _spec("symbols", "--symbols", "index-lookup: |Sigma| (default 64).")
+    ] = None,
+    d_state: Annotated[OptInt, _spec("d_state", "--d-state", "mamba: state size.")] = None,
+    d_conv: Annotated[OptInt, _spec("d_conv", "--d-conv", "mamba: convolution width.")] = None,
+    expand: Annotated[OptInt, _spec("expand", "--expand", "mamba: inner width / width.")] = None,
     checkpoint_dir: Annotated[
         str, written("folder", "--checkpoint-dir", help="Where the checkpoint is written.")
     ] = "results/checkpoints",
@@ -188,18 +198,19 @@ def train_cmd(
         raise InputError(
             "i-gsm: the query's depth is --query-depth (the model's depth is --layers)"
         )
-    from simulations.recipes import check_recipe
+    from simulations.run_config import TrainConfig
 
-    check_recipe(optimizer, weight_decay, schedule, warmup, clip, steps)  # before torch loads
-    from simulations.training import TrainConfig, train
-
-    config = TrainConfig(
+    config = TrainConfig.of(
         task=task, arch=arch, width=width, layers=layers, length=length, steps=steps, lr=lr,
         seed=seed, batch=batch, heads=heads, target=target, loops=loops, hops=hops,
         alphabet=alphabet, group=group, depth=depth, query_depth=query_depth, reverse=reverse,
         digits=digits, reg_lambda=reg_lambda, reg_block=reg_block, optimizer=optimizer,
         weight_decay=weight_decay, schedule=schedule, warmup=warmup, clip=clip,
+        precision=precision, frac=frac, symbols=symbols, d_state=d_state, d_conv=d_conv,
+        expand=expand,
     )  # fmt: skip
+    from simulations.training import train
+
     result = train(
         config, checkpoint_dir=checkpoint_dir, progress=not as_json, device=device, threads=threads
     )
@@ -336,18 +347,81 @@ def rerun_cmd(
         raise typer.Exit(1)
 
 
+@app.command("runs")
+def runs_cmd(
+    store: Annotated[str, typer.Option("--store", help="SQLite results store.")],
+    task: Annotated[str | None, typer.Option("--task", help="Only the runs of this task.")] = None,
+    arch: Annotated[
+        str | None, typer.Option("--arch", help="Only the runs of this architecture.")
+    ] = None,
+    verdict: Annotated[
+        str | None,
+        typer.Option(
+            "--verdict", help="Only runs with this verdict: reached, plateaued or undecided."
+        ),
+    ] = None,  # fmt: skip
+    as_json: Annotated[
+        bool, typer.Option("--json", help="One JSON object per run, one per line.")
+    ] = False,
+) -> None:
+    """The runs a results store holds, oldest first: a table, or with --json one JSON object per
+    run and line (every stored field, its JSON columns decoded). Reads only."""
+    from simulations.store import identify, runs
+    from simulations.verdicts import VERDICTS
+
+    if verdict is not None and verdict not in VERDICTS:
+        raise InputError(f"--verdict must be one of {', '.join(VERDICTS)}, got {verdict!r}")
+    if not Path(store).is_file():
+        raise InputError(f"no results store at {store!r}")
+    identify(store)
+    filters = {k: v for k, v in {"task": task, "arch": arch}.items() if v is not None}
+    found = [r for r in runs(store, **filters) if verdict is None or r["verdict"] == verdict]
+    if as_json:
+        for run in found:
+            print_json(run)
+        return
+    from rich.table import Table
+
+    table = Table(title=f"{len(found)} runs in {store}")
+    columns = ("id", "task", "arch", "width", "layers", "length", "lr", "seed", "steps",
+               "best accuracy", "verdict")  # fmt: skip
+    for column in columns:
+        table.add_column(column)
+    for r in found:
+        table.add_row(
+            *(str(r[k]) for k in ("id", "task", "arch", "width", "layers", "length", "lr",
+                                  "seed", "steps")),
+            f"{r['best_accuracy']:.3f}", str(r["verdict"]),
+        )  # fmt: skip
+    print_table(table)
+
+
 @app.command("threshold")
 def threshold_cmd(
     store: Annotated[str, typer.Option("--store", help="SQLite results store.")] = (
         "results/ccx.db"
     ),
     target: Annotated[float, ranged(limits.ACCURACY, "--target", help="Accuracy to reach.")] = 0.99,
-    precision: Annotated[int, ranged(limits.BITS, "--precision", help="p for the bounds.")] = 32,
+    precision: Annotated[
+        int, ranged(limits.BITS, "--precision", help="p for the bounds of float runs.")
+    ] = 32,
+    check: Annotated[
+        bool,
+        typer.Option(
+            "--check",
+            help="Exit 1 naming every run trained at p bits that reached the target at a "
+            "length its own bound rules out at its p (a bug in the model, protocol or bound).",
+        ),
+    ] = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Empirical length thresholds per (task, arch, size), next to the proved bound. Each
-    length's point carries its verdict; a threshold that a run still improving when its budget
-    ran out would decide is "undecided" (with the length it is at least), never a length."""
+    """Empirical length thresholds per (task, arch, size), next to the proved bound (a run
+    trained at p bits: its own bound at its own p). Each length's point carries its verdict; a
+    threshold that a run still improving when its budget ran out would decide is "undecided"
+    (with the length it is at least), never a length."""
+    if check:
+        _check_bounds(store, target, as_json)
+        return
     from simulations.thresholds import thresholds
 
     rows = thresholds(store, target=target, precision=precision)
@@ -374,6 +448,27 @@ def threshold_cmd(
             threshold, r["bound_length"], r["bound_id"],
         )))  # fmt: skip
     print_table(table)
+
+
+def _check_bounds(store: str, target: float, as_json: bool) -> None:
+    """``ccx threshold --check``: exit 1 and list the runs beyond their own bounds."""
+    from simulations.store import runs
+    from simulations.thresholds import beyond_bounds
+
+    found = beyond_bounds(store, target)
+    checked = sum(1 for r in runs(store) if r["config"].get("precision") is not None)
+    if as_json:
+        print_json({"checked": checked, "target": target, "beyond_bounds": found})
+    else:
+        print(f"{checked} runs trained at p bits checked against their bounds at target {target}")
+        for r in found:
+            print(
+                f"run {r['id']} ({r['config_hash']}): {r['arch']} width {r['width']} at "
+                f"p = {r['precision']} reached {r['best_accuracy']:.3f} at N = {r['length']}, "
+                f"beyond {r['bound_id']}'s N = {r['bound_length']}"
+            )
+    if found:
+        raise typer.Exit(1)
 
 
 # --------------------------------------------------------------------------------- figures

@@ -21,6 +21,7 @@ their functions. Run as ``python -m ccx.demo``.
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 import time
@@ -91,33 +92,43 @@ def protocol_runs(store: str | Path, out_dir: str | Path = RESULTS / "protocols"
     """Run the protocols on the store's trained checkpoints; write one JSON result per run into
     ``out_dir`` and print one line each. A model missing from the store is reported and
     skipped, as is a run the model does not allow (an InputError); returns the files written."""
-    from simulations.protocols.attention import run_attention_protocol
-    from simulations.protocols.bits_used import bits_used
-    from simulations.protocols.reductions import LENGTH_LIMIT, run_reduction
-    from simulations.protocols.rnn import run_rnn_protocol
+    runs = _ProtocolRuns(Path(store), Path(out_dir))
+    runs.lstm()
+    runs.transformer()
+    for arch in ("transformer", "lstm"):
+        runs.reduce_dyck(arch)
+    return runs.written
 
-    store, out_dir = Path(store), Path(out_dir)
-    p = PROTOCOL_PRECISION
-    written: list[Path] = []
 
-    def one(name: str, command: str, run: Callable[[], dict[str, Any]], line: str) -> None:
-        print(f"  $ ccx {command} --json > {out_dir / name}.json", flush=True)
+class _ProtocolRuns:
+    """The demo's protocol runs on the checkpoints of one store, each written as JSON."""
+
+    def __init__(self, store: Path, out_dir: Path) -> None:
+        self.store, self.out_dir = store, out_dir
+        self.p = PROTOCOL_PRECISION
+        self.written: list[Path] = []
+
+    def one(self, name: str, command: str, run: Callable[[], dict[str, Any]], line: str) -> None:
+        print(f"  $ ccx {command} --json > {self.out_dir / name}.json", flush=True)
         try:
             result = run()
         except InputError as err:
             print(f"  skipped: {err}", flush=True)
             return
-        _write_json(out_dir / f"{name}.json", result)
-        written.append(out_dir / f"{name}.json")
+        _write_json(self.out_dir / f"{name}.json", result)
+        self.written.append(self.out_dir / f"{name}.json")
         print("  " + line.format(**result), flush=True)
 
-    def reduce_dyck(arch: str) -> None:
-        picked = _pick(store, arch, 1, ("dyck",), longest=LENGTH_LIMIT)
+    def reduce_dyck(self, arch: str) -> None:
+        from simulations.protocols.reductions import LENGTH_LIMIT, run_reduction
+
+        picked = _pick(self.store, arch, 1, ("dyck",), longest=LENGTH_LIMIT)
         if picked is None:
             print(f"  no {arch} checkpoint on dyck with N <= {LENGTH_LIMIT}: no reduction")
             return
         run, path = picked
-        one(
+        p = self.p
+        self.one(
             f"reduce_dyck_{arch}_N{run['length']}",
             f"protocol reduce --reduction dyck --checkpoint {path} --precision {p} "
             f"--samples {REDUCTION_SAMPLES}",
@@ -128,23 +139,30 @@ def protocol_runs(store: str | Path, out_dir: str | Path = RESULTS / "protocols"
             "solved {solved_fraction:.3f} of {instances} instances",
         )
 
-    lstm = _pick(store, "lstm", 1, ("dyck",))
-    if lstm is None:
-        print(f"  no LSTM checkpoint on dyck in {store}: skipping its protocols", flush=True)
-    else:
-        run, path = lstm
-        n = run["length"]
+    def lstm(self) -> None:
+        from simulations.protocols.bits_used import bits_used
+        from simulations.protocols.requests import RnnProtocolRequest
+        from simulations.protocols.rnn import run_rnn_protocol
+
+        picked = _pick(self.store, "lstm", 1, ("dyck",))
+        if picked is None:
+            print(f"  no LSTM checkpoint on dyck in {self.store}: skipping its protocols")
+            return
+        run, path = picked
+        n, p = run["length"], self.p
         cut = n // 2 - (n // 2) % 2
-        one(
+        request = RnnProtocolRequest(length=n, cut=cut, precision=p, samples=PROTOCOL_SAMPLES,
+                                     checkpoint=path)  # fmt: skip
+        self.one(
             f"rnn_lstm_dyck_N{n}",
             f"protocol rnn --checkpoint {path} --length {n} --cut {cut} --precision {p} "
             f"--samples {PROTOCOL_SAMPLES}",
-            lambda: run_rnn_protocol(None, None, n, cut, p, PROTOCOL_SAMPLES, 0, checkpoint=path),
+            lambda: run_rnn_protocol(request),
             "Thm 2 on the LSTM (dyck, N = {length}, cut {cut}): {bits_sent} bits sent "
             "(m p = {state_numel} x {precision}), agreement {agreement:.3f}, "
             "logits exact {logits_exact:.3f}",
         )
-        one(
+        self.one(
             f"bits_used_lstm_dyck_N{n}",
             f"protocol bits-used --checkpoint {path} --cut {cut} --samples {BITS_USED_SAMPLES}",
             lambda: bits_used(cut=cut, samples=BITS_USED_SAMPLES, checkpoint=path),
@@ -153,38 +171,37 @@ def protocol_runs(store: str | Path, out_dir: str | Path = RESULTS / "protocols"
             "states {log2_distinct_states:.1f}, one-way lower bound "
             "{one_way_lower_bound_bits} bits, model accuracy {task_accuracy:.3f}",
         )
-    transformer = _pick(store, "transformer", 1, ("dyck",)) or _pick(
-        store, "transformer", 1, ("index-lookup",)
-    )
-    if transformer is None:
-        print(f"  no one-layer transformer checkpoint in {store}: skipping", flush=True)
-    else:
-        run, path = transformer
-        task = run["task"]
+
+    def transformer(self) -> None:
+        from simulations.protocols.attention import run_attention_protocol
+        from simulations.protocols.requests import AttentionProtocolRequest
+
+        picked = _pick(self.store, "transformer", 1, ("dyck",)) or _pick(
+            self.store, "transformer", 1, ("index-lookup",)
+        )
+        if picked is None:
+            print(f"  no one-layer transformer checkpoint in {self.store}: skipping", flush=True)
+            return
+        run, path = picked
+        task, p = run["task"], self.p
         tokens = run["length"] - run["length"] % 2  # the odd/even split needs an even length
         for variant, flag, suffix in (
             ("two-way", "", ""),
             ("single-output", " --single-output", "_single_output"),
         ):
-
-            def attend(variant: str = variant) -> dict[str, Any]:
-                return run_attention_protocol(None, None, tokens, "odd-even", p,
-                                              PROTOCOL_SAMPLES, 0, checkpoint=path,
-                                              variant=variant)  # fmt: skip
-
-            one(
+            request = AttentionProtocolRequest(length=tokens, partition="odd-even", precision=p,
+                                               samples=PROTOCOL_SAMPLES, checkpoint=path,
+                                               variant=variant)  # fmt: skip
+            self.one(
                 f"attention_transformer_{task}_N{run['length']}{suffix}",
                 f"protocol attention --checkpoint {path} --length {tokens} --partition odd-even "
                 f"--precision {p} --samples {PROTOCOL_SAMPLES}{flag}",
-                attend,
+                functools.partial(run_attention_protocol, request),
                 f"Thm 4 {variant} on the one-layer transformer ({task}, "
                 + "{length} tokens, odd/even): {bits_sent} bits sent (Thm 4 closed form "
                 "{bits_paper_formula:.0f}), agreement {agreement:.3f}, "
                 "logits exact {logits_exact:.3f}",
             )
-    for arch in ("transformer", "lstm"):
-        reduce_dyck(arch)
-    return written
 
 
 def _ccx(*args: str, keys: tuple[str, ...] = ()) -> dict[str, Any] | None:
@@ -241,10 +258,11 @@ def separations_slice(config: Any) -> bool:
     (a minute and a half of one core, the slice's costliest run), and at N = 50 the one-layer
     transformer and the LSTM of width 64 on index lookup, the separation of Fig. 2(a) at equal
     steps (the rest runs with ``ccx sweep --profile quick``)."""
-    if config.length <= 20:
-        return not (config.arch == "mamba" and config.width == 128)
-    return (config.task == "index-lookup" and config.length == 50 and config.width == 64
-            and config.arch in ("transformer", "lstm"))  # fmt: skip
+    model, length = config.model, config.task.length
+    if length <= 20:
+        return not (model.arch == "mamba" and model.width == 128)
+    return (config.task.name == "index-lookup" and length == 50 and model.width == 64
+            and model.arch in ("transformer", "lstm"))  # fmt: skip
 
 
 def separations_share() -> dict[str, str]:
@@ -304,11 +322,11 @@ def parrots_slice(config: Any) -> bool:
     seed 0: length-2 path at |V| = 4 (every width, dense and with experts, for panels (a) and
     (b), and Cor 3.3's parameter-matched models for panel (c)), and memorisation up to n = 256
     (the rest runs with ``ccx sweep --profile parrots``)."""
-    if config.lr != PARROTS_DEMO_LR or config.seed != 0:
+    if config.recipe.lr != PARROTS_DEMO_LR or config.seed != 0:
         return False
-    if config.task == "length2-path":
-        return config.length == 4
-    return config.length <= 256
+    if config.task.name == "length2-path":
+        return config.task.length == 4
+    return config.task.length <= 256
 
 
 PARROTS_DEMO_LR = 1e-2
@@ -402,11 +420,11 @@ def kg_slice(config: Any) -> bool:
     rate and seed 0: at q = 1 the standard model and the looped-MoE at width 8; at q = 2 and 3
     the smallest parameter-matched trio, the standard model at its smallest width and the
     looped and looped-MoE at width 14 (the rest runs with ``ccx sweep --profile kg``)."""
-    if config.length == 1:
+    if config.task.length == 1:
         widths: tuple[int, ...] = (8,)
     else:
-        widths = (10, 8) if config.arch == "transformer" else (14,)
-    return config.width in widths and config.lr == KG_DEMO_LR and config.seed == 0
+        widths = (10, 8) if config.model.arch == "transformer" else (14,)
+    return config.model.width in widths and config.recipe.lr == KG_DEMO_LR and config.seed == 0
 
 
 KG_DEMO_LR = 3.16e-3

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+import functools
 import math
 from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar
@@ -33,23 +34,18 @@ from torch.nn import functional as F
 
 from ccomplexity import limits, typed
 from ccomplexity.errors import InputError, check_int
+from ccomplexity.message_grid import MessageGrid
 
 C = TypeVar("C", bound="ModelConfig")
-
-_FIELD_LIMITS = {
-    "width": limits.WIDTH,
-    "layers": limits.LAYERS,
-    "heads": limits.HEADS,
-    "vocab_size": limits.VOCAB,
-    "n_out": limits.VOCAB,
-}
-"""Limits of the config fields that have their own; every other integer field has
-:data:`ccomplexity.limits.MODEL_FIELD`."""
 
 
 @dataclasses.dataclass(frozen=True)
 class ModelConfig:
-    """Base of every model config: positive sizes, and unknown fields rejected by ``from_dict``."""
+    """Base of every model config: positive sizes, and unknown fields rejected by ``from_dict``.
+
+    Made once and checked when made, every number against its limit in the one table
+    (:data:`ccomplexity.limits.FIELDS`; :data:`~ccomplexity.limits.MODEL_FIELD` for an integer
+    it does not name): the layers that build a model from a config trust it."""
 
     vocab_size: int = 8
     n_out: int | None = None  # output classes; defaults to vocab_size
@@ -60,13 +56,15 @@ class ModelConfig:
     may_be_zero: ClassVar[frozenset[str]] = frozenset()
 
     def __post_init__(self) -> None:
+        where = f"{type(self).__name__}."
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
-            if isinstance(value, bool) or not isinstance(value, int):
-                continue
-            least = 0 if f.name in self.may_be_zero else 1
-            limit = _FIELD_LIMITS.get(f.name, limits.MODEL_FIELD)
-            check_int(value, f"{type(self).__name__}.{f.name}", least, limit.most, limit.instead)
+            if f.name in limits.FIELDS and value is not None:
+                object.__setattr__(self, f.name, limits.check_field(f.name, value, where))
+            elif isinstance(value, int) and not isinstance(value, bool):
+                least = 0 if f.name in self.may_be_zero else 1
+                most, instead = limits.MODEL_FIELD.most, limits.MODEL_FIELD.instead
+                check_int(value, f"{where}{f.name}", least, most, instead)
 
     @property
     def outputs(self) -> int:
@@ -128,16 +126,69 @@ class Quantizer:
         return torch.round(x.double() * self.scale).long()
 
 
+class HeldOnGrid(torch.autograd.Function):
+    """Round onto a message grid in the forward pass (nearest, ties to even, saturating); pass
+    the gradient straight through in the backward pass. The forward value is exactly the grid
+    value (``x + (y - x).detach()`` would not be, for x far off the grid)."""
+
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(x: torch.Tensor, scale: float, lo: float, hi: float) -> torch.Tensor:
+        return torch.round(x * scale).clamp(lo, hi) / scale
+
+    @staticmethod
+    def setup_context(ctx, inputs, output) -> None:  # type: ignore[override]
+        pass
+
+    @staticmethod
+    def backward(ctx, grad: torch.Tensor):  # type: ignore[override]
+        return grad, None, None, None
+
+
+class MessageHold:
+    """Holds the numbers a model's protocol sends on a :class:`~ccomplexity.message_grid.
+    MessageGrid` (training at p bits): ``hold(x)`` is x on the grid, with a straight-through
+    gradient; ``raw(x)`` the codes of values already on it."""
+
+    def __init__(self, grid: MessageGrid) -> None:
+        self.grid = grid
+        self.scale = float(2**grid.frac)
+        self.lo, self.hi = float(grid.min_raw), float(grid.max_raw)
+
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        return HeldOnGrid.apply(x, self.scale, self.lo, self.hi)
+
+    def raw(self, x: torch.Tensor) -> torch.Tensor:
+        """Integer codes (int64) of values on the grid (RuntimeError for one that is not)."""
+        scaled = x.double() * self.scale
+        codes = torch.round(scaled)
+        if not torch.equal(codes, scaled):
+            raise RuntimeError(f"a value held is not a multiple of 2^-{self.grid.frac}")
+        return codes.long()
+
+
 class SequenceModel(nn.Module):
-    """Base class: config, parameter count, finite-precision switch."""
+    """Base class: config, parameter count, finite-precision switch, messages held at p bits."""
 
     name: ClassVar[str]
     recurrent: ClassVar[bool] = False
+    least_message_bits: ClassVar[int] = 1
+    """The fewest bits p this architecture trains at (:meth:`hold_messages`)."""
 
     def __init__(self, config: ModelConfig) -> None:
         super().__init__()
         self.config = config
         self.quant: Quantizer | None = None
+        self.messages: MessageHold | None = None
+
+    def hold_messages(self, grid: MessageGrid | None) -> SequenceModel:
+        """Training at p bits: hold every number this model's protocol sends on ``grid`` in
+        the forward pass (None: float). Which numbers that is, is the architecture's: see
+        :class:`RecurrentModel` and the attention models. The finite-precision mode
+        (:meth:`set_precision`) is another thing: it rounds every value."""
+        self.messages = None if grid is None else MessageHold(grid)
+        return self
 
     def set_precision(self, fmt: Any | None) -> SequenceModel:
         """Finite-precision mode on the grid of ``fmt`` (float64 compute), or float mode if None.
@@ -242,9 +293,34 @@ class SequenceModel(nn.Module):
 
 
 class RecurrentModel(SequenceModel, abc.ABC):
-    """A model with an explicit state: ``forward`` must equal stepping token by token."""
+    """A model with an explicit state: ``forward`` must equal stepping token by token.
+
+    Trained at p bits (:meth:`hold_messages`), a recurrent model holds its whole state on the
+    grid after every token, the state Theorem 2's protocol sends: its forward is then the
+    composition of its steps with the state held between them (a subclass's own ``forward`` is
+    wrapped so, plugins' too), and so exactly the protocol's run at any cut."""
 
     recurrent = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("forward")
+        if own is None:
+            return
+
+        @functools.wraps(own)
+        def forward(self: RecurrentModel, tokens: torch.Tensor) -> torch.Tensor:
+            if self.messages is not None:
+                return self.run_steps(tokens)[0]
+            return own(self, tokens)
+
+        cls.forward = forward  # type: ignore[method-assign]
+
+    def hold_state(self, state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        """The state held on the message grid (as it is in float mode)."""
+        if self.messages is None:
+            return state
+        return {name: self.messages(t) for name, t in state.items()}
 
     @abc.abstractmethod
     def initial_state(self, batch: int) -> dict[str, torch.Tensor]:
@@ -266,5 +342,6 @@ class RecurrentModel(SequenceModel, abc.ABC):
         outs = []
         for t in range(length):
             state, out = self.step(state, tokens[:, t])
+            state = self.hold_state(state)
             outs.append(out)
         return torch.stack(outs, dim=1), state

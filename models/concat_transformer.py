@@ -41,6 +41,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from ccomplexity.errors import InputError
+from ccomplexity.message_grid import MessageGrid
 from models.base import ModelConfig, SequenceModel
 from models.moe import MixtureOfExperts, check_moe
 
@@ -84,6 +85,7 @@ class ConcatTransformer(SequenceModel):
     """One layer, concatenated heads, no residual, routed or dense psi (mixture of parrots)."""
 
     name = "concat-transformer"
+    least_message_bits = 2  # a softmax numerator needs a positive grid value
 
     def __init__(self, config: ConcatTransformerConfig) -> None:
         super().__init__(config)
@@ -120,27 +122,52 @@ class ConcatTransformer(SequenceModel):
         """Per-head queries of the last token's embedding (B, 1, m): (B, H, 1, m)."""
         return self._heads(x_last, 0)
 
+    def hold_messages(self, grid: MessageGrid | None) -> ConcatTransformer:
+        """Training at p bits: the logits, numerators and value terms whose exact sums Lemma
+        A.3's protocol sends are held on ``grid`` (the pieces below), against the fixed offset
+        c; float elsewhere."""
+        if grid is not None and grid.bits < self.least_message_bits:
+            raise InputError(
+                "a 1-bit grid holds no positive number, so no softmax numerator: attention "
+                "models train at p >= 2 bits"
+            )
+        super().hold_messages(grid)
+        return self
+
     def numerators(self, q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
         """e_t = Q(exp(Q(a_t - c))), a_t = Q(scale q.k_t): q (B, H, 1, m), k (B, H, n, m) ->
-        (B, H, 1, n)."""
+        (B, H, 1, n). Held at p bits: e_t = G(exp(G(scale q.k_t) - c)) on the message grid G,
+        each logit an elementwise product summed over m (the same whatever else is computed)."""
+        if self.messages is not None:
+            logits = self.messages(self.scale * (q.unsqueeze(-2) * k.unsqueeze(-3)).sum(-1))
+            return self.messages(torch.exp(logits - self.config.softmax_offset))
         logits = self.q(self.scale * (q @ k.transpose(-1, -2)))
         return self.qmap(self.q(logits - self.config.softmax_offset), torch.exp, math.exp)
 
     def partial_sums(self, q: torch.Tensor, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Z_{h,S} (B, H, 1, 1) and L_{h,S} (B, H, 1, m) of the positions S whose embeddings are
-        x (B, n, m): exact sums of grid values (finite-precision mode only)."""
+        x (B, n, m): exact sums of grid values (finite-precision mode, or held at p bits)."""
         e = self.numerators(q, self._heads(x, 1))  # (B, H, 1, n)
         v = self._heads(x, 2)  # (B, H, n, m)
-        terms = self.q(e[..., None] * v[:, :, None])  # Q(e_t v_t): (B, H, 1, n, m)
+        hold = self.q if self.messages is None else self.messages
+        terms = hold(e[..., None] * v[:, :, None])  # Q(e_t v_t): (B, H, 1, n, m)
         return e.sum(-1, keepdim=True), terms.sum(-2)
 
     def combine(self, z: torch.Tensor, l: torch.Tensor) -> torch.Tensor:  # noqa: E741
         """Y = [Q(L_h / Z_h)]_h concatenated: (B, H, 1, 1), (B, H, 1, m) -> (B, mH)."""
-        if self.quant is None:
+        if self.messages is not None:
+            y = self.combine_all(z, l)
+        elif self.quant is None:
             y = l / z
         else:
             y = torch.where(z > 0, self.q(l / z.clamp(min=self.quant.fmt.step)), 0.0)
         return y[:, :, 0].reshape(len(y), -1)
+
+    def combine_all(self, z: torch.Tensor, l: torch.Tensor) -> torch.Tensor:  # noqa: E741
+        """Per head L / Z at every position, held at p bits: (B, H, N, 1), (B, H, N, m) ->
+        (B, H, N, m), each exactly as :meth:`combine` makes it for one position."""
+        assert self.messages is not None
+        return torch.where(z > 0, l / z.clamp(min=self.messages.grid.step), 0.0)
 
     def readout(self, y: torch.Tensor) -> torch.Tensor:
         """psi of the concatenated heads (..., mH) -> logits (..., c): (0, f_1, ..., f_{c-1})."""
@@ -151,11 +178,18 @@ class ConcatTransformer(SequenceModel):
         """inputs (B, N) tokens or (B, N, m) vectors -> logits (B, N, c), causal."""
         x = self.embed(inputs)  # (B, N, m)
         B, N, m = x.shape
-        if self.quant is None:
+        if self.quant is None and self.messages is None:
             q, k, v = (self._heads(x, i) for i in range(3))  # (B, H, N, m) each
             future = torch.ones(N, N, dtype=torch.bool, device=x.device).triu(1)
             a = (self.scale * (q @ k.transpose(-1, -2))).masked_fill(future, -math.inf)
             y = torch.softmax(a, -1) @ v  # (B, H, N, m)
+            return self.readout(y.transpose(1, 2).reshape(B, N, self.heads * m))
+        if self.messages is not None:  # every position at once, through the same pieces
+            q, k, v = (self._heads(x, i) for i in range(3))  # (B, H, N, m) each
+            future = torch.ones(N, N, dtype=torch.bool, device=x.device).triu(1)
+            e = self.numerators(q, k).masked_fill(future, 0.0)  # (B, H, N, N)
+            terms = self.messages(e[..., None] * v[:, :, None])  # (B, H, N, N, m)
+            y = self.combine_all(e.sum(-1, keepdim=True), terms.sum(-2))  # (B, H, N, m)
             return self.readout(y.transpose(1, 2).reshape(B, N, self.heads * m))
         rows = []
         for t in range(N):  # position t attends to 0..t, through the protocol's own pieces

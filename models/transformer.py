@@ -41,6 +41,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from ccomplexity.errors import InputError
+from ccomplexity.message_grid import MessageGrid
 from models.base import ModelConfig, SequenceModel, gelu
 from models.moe import MixtureOfExperts, check_moe
 
@@ -153,6 +154,7 @@ class Transformer(SequenceModel):
     """GPT-2 style causal decoder with learned positions and per-head q/k/v exposed (Sec. 2)."""
 
     name = "transformer"
+    least_message_bits = 2  # a softmax numerator needs a positive grid value
 
     def __init__(self, config: TransformerConfig) -> None:
         super().__init__(config)
@@ -210,6 +212,46 @@ class Transformer(SequenceModel):
         """
         return self.q(numerators / z) @ v
 
+    def hold_messages(self, grid: MessageGrid | None) -> Transformer:
+        """Training at p bits: hold Thm 4's numbers on ``grid`` (:meth:`held_attention`)."""
+        if grid is not None and grid.bits < self.least_message_bits:
+            raise InputError(
+                "a 1-bit grid holds no positive number, so no softmax numerator: attention "
+                "models train at p >= 2 bits"
+            )
+        super().hold_messages(grid)
+        return self
+
+    def held_logits(self, q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+        """Logits on the message grid: (B, H, nq, dh), (B, H, nk, dh) -> (B, H, nq, nk). Each
+        is an elementwise product summed over dh, so a logit does not depend on which other
+        positions are computed with it (a batched matmul's does, in its last bits)."""
+        assert self.messages is not None
+        return self.messages(self.scale * (q.unsqueeze(-2) * k.unsqueeze(-3)).sum(-1))
+
+    def held_sums(
+        self, logits: torch.Tensor, max_logit: torch.Tensor, v: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Thm 4's partial sums over the given key positions: Z = sum_j e_j and U = sum_j t_j,
+        e_j = G(exp(a_j - M)) and t_j = G(e_j v_j) on the grid G; exact sums of grid values
+        (float32 holds them while N 2^(p-1) < 2^24), the same over any split of the positions.
+        logits (B, H, nq, nk) with -inf where masked, max_logit (B, H, nq, 1), v (B, H, nk, dh)
+        -> Z (B, H, nq, 1), U (B, H, nq, dh)."""
+        assert self.messages is not None
+        e = self.messages(torch.exp(logits - max_logit))  # 0 where masked
+        terms = self.messages(e.unsqueeze(-1) * v.unsqueeze(-3))  # (B, H, nq, nk, dh)
+        return e.sum(-1, keepdim=True), terms.sum(-2)
+
+    def held_attention(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        """Causal attention with Thm 4's numbers held at p bits: per head and query position i,
+        the logits a_ij, their maximum M_i, the numerators e_ij and the value terms t_ij are grid
+        values, and the output U_i / Z_i (:meth:`held_sums`). Z_i >= the held exp(0) > 0."""
+        N = q.shape[2]
+        future = torch.ones(N, N, dtype=torch.bool, device=q.device).triu(1)
+        logits = self.held_logits(q, k).masked_fill(future, -math.inf)
+        z, u = self.held_sums(logits, logits.amax(-1, keepdim=True), v)
+        return u / z
+
     def attend(self, x: torch.Tensor, layer: int) -> torch.Tensor:
         """Causal attention of every position: value sums (B, H, N, dh) of x (B, N, d).
 
@@ -219,6 +261,8 @@ class Transformer(SequenceModel):
         to float rounding. Finite-precision mode, and the CPU, keep the
         explicit form."""
         q, k, v = self.qkv(x, layer)
+        if self.messages is not None:
+            return self.held_attention(q, k, v)
         if self.quant is None and x.device.type in FUSED_ATTENTION and self._plain_softmax():
             return CausalAttention.apply(q, k, v, self.scale)
         N = x.shape[1]

@@ -38,6 +38,7 @@ class FigureRegistry(Mapping[str, ModuleType]):
 
 FIGURES: Mapping[str, ModuleType] = FigureRegistry(
     {
+        "bite": "bite",
         "thresholds": "thresholds",
         "bounds": "bounds",
         "fig2": "fig2",
@@ -57,6 +58,7 @@ figures (``ccx figure``, its help and ``ccx report`` read it)."""
 
 NEEDS_STORE = frozenset(
     {
+        "bite",
         "thresholds",
         "fig2",
         "fig3",

@@ -126,6 +126,7 @@ def _panel_sent(ax: Axes, rows: list[dict[str, Any]]) -> tuple[float, float]:
     """Measured protocol bits and their formulas; returns the smallest agreement and
     bit-exact-logits fractions over all runs."""
     from simulations.protocols.attention import run_attention_protocol
+    from simulations.protocols.requests import AttentionProtocolRequest, RnnProtocolRequest
     from simulations.protocols.rnn import run_rnn_protocol
 
     p = PRECISION
@@ -180,12 +181,17 @@ def _panel_sent(ax: Axes, rows: list[dict[str, Any]]) -> tuple[float, float]:
             xs, ys = [], []
             for n in MEASURED_LENGTHS:
                 if arch == "lstm":
-                    r = run_rnn_protocol("lstm", d, n, n // 2, p, SAMPLES, SEED)
+                    r = run_rnn_protocol(
+                        RnnProtocolRequest(arch="lstm", width=d, length=n, cut=n // 2,
+                                           precision=p, samples=SAMPLES, seed=SEED)
+                    )  # fmt: skip
                     extra = {"cut": n // 2, "state_numel": r["state_numel"]}
                 else:
                     r = run_attention_protocol(
-                        d, HEADS, n, "odd-even", p, SAMPLES, SEED, variant=variant
-                    )
+                        AttentionProtocolRequest(width=d, heads=HEADS, length=n,
+                                                 partition="odd-even", precision=p,
+                                                 samples=SAMPLES, seed=SEED, variant=variant)
+                    )  # fmt: skip
                     extra = {"heads": HEADS, "variant": variant}
                 worst = [min(worst[0], r["agreement"]), min(worst[1], r["logits_exact"])]
                 xs.append(n)

@@ -33,7 +33,12 @@ PANELS: dict[str, tuple[str, ...]] = {
 }
 ALPHABETS = {"index-lookup": 64}  # simulations.tasks: index lookup has 64 symbols
 COLUMNS = ("series", "task", "arch", "layers", "width", "length", "bound_id", "m", "p", "H",
-           "threshold_at_least", "verdict")  # fmt: skip
+           "bits", "threshold_at_least", "verdict")  # fmt: skip
+OWN_BOUNDS = {
+    "one-way": ("separations.thm2", "one-way bits at the worst cut (Thm 2: recurrent m p >=)"),
+    "fooling": ("separations.thm4", "fooling-set bits, prefix:N/2 (Thm 4: 1-layer protocol >=)"),
+}
+"""The two computed bounds of a panel of your own task: its kind -> (bound id, line label)."""
 
 Curve = tuple[str, str, int | None, float, int]
 """(bound id, arch, layers, m per unit width, H) of one bound line."""
@@ -153,7 +158,9 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     axes = list(axes[0])
     csv_rows: list[dict[str, Any]] = []
     for ax, task in zip(axes[len(panels) :], own_tasks, strict=True):
-        _own_task_panel(ax, task, [r for r in rows if r["task"] == task], target, csv_rows)
+        missing.extend(
+            _own_task_panel(ax, task, [r for r in rows if r["task"] == task], target, csv_rows)
+        )
     for ax, (panel, tasks) in zip(axes[: len(panels)], panels.items(), strict=True):
         panel_rows = [r for r in rows if r["task"] in tasks]
         top = 2**20
@@ -208,11 +215,15 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
         ax.legend(*style.legend_entries(ax), loc="upper left", fontsize=7)
     if own_tasks:
         caption_own = (
-            f" Panels of your own tasks ({', '.join(own_tasks)}): x the length N, y bits; the "
-            "line is the task's computed bound, the most one-way bits over the cuts at N (Thm "
-            "2: a recurrent model solving the task at N has m p at least that); each marker a "
-            f"trained recurrent model at a swept N, at its m p (filled: accuracy {target:g} "
-            "reached; hollow: plateaued below it; half-filled: undecided)."
+            f" Panels of your own tasks ({', '.join(own_tasks)}): x the length N, y bits, both "
+            "computed at the stored lengths only. Solid: the most one-way bits over the cuts at "
+            "N (Thm 2: a recurrent model solving the task at N has m p at least that). Dashed: "
+            "ceil(log2 S) of a verified fooling set under prefix:N/2 (Fact 4; by Thm 4 a "
+            "one-layer transformer gives a protocol under any partition, so the bits of the "
+            "single-output protocol of ccx protocol attention must reach it). Each marker a "
+            "trained model at a stored N: a recurrent one at its m p, a one-layer transformer "
+            f"at its protocol's bits (filled: accuracy {target:g} reached; hollow: plateaued "
+            "below it; half-filled: undecided)."
         )
     else:
         caption_own = ""
@@ -244,42 +255,44 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
 
 def _own_task_panel(
     ax: Any, task: str, rows: list[dict[str, Any]], target: float, csv_rows: list[dict[str, Any]]
-) -> None:
-    """A plugin task's panel: its computed bound (the most one-way bits over the cuts at each
-    N, Thm 2) as a line over the swept lengths, and each trained recurrent model at each swept
-    N as a marker at its m p bits, filled where it reached ``target``."""
+) -> list[str]:
+    """A plugin task's panel: its two computed bounds (:data:`OWN_BOUNDS`) at the stored lengths,
+    and each trained model at each stored N as a marker at the bits its claim compares (m p for
+    a recurrent model, the protocol's bits for a one-layer transformer), filled where it
+    reached ``target``. Returns a line for each length whose bound was not computed (and why)."""
     from ccomplexity import plugins
-    from ccomplexity.plugin_problems import one_way_profile
+    from simulations.thresholds import plugin_bound
 
-    swept = sorted({n for r in rows for n in r["lengths"]})
-    bits: dict[int, int] = {}
-    if plugins.task_definition(task) is not None:
-        bits = one_way_profile(task, list(range(swept[0], swept[-1] + 1)))
-    elif any(r.get("bound_params") for r in rows):  # the trained points alone
-        ax.text(0.02, 0.02, "bound not drawn: load its plugin (ccx --plugin FILE.py figure ...)",
-                transform=ax.transAxes, fontsize=7, va="bottom")  # fmt: skip
+    swept = tuple(sorted({n for r in rows for n in r["lengths"]}))
+    notes: list[str] = []
+    refused: set[int] = set()
+    if plugins.task_definition(task) is None:
+        if any(r.get("bound_params") for r in rows):  # the trained points alone
+            ax.text(0.02, 0.02, "bounds not drawn: load its plugin (ccx --plugin FILE.py figure "
+                    "...)", transform=ax.transAxes, fontsize=7, va="bottom")  # fmt: skip
+        else:
+            style.note(ax, f"{task}: load its plugin (ccx --plugin FILE.py figure ...)")
     else:
-        style.note(ax, f"{task}: load its plugin (ccx --plugin FILE.py figure ...)")
-    if bits:
-        ax.plot(
-            list(bits), list(bits.values()), "k-", lw=1.8, label="one-way bits any state carries"
-        )
-        for n, b in bits.items():
-            csv_rows.append(
-                {
-                    "series": "bound",
-                    "task": task,
-                    "length": n,
-                    "bound_id": "separations.thm2",
-                    "m": b,
-                }
-            )
+        for kind, (bound_id, label) in OWN_BOUNDS.items():
+            computed = plugin_bound(task, kind, swept)
+            bits = {n: c["bits"] for n, c in computed.items() if "bits" in c}
+            for n, c in computed.items():
+                if "refused" in c:
+                    refused.add(n)
+                    notes.append(f"{NAME}: {task} {kind} bound not computed at N = {n}: "
+                                 f"{c['refused']}")  # fmt: skip
+            if bits:  # the two lines often coincide: the fooling bound thinner, on top
+                style_of = {"one-way": ("k", "-", 3.0), "fooling": ("0.55", "--", 1.5)}[kind]
+                ax.plot(list(bits), list(bits.values()), color=style_of[0], ls=style_of[1],
+                        lw=style_of[2], marker=".", label=label)  # fmt: skip
+            for n, b in bits.items():
+                csv_rows.append({"series": "bound", "task": task, "length": n,
+                                 "bound_id": bound_id, "bits": b})  # fmt: skip
     undecided = False
     for row in rows:
-        params = row.get("bound_params")
+        params, model_bits = row.get("bound_params"), row.get("model_bits") or {}
         if params is None:
             continue
-        state_bits = params["m"] * params["p"]
         verdicts = {p["length"]: p["verdict"] for p in row.get("points") or []}
         for n, accuracy in row["lengths"].items():
             verdict = verdicts.get(n, "reached" if accuracy >= target else "plateaued")
@@ -288,14 +301,20 @@ def _own_task_panel(
             if verdict == "plateaued":
                 marks["mfc"] = "none"
             name = style.model_label(row["arch"], row["layers"], row["width"])
-            ax.plot([n], [state_bits], ls="none", ms=8, marker=style.marker(row["layers"]),
-                    mew=1.5, zorder=5, label=f"{name}: m p", **marks)  # fmt: skip
+            side = "m p" if row["bound_id"] == "separations.thm2" else "protocol bits"
+            ax.plot([n], [model_bits[n]], ls="none", ms=8, marker=style.marker(row["layers"]),
+                    mew=1.5, zorder=5, label=f"{name}: {side}", **marks)  # fmt: skip
             undecided = undecided or verdict == "undecided"
             csv_rows.append(
                 {"series": "empirical", "task": task, "arch": row["arch"], "layers": row["layers"],
                  "width": row["width"], "length": n, "bound_id": row["bound_id"],
-                 "m": params["m"], "p": params["p"], "verdict": verdict}
+                 "m": params["m"], "p": params["p"], "H": params["H"], "bits": model_bits[n],
+                 "verdict": verdict}
             )  # fmt: skip
+    if refused:
+        shown = ", ".join(str(n) for n in sorted(refused))
+        ax.text(0.98, 0.02, f"a bound not computed at N = {shown} (over the budget)",
+                transform=ax.transAxes, fontsize=7, va="bottom", ha="right")  # fmt: skip
     ax.set_yscale("log", base=2)
     ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set_xlabel("sequence length N (tokens)")
@@ -307,3 +326,4 @@ def _own_task_panel(
     handles, labels = style.legend_entries(ax)
     if handles:
         ax.legend(handles, labels, loc="best", fontsize=7)
+    return notes

@@ -12,6 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 _EXPORTS: dict[str, str] = {
     "TrainConfig": "simulations.run_config",
+    "TaskSpec": "simulations.run_config",
+    "ModelSpec": "simulations.run_config",
+    "Evaluation": "simulations.run_config",
+    "Recipe": "simulations.recipes",
     "train": "simulations.training",
     "load_spec": "simulations.sweeps",
     "run_sweep": "simulations.sweeps",
@@ -34,7 +38,8 @@ if TYPE_CHECKING:
         run_protocol,
     )
     from simulations.protocols.rnn import run_rnn_protocol
-    from simulations.run_config import TrainConfig
+    from simulations.recipes import Recipe
+    from simulations.run_config import Evaluation, ModelSpec, TaskSpec, TrainConfig
     from simulations.store import runs
     from simulations.sweeps import load_spec, run_sweep
     from simulations.training import train
@@ -48,8 +53,12 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "AttentionProtocolRequest",
+    "Evaluation",
+    "ModelSpec",
     "ParrotsProtocolRequest",
+    "Recipe",
     "RnnProtocolRequest",
+    "TaskSpec",
     "TrainConfig",
     "load_spec",
     "run_protocol",

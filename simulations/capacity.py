@@ -37,7 +37,6 @@ Decisions where the paper is silent or differs (recorded in docs/kg-looping.md):
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import sys
 import time
@@ -90,7 +89,7 @@ def check_growth(spec: Any) -> None:
     model's size and its batch's memory, checked now, before anything is trained)."""
     grow = spec.grow
     for members in _models(spec.configs, grow.field).values():
-        starts = {getattr(c, grow.field) for c in members}
+        starts = {c.value(grow.field) for c in members}
         if None in starts:
             raise InputError(f"{spec.source}: grow = {grow.field!r} but a run does not set it")
         if len(starts) > 1:
@@ -102,18 +101,15 @@ def check_growth(spec: Any) -> None:
         if start > grow.to:
             raise InputError(f"{spec.source}: grow_to {grow.to} is below the start {start}")
         try:
-            dataclasses.replace(members[0], **{grow.field: grow.to})
+            members[0].replace(**{grow.field: grow.to})
         except InputError as err:
             raise InputError(f"{spec.source}: at {grow.field} = {grow.to}: {err}") from None
 
 
 def grown(config: Any, field: str, value: int) -> Any:
-    """``config`` with ``field`` = ``value``, between its start and ``grow_to``. Not validated
-    again: :func:`check_growth` validated both ends, and every limit a config is checked against
-    (relations, vocabulary, triples, model size, activations) grows with the field."""
-    out = copy.copy(config)
-    object.__setattr__(out, field, value)
-    return out
+    """``config`` with ``field`` = ``value``, between its start and ``grow_to`` (made anew: its
+    task and model config grow with the field)."""
+    return config.replace(**{field: value})
 
 
 def every_round(spec: Any) -> Any:
@@ -121,7 +117,7 @@ def every_round(spec: Any) -> Any:
     growth: what :func:`simulations.estimate.dry_run` prices, an upper bound."""
     grow, configs = spec.grow, []
     for config in spec.configs:
-        value = getattr(config, grow.field)
+        value = config.value(grow.field)
         while value <= grow.to:
             configs.append(grown(config, grow.field, value))
             value += grow.by
@@ -146,7 +142,7 @@ def run_search(
     extend_rounds = sweep_options.pop("extend_undecided", 0)
     extended: list[dict[str, Any]] = []
     models = _models(spec.configs, grow.field)
-    value = {key: getattr(members[0], grow.field) for key, members in models.items()}
+    value = {key: members[0].value(grow.field) for key, members in models.items()}
     growing, stops = list(models), {}
     totals = {"runs": 0, "skipped": 0, "ran": 0, "shared": 0}
     failed: list[dict[str, Any]] = []
@@ -181,7 +177,7 @@ def run_search(
             scores = [best.get(c.config_hash()) for c in members]
             if None in scores:
                 stops[key] = "a run failed"
-            elif max(scores) < members[0].target:
+            elif max(scores) < members[0].evaluation.target:
                 stops[key] = "missed the target"
             elif value[key] + grow.by > grow.to:
                 stops[key] = f"reached grow_to = {grow.to}"
@@ -211,7 +207,7 @@ def run_search(
 def _missed(best: dict[str, float], members: list[Any]) -> bool:
     """Whether a model's runs of one round all stored and their best missed the target."""
     scores = [best.get(c.config_hash()) for c in members]
-    return None not in scores and max(scores) < members[0].target
+    return None not in scores and max(scores) < members[0].evaluation.target
 
 
 def _best_by_hash(store_path: str | Path, hashes: list[str]) -> dict[str, float]:
@@ -250,8 +246,6 @@ def capacities(
     (at its first value if none passed), with the learning rate of that run. Rows are sorted
     by family, q and parameters.
     """
-    from models.looped import forward_flops
-    from simulations.training import TrainConfig, build_model
     from simulations.verdicts import combine, current, extension_key
 
     found = runs(store_path, task=task)
@@ -282,40 +276,51 @@ def capacities(
                                    for r in by_value[v]])  # fmt: skip
                 break
             largest, shown = v, best
-        config = dict(key)
-        entities = config.get("entities")
-        # An undecided miss (still improving when its budget ran out) leaves the capacity open:
-        # at least ``largest``, never a number.
-        number: int | str = "undecided" if verdict == "undecided" else largest
-        model, task_obj = build_model(TrainConfig.from_dict(shown["config"]))
-        rows.append({
-            "family": family(config),
-            "arch": config["arch"],
-            "width": config["width"],
-            "layers": config["layers"],
-            "loops": config.get("loops"),
-            "experts": config.get("experts", 1),
-            "hops": config["length"],
-            "entities": config.get("entities"),
-            field: number,
-            "largest": number,
-            "triples": (number if isinstance(number, str) else number * entities)
-            if entities is not None else None,
-            "largest_at_least": largest,
-            "triples_at_least": largest * entities if entities is not None else None,
-            "verdict": verdict,
-            "tried": tried,
-            "passed_all": largest == tried,
-            "best_accuracy_at_next": None if largest == tried else max(
-                r["best_accuracy"] for r in by_value[tried]),
-            "parameters": model.param_count(),
-            "active_parameters": model.active_param_count(),
-            "flops_per_query": forward_flops(model, task_obj.max_tokens),
-            "lr": shown["config"]["lr"],
-            "config": config,
-        })  # fmt: skip
+        rows.append(_capacity_row(dict(key), field, by_value, largest, tried, verdict, shown))
     rows.sort(key=lambda r: (r["family"], r["hops"], r["parameters"]))
     return rows
+
+
+def _capacity_row(
+    config: dict[str, Any], field: str, by_value: dict[int, list[dict[str, Any]]], largest: int,
+    tried: Any, verdict: str, shown: dict[str, Any],
+) -> dict[str, Any]:  # fmt: skip
+    """One model's row of :func:`capacities`: its capacity (a number, or "undecided" with the
+    one-sided bound), and the size and cost of the model of the run ``shown``."""
+    from models.looped import forward_flops
+    from simulations.training import TrainConfig, build_model
+
+    entities = config.get("entities")
+    # An undecided miss (still improving when its budget ran out) leaves the capacity open:
+    # at least ``largest``, never a number.
+    number: int | str = "undecided" if verdict == "undecided" else largest
+    model, task_obj = build_model(TrainConfig.from_dict(shown["config"]))
+    return {
+        "family": family(config),
+        "arch": config["arch"],
+        "width": config["width"],
+        "layers": config["layers"],
+        "loops": config.get("loops"),
+        "experts": config.get("experts", 1),
+        "hops": config["length"],
+        "entities": entities,
+        field: number,
+        "largest": number,
+        "triples": (number if isinstance(number, str) else number * entities)
+        if entities is not None else None,
+        "largest_at_least": largest,
+        "triples_at_least": largest * entities if entities is not None else None,
+        "verdict": verdict,
+        "tried": tried,
+        "passed_all": largest == tried,
+        "best_accuracy_at_next": None if largest == tried else max(
+            r["best_accuracy"] for r in by_value[tried]),
+        "parameters": model.param_count(),
+        "active_parameters": model.active_param_count(),
+        "flops_per_query": forward_flops(model, task_obj.max_tokens),
+        "lr": shown["config"]["lr"],
+        "config": config,
+    }  # fmt: skip
 
 
 def _public(row: dict[str, Any]) -> dict[str, Any]:

@@ -11,12 +11,11 @@ from pathlib import Path
 
 import torch
 
-import models
-from ccomplexity import limits, typed
+from ccomplexity import limits
 from ccomplexity.errors import InputError
 from ccomplexity.files import atomic_open
 from models.base import SequenceModel
-from simulations.run_config import TrainConfig, model_config
+from simulations.run_config import TrainConfig
 
 CHECKPOINT_FORMAT = "ccomplexity-checkpoint"
 CHECKPOINT_VERSION = 1
@@ -30,7 +29,7 @@ def save_checkpoint(model: SequenceModel, config: TrainConfig, directory: str | 
         "format": CHECKPOINT_FORMAT,
         "version": CHECKPOINT_VERSION,
         "config": config.to_dict(),
-        "model": {"name": config.arch, "config": model.config.to_dict()},
+        "model": {"name": config.model.arch, "config": model.config.to_dict()},
         "state_dict": {k: v.detach().cpu() for k, v in model.state_dict().items()},
     }
     path = folder / f"{config.config_hash()}.pt"
@@ -50,15 +49,30 @@ def load_checkpoint(path: str | Path) -> tuple[SequenceModel, TrainConfig]:
     refused unread) and checks every field: format, version, the training config (within the
     limits of :class:`TrainConfig`), the model name and config (types, and agreement with what
     training would build) and every tensor's name, shape, dtype and finiteness (NaN or infinite
-    weights are refused). Anything malformed raises a one-line InputError.
+    weights are refused). Anything malformed raises a one-line InputError. A model trained at p
+    bits comes back holding its messages on the grid its config names.
     """
     where = f"checkpoint {path}"
+    payload = _payload(path, where)
+    try:
+        config = TrainConfig.from_dict(payload["config"])
+    except InputError as exc:
+        raise InputError(f"{where}: bad config: {_one_line(exc)}") from None
+    _check_model_entry(payload["model"], config, where)
+    model = config.build_model()
+    state = _checked_state(payload["state_dict"], model.state_dict(), where)
+    model.load_state_dict(state, strict=True)
+    model.eval()
+    return model, config
+
+
+def _payload(path: str | Path, where: str) -> dict:
+    """The checkpoint's payload, read as data, with the keys, format and version it must have."""
     limits.check_zip_file(path, limits.CHECKPOINT_BYTES, "checkpoint")
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # unpickling and format errors of every kind
         raise InputError(f"{where}: not a readable checkpoint ({_one_line(exc)})") from None
-
     expected_keys = {"format", "version", "config", "model", "state_dict"}
     if not isinstance(payload, dict) or set(payload) != expected_keys:
         keys = sorted(map(str, payload)) if isinstance(payload, dict) else type(payload).__name__
@@ -72,45 +86,41 @@ def load_checkpoint(path: str | Path) -> tuple[SequenceModel, TrainConfig]:
         raise InputError(
             f"{where}: unsupported version {version!r} (expected {CHECKPOINT_VERSION})"
         )
-    try:
-        config = TrainConfig.from_dict(payload["config"])
-    except InputError as exc:
-        raise InputError(f"{where}: bad config: {_one_line(exc)}") from None
+    return payload
 
-    spec = payload["model"]
+
+def _check_model_entry(spec: object, config: TrainConfig, where: str) -> None:
+    """The checkpoint's model name and config must be what ``config`` builds, field for field."""
     if not isinstance(spec, dict) or set(spec) != {"name", "config"}:
         raise InputError(f"{where}: 'model' must be a dict with keys 'name' and 'config'")
-    if spec["name"] != config.arch:
-        raise InputError(f"{where}: model name {spec['name']!r} differs from arch {config.arch!r}")
-    cfg_class = models.config_class(models.model_class(config.arch))
-    hints = typed.field_types(cfg_class)
+    arch = config.model.arch
+    if spec["name"] != arch:
+        raise InputError(f"{where}: model name {spec['name']!r} differs from arch {arch!r}")
     values = spec["config"]
     if not isinstance(values, dict):
         raise InputError(f"{where}: model config must be a dict")
-    fields = set(hints)
-    if set(values) != fields:
+    expected = config.model_config.to_dict()  # the config training builds, checked once
+    if set(values) != set(expected):
         raise InputError(
-            f"{where}: model config fields {sorted(map(str, values))} differ from {sorted(fields)}"
+            f"{where}: model config fields {sorted(map(str, values))} differ from "
+            f"{sorted(expected)}"
         )
-    for name in sorted(fields):
-        if not typed.matches(values[name], hints[name]):
+    for name, value in expected.items():
+        if type(values[name]) is not type(value):
             raise InputError(f"{where}: model config {name}={values[name]!r} has the wrong type")
-    task = config.make_task()
-    for name, value in model_config(config, task).items():
         if values[name] != value:
             raise InputError(
                 f"{where}: model config {name}={values[name]!r} disagrees with the training "
                 f"config (expected {value!r})"
             )
-    try:
-        model = models.build(config.arch, **values)
-    except Exception as exc:
-        raise InputError(f"{where}: cannot build the model: {_one_line(exc)}") from None
 
-    state = payload["state_dict"]
+
+def _checked_state(
+    state: object, reference: dict[str, torch.Tensor], where: str
+) -> dict[str, torch.Tensor]:
+    """The state dict, every tensor named, shaped and typed as the model's and finite."""
     if not isinstance(state, dict):
         raise InputError(f"{where}: state_dict must be a dict of tensors")
-    reference = model.state_dict()
     if set(state) != set(reference):
         missing = sorted(set(reference) - set(state))
         extra = sorted(map(str, set(state) - set(reference)))
@@ -126,6 +136,4 @@ def load_checkpoint(path: str | Path) -> tuple[SequenceModel, TrainConfig]:
             )
         if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
             raise InputError(f"{where}: state_dict[{name!r}] holds NaN or infinite values")
-    model.load_state_dict(state, strict=True)
-    model.eval()
-    return model, config
+    return state

@@ -42,7 +42,6 @@ from ccomplexity.errors import InputError
 from ccomplexity.files import check_output_folder
 from models.base import SequenceModel
 from simulations.pricing import check_training
-from simulations.recipes import Recipe
 from simulations.stacks import LoopStack, Stack, batched_form, make_stack
 from simulations.training import (
     EVAL_BATCH,
@@ -73,12 +72,12 @@ def evaluate_members(
     stack: Stack, task: Any, config: TrainConfig, generators: list[torch.Generator],
     device: torch.device,
 ) -> list[float]:  # fmt: skip
-    """Each member's sequence-level accuracy on ``config.eval_samples`` fresh examples of exactly
+    """Each member's sequence-level accuracy on ``eval_samples`` fresh examples of exactly
     length N from its own generator, or on the whole training set of a task that has a fixed one
     (the generators untouched then), in the chunks :func:`simulations.training.evaluate` uses."""
     stack.set_training(False)
-    fixed = task.training_set(config.length)
-    total = config.eval_samples if fixed is None else len(fixed[0])
+    fixed = task.training_set(config.task.length)
+    total = config.evaluation.eval_samples if fixed is None else len(fixed[0])
     correct = torch.zeros(len(generators), dtype=torch.long)
     done = 0
     while done < total:
@@ -184,7 +183,7 @@ def _batches(
     device: torch.device, train: bool,
 ) -> tuple[Tensor, Tensor, Tensor]:  # fmt: skip
     """One batch per member from its own generator, stacked: each (M, size, T) on ``device``."""
-    parts = [task.sample(size, config.length, g, train=train) for g in generators]
+    parts = [task.sample(size, config.task.length, g, train=train) for g in generators]
     stacked = (torch.stack(t) for t in zip(*parts, strict=True))
     if device.type == "cuda":  # pinned: the copy does not wait for the host
         return tuple(t.pin_memory().to(device, non_blocking=True) for t in stacked)
@@ -243,10 +242,10 @@ def _train_ensemble(
     task, first = built[0][1], configs[0]
     data = [torch.Generator().manual_seed(c.seed) for c in configs]
     held_out = [torch.Generator().manual_seed(c.seed + EVAL_SEED_OFFSET) for c in configs]
-    batch = _batches(task, first, first.batch, data, dev, train=True)
+    batch = _batches(task, first, first.recipe.batch, data, dev, train=True)
     form = batched_form(first, dev)
-    lrs = [c.lr for c in configs]
-    stack = make_stack(form, members, lrs, dev, batch[0], Recipe.of(first))
+    lrs = [c.recipe.lr for c in configs]
+    stack = make_stack(form, members, lrs, dev, batch[0], first.recipe)
     stack.set_training(True)
     clock = Clock(setup_seconds=time.perf_counter() - start)
     active = list(range(len(configs)))  # members still training, in stack order
@@ -254,15 +253,15 @@ def _train_ensemble(
     best = [0.0] * len(configs)
     results: list[dict | None] = [None] * len(configs)
     static: StaticStep | None = None
-    for step in range(1, first.steps + 1):
+    for step in range(1, first.recipe.steps + 1):
         if step > 1:
-            batch = _batches(task, first, first.batch, [data[i] for i in active], dev, True)
+            batch = _batches(task, first, first.recipe.batch, [data[i] for i in active], dev, True)
         if static is None:
             static = StaticStep(stack, batch, dev)
             clock.graphs += static.graphed
         static.run(*batch)
         clock.member_steps += len(active)
-        if step % first.eval_every and step != first.steps:
+        if step % first.evaluation.eval_every and step != first.recipe.steps:
             continue
         with clock.timing("eval_seconds", dev):
             accuracies = evaluate_members(stack, task, first, [held_out[i] for i in active], dev)
@@ -270,7 +269,7 @@ def _train_ensemble(
         for j, (i, accuracy) in enumerate(zip(active, accuracies, strict=True)):
             best[i] = max(best[i], accuracy)
             curves[i].append([step, accuracy])
-            if accuracy < configs[i].target and step < first.steps:
+            if accuracy < configs[i].evaluation.target and step < first.recipe.steps:
                 staying.append(j)
                 continue
             with clock.timing("result_seconds", dev):

@@ -22,7 +22,6 @@ get, and takes a few seconds per architecture.
 
 from __future__ import annotations
 
-import dataclasses
 import heapq
 import math
 import statistics
@@ -49,7 +48,7 @@ def _step_seconds(configs: list[TrainConfig], device: str) -> float:
     between runs of PROBE_STEPS + 1 and 1 steps, so that set-up and the final evaluation cancel."""
 
     def run(steps: int) -> float:
-        short = [dataclasses.replace(c, steps=steps, eval_every=steps, eval_samples=1)
+        short = [c.replace(steps=steps, eval_every=steps, eval_samples=1)
                  for c in configs]  # fmt: skip
         start = time.perf_counter()
         if len(short) == 1:
@@ -62,17 +61,31 @@ def _step_seconds(configs: list[TrainConfig], device: str) -> float:
     return max(1e-6, (run(PROBE_STEPS + 1) - run(1)) / PROBE_STEPS)
 
 
-def probe(arch: str, task: str, device: str) -> dict[str, float]:
-    """Measured cost-model coefficients of ``arch`` on this machine."""
+HELD_PROBE_BITS = 4
+"""The precision of the probe of models trained at p bits (their cost hardly depends on p)."""
+
+
+def cost_key(config: TrainConfig) -> str:
+    """Which probe prices a run: its architecture, trained in float or at p bits (a model that
+    holds its messages steps token by token or scores pairs of positions: another cost)."""
+    return config.model.arch + (" at p bits" if config.model.precision is not None else "")
+
+
+def probe(arch: str, task: str, device: str, held: bool = False) -> dict[str, float]:
+    """Measured cost-model coefficients of ``arch`` on this machine (``held``: trained at p
+    bits, which trains alone: no ensemble is probed)."""
     points = []
     for shape in PROBES:
-        config = TrainConfig(task=task, arch=arch, layers=1, heads=2, **shape)
+        config = TrainConfig.of(task=task, arch=arch, layers=1, heads=2, **shape,
+                                precision=HELD_PROBE_BITS if held else None)  # fmt: skip
         points.append((work(config), _step_seconds([config], device), config))
     (w0, t0, _), (w1, t1, big) = points
     b = max(0.0, (t1 - t0) / (w1 - w0))
     a = max(0.0, t0 - b * w0)
-    members = [dataclasses.replace(big, seed=s, lr=1e-3 * (s + 1)) for s in range(PROBE_MEMBERS)]
-    efficiency = _step_seconds(members, device) / (PROBE_MEMBERS * t1)
+    efficiency = 1.0
+    if not held:
+        members = [big.replace(seed=s, lr=1e-3 * (s + 1)) for s in range(PROBE_MEMBERS)]
+        efficiency = _step_seconds(members, device) / (PROBE_MEMBERS * t1)
     return {"a_seconds": a, "b_seconds_per_madd": b, "ensemble_efficiency": efficiency}
 
 
@@ -82,8 +95,11 @@ def unit_seconds(unit: list[TrainConfig], coefficients: dict[str, float]) -> flo
     step = coefficients["a_seconds"] + coefficients["b_seconds_per_madd"] * work(c)
     if len(unit) > 1:
         step *= len(unit) * coefficients["ensemble_efficiency"]
-    evaluations = c.steps / c.eval_every
-    return step * (c.steps + evaluations * math.ceil(c.eval_samples / c.batch) * EVAL_COST)
+    evaluations = c.recipe.steps / c.evaluation.eval_every
+    return step * (
+        c.recipe.steps
+        + evaluations * math.ceil(c.evaluation.eval_samples / c.recipe.batch) * EVAL_COST
+    )
 
 
 def makespan(durations: list[float], workers: int) -> float:
@@ -132,11 +148,12 @@ def dry_run(
     coefficients: dict[str, dict[str, float]] = {}
     torch.set_num_threads(max(1, sweeps.default_workers() // processes))
     try:
-        for arch in sorted({c.arch for _, c in pending}):
-            coefficients[arch] = probe(arch, "index-lookup", str(device))
+        for key, c in sorted({cost_key(c): c for _, c in pending}.items()):
+            held = c.model.precision is not None
+            coefficients[key] = probe(c.model.arch, "index-lookup", str(device), held)
     finally:
         torch.set_num_threads(threads)
-    durations = [unit_seconds([c for _, c in u], coefficients[u[0][1].arch]) for u in units]
+    durations = [unit_seconds([c for _, c in u], coefficients[cost_key(u[0][1])]) for u in units]
     wall = sum(durations) if device.type == "cuda" else makespan(durations, processes)
     return {
         "sweep": sweep.name,

@@ -54,10 +54,12 @@ def extend_undecided(
     limits.EXTEND_ROUNDS.check(rounds, "extend-undecided")
     configs, out = list(sweep.configs), []
     for round_ in range(1, rounds + 1):
-        todo = [c for c in undecided(store_path, configs) if 2 * c.steps <= limits.STEPS.most]
+        todo = [
+            c for c in undecided(store_path, configs) if 2 * c.recipe.steps <= limits.STEPS.most
+        ]
         if not todo:
             break
-        extended = [dataclasses.replace(c, steps=2 * c.steps) for c in todo]
+        extended = [c.replace(steps=2 * c.recipe.steps) for c in todo]
         if progress:
             print(f"extension round {round_}: {len(extended)} undecided runs, steps doubled",
                   file=sys.stderr)  # fmt: skip
@@ -65,7 +67,7 @@ def extend_undecided(
         summary = run_grid(part, store_path, progress=progress, **options)
         out.append({
             "round": round_, "extended": len(extended),
-            "steps": sorted({c.steps for c in extended}), "ran": summary["ran"],
+            "steps": sorted({c.recipe.steps for c in extended}), "ran": summary["ran"],
             "failed": len(summary["failed"]), "failures": summary["failed"],
             "still_undecided": len(undecided(store_path, extended)),
         })  # fmt: skip

@@ -17,32 +17,33 @@ from pathlib import Path
 import models
 from ccomplexity import budget
 from ccomplexity.files import check_folder_files
-from simulations.run_config import EVAL_BATCH, TrainConfig, model_config
+from simulations.run_config import EVAL_BATCH, TrainConfig
 
 
 def cost(configs: Sequence[TrainConfig], device: str = "cpu") -> tuple[int, float]:
     """(bytes, seconds) of training ``configs`` (one run, or an ensemble of one shape) on
     ``device`` (``"cpu"`` or ``"cuda"``): :func:`ccomplexity.budget.training`."""
     config = configs[0]
-    task = config.make_task()
-    cfg = models.config_class(models.model_class(config.arch)).from_dict(model_config(config, task))
-    steps = max(c.steps for c in configs)
-    heads = getattr(cfg, "heads", 0)  # a model with heads scores all pairs of positions
-    chunks = math.ceil(config.eval_samples / config.batch)
+    task, model, evaluation = config.make_task(), config.model, config.evaluation
+    steps = max(c.recipe.steps for c in configs)
+    heads = getattr(config.model_config, "heads", 0)  # a model with heads scores position pairs
+    chunks = math.ceil(evaluation.eval_samples / config.recipe.batch)
     return budget.training(
-        steps=steps, batch=config.batch, tokens=task.max_tokens, width=config.width,
-        layers=config.layers * (config.loops or 1), heads=heads, classes=task.n_out,
-        parameters=models.check_size(config.arch, cfg), pairs=heads > 0,
-        eval_rows=min(EVAL_BATCH, config.eval_samples),
-        evaluations=(steps // config.eval_every + 1) * chunks, members=len(configs), device=device,
+        steps=steps, batch=config.recipe.batch, tokens=task.max_tokens, width=model.width,
+        layers=model.layers * (model.loops or 1), heads=heads, classes=task.n_out,
+        parameters=models.check_size(model.arch, config.model_config), pairs=heads > 0,
+        eval_rows=min(EVAL_BATCH, evaluation.eval_samples),
+        evaluations=(steps // evaluation.eval_every + 1) * chunks, members=len(configs),
+        device=device,
     )  # fmt: skip
 
 
 def describe(configs: Sequence[TrainConfig]) -> str:
     """The run (or ensemble) in a few words, for a refusal."""
-    c = configs[0]
-    what = f"training {c.arch} (width {c.width}, {c.layers} layer(s)) on {c.task} at N = {c.length}"
-    what += f", batch {c.batch}, {max(x.steps for x in configs)} steps"
+    c, model = configs[0], configs[0].model
+    what = f"training {model.arch} (width {model.width}, {model.layers} layer(s)) on "
+    what += f"{c.task.name} at N = {c.task.length}, batch {c.recipe.batch}, "
+    what += f"{max(x.recipe.steps for x in configs)} steps"
     return what + (f", an ensemble of {len(configs)}" if len(configs) > 1 else "")
 
 

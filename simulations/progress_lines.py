@@ -8,11 +8,12 @@ sweep started and the time left at the pace of the runs finished so far:
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 import time
 from collections.abc import Sequence
 from typing import Any
+
+from simulations.run_config import FLAT
 
 LABEL_FIELDS = ("task", "arch", "width", "layers", "length", "lr", "seed")
 """The fields every progress line names; :func:`varying_fields` adds the others that vary."""
@@ -21,10 +22,11 @@ LABEL_FIELDS = ("task", "arch", "width", "layers", "length", "lr", "seed")
 def varying_fields(configs: Sequence[Any]) -> tuple[str, ...]:
     """The config fields besides :data:`LABEL_FIELDS` in which the runs ``configs`` differ, in
     the config's field order (e.g. ``loops`` and ``hops`` of a looped sweep)."""
-    if not configs or not dataclasses.is_dataclass(configs[0]):
+    if not configs:
         return ()
-    names = [f.name for f in dataclasses.fields(configs[0]) if f.name not in LABEL_FIELDS]
-    return tuple(n for n in names if len({repr(getattr(c, n, None)) for c in configs}) > 1)
+    flats = [c.to_dict() for c in configs]
+    names = [key for key in FLAT if key not in LABEL_FIELDS]
+    return tuple(n for n in names if len({repr(f.get(n)) for f in flats}) > 1)
 
 
 TASK_LABELS: dict[str, tuple[str, tuple[str, ...]]] = {"kg-path": ("q", ("entities", "relations"))}
@@ -41,16 +43,13 @@ def run_label(config: Any, fields: Sequence[str] = ()) -> str:
     def shown(value: Any) -> str:
         return f"{value:g}" if isinstance(value, float) else str(value)
 
-    letter, always = TASK_LABELS.get(config.task, ("N", ()))
+    letter, always = TASK_LABELS.get(config.task.name, ("N", ()))
     names = [*always, *(f for f in fields if f not in always)]
-    extra = "".join(
-        f" {name}={shown(getattr(config, name))}"
-        for name in names
-        if getattr(config, name, None) is not None
-    )
+    flat = config.to_dict()
+    extra = "".join(f" {name}={shown(flat[name])}" for name in names if flat.get(name) is not None)
     return (
-        f"{config.task} {config.arch} w={config.width} L={config.layers} "
-        f"{letter}={config.length}{extra} lr={config.lr:g} seed={config.seed}"
+        f"{config.task.name} {config.model.arch} w={config.model.width} L={config.model.layers} "
+        f"{letter}={config.task.length}{extra} lr={config.recipe.lr:g} seed={config.seed}"
     )
 
 

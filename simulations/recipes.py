@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ccomplexity import limits, typed
 from ccomplexity.errors import InputError
 
 if TYPE_CHECKING:  # torch loads only when an optimiser is made: checks stay fast
@@ -41,29 +42,13 @@ RECIPE_DEFAULTS: dict[str, object] = {
     "warmup": 0,
     "clip": 0.0,
 }
-"""The recipe fields of :class:`simulations.run_config.TrainConfig` and their defaults (App. H:
-Adam, constant rate, no decay, no clipping); at these values they are left out of the config
-hash, so runs stored before recipes existed keep their hashes."""
+"""The recipe fields added after the first runs were stored, and their defaults (App. H: Adam,
+constant rate, no decay, no clipping); at these values they are left out of the config hash, so
+runs stored before recipes existed keep their hashes."""
 STACKED_OPTIMIZERS = ("adam", "adamw", "adafactor")
 """Optimisers an ensemble's batched forms can step for all members at once
 (:mod:`simulations.stacked_optim`; Adafactor with its tensor statistics taken per member, and
 only on the devices of :data:`simulations.stacks.STACKED_ADAFACTOR_DEVICES`)."""
-
-
-def check_recipe(
-    optimizer: str, weight_decay: float, schedule: str, warmup: int, clip: float, steps: int
-) -> None:
-    """InputError naming the field when a recipe is not one this trainer runs."""
-    if optimizer not in OPTIMIZERS:
-        raise InputError(f"optimizer must be one of {', '.join(OPTIMIZERS)}, got {optimizer!r}")
-    if schedule not in SCHEDULES:
-        raise InputError(f"schedule must be one of {', '.join(SCHEDULES)}, got {schedule!r}")
-    if not (math.isfinite(weight_decay) and 0 <= weight_decay <= 1):
-        raise InputError(f"weight_decay must lie in [0, 1], got {weight_decay}")
-    if not (math.isfinite(clip) and clip >= 0):
-        raise InputError(f"clip must be a max gradient norm >= 0 (0: off), got {clip}")
-    if not 0 <= warmup < steps:
-        raise InputError(f"warmup must be 0 .. steps - 1 = {steps - 1} steps, got {warmup}")
 
 
 def lr_factor(schedule: str, warmup: int, steps: int, step: int) -> float:
@@ -78,21 +63,43 @@ def lr_factor(schedule: str, warmup: int, steps: int, step: int) -> float:
     return 1.0 - s
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Recipe:
-    """The recipe fields of a run's config, with its ``steps`` (the schedule's length)."""
+    """How a run is trained: ``steps`` steps of a fresh ``batch`` each, at learning rate ``lr``
+    (the schedule's peak), with the optimiser, its weight decay, the schedule with its ``warmup``
+    steps and gradient ``clip`` (0: none), and optionally the block-cosine regulariser of the
+    looped-reasoning paper (Eq. 5: ``reg_lambda``, pulling layers ``reg_block`` apart together).
+    Checked when made (:data:`ccomplexity.limits.FIELDS` and the rules of a recipe: known
+    names, a warm-up shorter than the run, both regulariser fields or neither)."""
 
-    optimizer: str = "adam"
+    steps: int = 1000
+    lr: float = 1e-3
+    batch: int = 64
+    optimizer: str = "adam"  # adam | adamw | adafactor (torch's own)
     weight_decay: float = 0.0
-    schedule: str = "constant"
-    warmup: int = 0
-    clip: float = 0.0
-    steps: int = 1
+    schedule: str = "constant"  # constant | warmup-cosine | warmup-linear
+    warmup: int = 0  # steps of linear warm-up
+    clip: float = 0.0  # max gradient norm; 0: no clipping
+    reg_lambda: float | None = None  # transformer: lambda of the block-cosine regulariser
+    reg_block: int | None = None  # its block size k (layers k i + j and k (i + 1) + j are pulled)
 
-    @classmethod
-    def of(cls, config: object) -> Recipe:
-        """The recipe of a :class:`simulations.run_config.TrainConfig`."""
-        return cls(**{name: getattr(config, name) for name in (*RECIPE_DEFAULTS, "steps")})
+    def __post_init__(self) -> None:
+        typed.check_fields(self)
+        limits.check_fields(self, "Recipe.")
+        if self.optimizer not in OPTIMIZERS:
+            raise InputError(
+                f"optimizer must be one of {', '.join(OPTIMIZERS)}, got {self.optimizer!r}"
+            )
+        if self.schedule not in SCHEDULES:
+            raise InputError(
+                f"schedule must be one of {', '.join(SCHEDULES)}, got {self.schedule!r}"
+            )
+        if not self.warmup < self.steps:
+            raise InputError(
+                f"warmup must be 0 .. steps - 1 = {self.steps - 1} steps, got {self.warmup}"
+            )
+        if (self.reg_lambda is None) != (self.reg_block is None):
+            raise InputError("the block-cosine regulariser needs both reg_lambda and reg_block")
 
     def factor(self, step: int) -> float:
         """:func:`lr_factor` of this schedule at ``step`` (1-based)."""
@@ -130,7 +137,6 @@ __all__ = [
     "Recipe",
     "SCHEDULES",
     "STACKED_OPTIMIZERS",
-    "check_recipe",
     "lr_factor",
     "make_optimizer",
     "set_lr",

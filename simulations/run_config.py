@@ -1,9 +1,21 @@
-"""The configuration of one training run: :class:`TrainConfig`, its limits, its hash, and the
-model it builds (:func:`model_config`).
+"""The configuration of one training run, made of four small specs, each checked once when made:
 
-Shared by :mod:`simulations.training` (which trains a config and re-exports these names) and
-:mod:`simulations.checkpoints` (which validates a saved config against the model it would
-build), so that neither imports the other's module for it.
+- :class:`TaskSpec`: what is learnt, the task's name, its length N and options;
+- :class:`ModelSpec`: the model, an architecture of ``ccx models`` and its sizes;
+- :class:`~simulations.recipes.Recipe`: how it is trained (steps, learning rate, batch,
+  optimiser, schedule, clipping, regulariser);
+- :class:`Evaluation`: how it is judged (target accuracy, evaluation every so many steps on
+  so many fresh examples);
+
+and :class:`TrainConfig`, the four with the run's seed. Every number is checked against its
+limit in the one table, :data:`ccomplexity.limits.FIELDS`, when its spec is made: the task's,
+the recipe's and the evaluation's by the spec itself, the model's sizes by the model's own config
+(:class:`models.base.ModelConfig`), which the run makes once (:attr:`TrainConfig.model_config`)
+and every layer below builds its model from without checking again.
+
+A run is stored and hashed flat (:meth:`TrainConfig.to_dict`: ``task``, ``arch``, ``width``,
+``length``, ``lr``, ...), exactly as before the specs existed, so stored config hashes do not
+change; :meth:`TrainConfig.from_dict` reads that form back.
 """
 
 from __future__ import annotations
@@ -11,153 +23,58 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import models
 from ccomplexity import limits, typed
-from ccomplexity.errors import InputError, check_int
-from simulations.recipes import RECIPE_DEFAULTS, check_recipe
+from ccomplexity.errors import InputError
+from ccomplexity.message_grid import MessageGrid
+from simulations.recipes import RECIPE_DEFAULTS, Recipe
 
 if TYPE_CHECKING:
+    from models.base import ModelConfig
     from simulations.tasks import Task
 
 EVAL_BATCH = 500
 """Evaluation examples per forward pass."""
 EVAL_SEED_OFFSET = 0x5EED_0001
 """Evaluation data come from ``Generator().manual_seed(seed + EVAL_SEED_OFFSET)``."""
-TASK_OPTIONS = (
-    "hops",
-    "alphabet",
-    "group",
-    "reverse",
-    "digits",
-    "entities",
-    "relations",
-    "graph_seed",
-    "depth",
-    "query_depth",
-)
-"""TrainConfig fields passed to the task's builder when set."""
-OPTIONAL_FIELDS = ("loops", *TASK_OPTIONS, "reg_lambda", "reg_block")
-"""TrainConfig fields left out of ``to_dict`` (and the hash) while None."""
 
 
-def _model_fields(arch: str) -> set[str]:
-    return {f.name for f in dataclasses.fields(models.config_class(models.model_class(arch)))}
+@dataclass(frozen=True, kw_only=True)
+class TaskSpec:
+    """The task a run learns: ``name`` (flat: ``task``) at length N, and the options its builder
+    takes (None: not set, left out of the flat form and the hash)."""
 
-
-@dataclass(frozen=True)
-class TrainConfig:
-    """One training run. ``length`` is the task's N (evaluation length, training maximum);
-    ``heads`` applies to architectures with attention heads; ``target`` is the early-stopping
-    accuracy; ``eval_samples`` fresh examples at exactly N every ``eval_every`` steps.
-
-    The model options after ``eval_samples`` (:data:`MODEL_OPTIONS`: mixture-of-experts
-    ``experts``, ``top_k``, ``gate`` and ``balance``, the feed-forward width ``mlp_width`` and
-    its kind ``expert``, e.g. the GLU of the layer-looping paper)
-    go to architectures that have them; at their defaults they are left out of the config hash,
-    so runs stored before they existed keep their hash. So is the recipe after them
-    (:data:`simulations.recipes.RECIPE_DEFAULTS`: ``optimizer``, ``weight_decay``, ``schedule``
-    with its ``warmup`` steps, gradient ``clip``; the default is App. H's Adam at a constant
-    rate)."""
-
-    task: str
-    arch: str
-    width: int
-    layers: int
+    name: str
     length: int
-    steps: int = 1000
-    lr: float = 1e-3
-    seed: int = 0
-    batch: int = 64
-    heads: int = 4
-    target: float = 0.99
-    eval_every: int = 100
-    eval_samples: int = 1000
-    experts: int = 1
-    top_k: int = 1
-    gate: str = ""  # "": the architecture's default gate rule
-    balance: float = 0.0
-    mlp_width: int | None = None
-    expert: str = ""  # "": the architecture's default feed-forward; "relu", "gelu" or "glu"
-    # The recipe (simulations.recipes): left out of the config hash at its defaults.
-    optimizer: str = "adam"  # adam | adamw | adafactor (torch's own)
-    weight_decay: float = 0.0
-    schedule: str = "constant"  # constant | warmup-cosine | warmup-linear
-    warmup: int = 0  # steps of linear warm-up
-    clip: float = 0.0  # max gradient norm; 0: no clipping
-    # Settings of some architectures and tasks only. None means unused: such a field is then
-    # left out of to_dict() and so of the config hash, and runs stored before it existed keep
-    # their hashes.
-    loops: int | None = None  # looped architectures: loops L of the block (default 1)
-    hops: int | None = None  # task option: p of p-hop
-    alphabet: int | None = None  # task option: |Sigma| of p-hop
-    group: str | None = None  # task option: G of group-composition
-    reverse: bool | None = None  # task option: addition's sum least significant digit first
-    digits: int | None = None  # task option: addition's digits per operand (3)
-    entities: int | None = None  # task option: E of kg-path
-    relations: int | None = None  # task option: R of kg-path (the capacity search grows it)
-    graph_seed: int | None = None  # task option: the seed of kg-path's graph
-    depth: int | None = None  # task option: var-assign's query depth (i-gsm: legacy query_depth)
-    # task option: i-gsm's query depth, the operations on the longest dependency path to the
-    # query; not the model's depth (that is ``layers``, and ``loops`` for looped models)
+    symbols: int | None = None  # index-lookup: |Sigma| (64)
+    hops: int | None = None  # p-hop: hops
+    alphabet: int | None = None  # p-hop: |Sigma|
+    group: str | None = None  # group-composition: G
+    reverse: bool | None = None  # addition: the sum least significant digit first
+    digits: int | None = None  # addition: digits per operand (3)
+    entities: int | None = None  # kg-path: E
+    relations: int | None = None  # kg-path: R (the capacity search grows it)
+    graph_seed: int | None = None  # kg-path: the seed of the graph
+    depth: int | None = None  # var-assign: the query's depth (i-gsm: the older query_depth)
+    # i-gsm: the operations on the longest dependency path to the query; not the model's depth
+    # (that is ``layers``, and ``loops`` for looped models)
     query_depth: int | None = None
-    reg_lambda: float | None = None  # transformer: lambda of the block-cosine regulariser (Eq. 5)
-    reg_block: int | None = None  # its block size k (layers k i + j and k (i + 1) + j are pulled)
 
     def __post_init__(self) -> None:
         typed.check_fields(self)
         self._legacy_igsm_depth()
-        for name, limit in _LIMITS.items():
-            if getattr(self, name) is not None:  # None: a setting this run does not use
-                limit.check(getattr(self, name), f"TrainConfig.{name}")
-        from simulations.tasks import check_task  # the samplers' torch only when used
+        limits.check_fields(self, "TaskSpec.")
+        from simulations.tasks import check_task  # the samplers' torch: once a spec is made
 
-        check_task(self.task)
-        models.model_class(self.arch)  # InputError naming it when unknown
-        if not (math.isfinite(self.lr) and self.lr > 0):
-            raise InputError(f"TrainConfig.lr must be a positive number, got {self.lr}")
-        if not 0 < self.target <= 1:
-            raise InputError(f"TrainConfig.target must lie in (0, 1], got {self.target}")
-        if self.mlp_width is not None:
-            most, instead = limits.MODEL_FIELD.most, limits.MODEL_FIELD.instead
-            check_int(self.mlp_width, "TrainConfig.mlp_width", 1, most, instead)
-        if not (math.isfinite(self.balance) and self.balance >= 0):
-            raise InputError(f"TrainConfig.balance must be >= 0, got {self.balance}")
-        try:
-            check_recipe(self.optimizer, self.weight_decay, self.schedule, self.warmup,
-                         self.clip, self.steps)  # fmt: skip
-        except InputError as err:
-            raise InputError(f"TrainConfig.{err}") from None
-        self._check_architecture_fields()
-        # The model this run builds, and its largest activation, within their limits: checked
-        # here, before a sweep touches its store or a model is allocated.
-        self.activations()
-
-    def activations(self, model_size: bool = True) -> int:
-        """Numbers in the largest activation of this run's forward passes (a training batch, or
-        an evaluation chunk of up to ``EVAL_BATCH``: :func:`ccomplexity.limits.forward_numbers`,
-        pairs of positions counted per head where the model has heads); InputError if the task
-        cannot have this length, the model exceeds its size limit (``model_size``: checked here,
-        by counting the model's numbers on the meta device; a planner that only needs the count
-        of a config already made passes False) or the activation ``limits.FORWARD_NUMBERS``."""
-        task = self.make_task()
-        cfg = models.config_class(models.model_class(self.arch)).from_dict(model_config(self, task))
-        if model_size:
-            models.check_size(self.arch, cfg)
-        heads = getattr(cfg, "heads", 0)  # every model with heads scores pairs of positions
-        rows = max(self.batch, min(EVAL_BATCH, self.eval_samples))
-        depth = self.layers * (self.loops or 1)  # a looped block runs its layers once per loop
-        numbers = limits.forward_numbers(rows, task.max_tokens, self.width, heads, depth)
-        limits.check_numbers(numbers, f"a {self.arch} batch of {rows} x {task.max_tokens} tokens")
-        return numbers
+        check_task(self.name)
 
     def _legacy_igsm_depth(self) -> None:
         """i-gsm's query depth was stored as ``depth`` before ``query_depth`` named it: such a
-        config reads as ``query_depth`` (and keeps its hash, :meth:`config_hash`)."""
-        if self.task != "i-gsm" or self.depth is None:
+        spec reads as ``query_depth`` (and keeps its hash, :meth:`TrainConfig.config_hash`)."""
+        if self.name != "i-gsm" or self.depth is None:
             return
         if self.query_depth is not None:
             raise InputError(
@@ -167,59 +84,116 @@ class TrainConfig:
         object.__setattr__(self, "query_depth", self.depth)
         object.__setattr__(self, "depth", None)
 
-    def _check_architecture_fields(self) -> None:
-        fields = _model_fields(self.arch)
-        if "loops" in fields:
+    def options(self) -> dict[str, Any]:
+        """The options this spec sets, as the task's builder takes them."""
+        return {k: getattr(self, k) for k in TASK_OPTIONS if getattr(self, k) is not None}
+
+    def make(self) -> Task:
+        """The task at length N with its options (its name and length checked already)."""
+        from simulations.tasks import build_task
+
+        return build_task(self.name, self.length, self.options())
+
+
+TASK_OPTIONS = tuple(f.name for f in dataclasses.fields(TaskSpec))[2:]
+"""The options of :class:`TaskSpec` (each None when not set)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelSpec:
+    """The model of a run: ``arch`` (a model of ``ccx models``) of ``width`` with ``layers``,
+    ``heads`` where it has attention heads, ``loops`` L where it loops a block, and the
+    feed-forward options of the architectures that have them (mixture of experts: ``experts``
+    K, ``top_k``, ``gate`` rule and ``balance`` loss; ``mlp_width`` and the ``expert`` kind,
+    e.g. the GLU of the layer-looping paper). At their defaults (:data:`MODEL_OPTIONS`) these
+    are left out of the hash, so runs stored before they existed keep their hashes.
+
+    The sizes the architecture's config takes are checked when the run makes that config
+    (:attr:`TrainConfig.model_config`); the others here."""
+
+    arch: str
+    width: int
+    layers: int
+    heads: int = 4
+    loops: int | None = None
+    experts: int = 1
+    top_k: int = 1
+    gate: str = ""  # "": the architecture's default gate rule
+    balance: float = 0.0
+    mlp_width: int | None = None
+    expert: str = ""  # "": the architecture's default feed-forward; "relu", "gelu" or "glu"
+    # The sizes of a state-space layer (Mamba): None, the architecture's default.
+    d_state: int | None = None
+    d_conv: int | None = None
+    expand: int | None = None
+    # Training at p bits: every number the model's protocol sends held on a grid of
+    # ``precision`` bits with ``frac`` fractional bits (default p // 2); None: float.
+    precision: int | None = None
+    frac: int | None = None
+
+    def __post_init__(self) -> None:
+        typed.check_fields(self)
+        self._resolve_grid()
+        taken = self.fields_taken()  # InputError naming an unknown architecture
+        if "loops" in taken:
             object.__setattr__(self, "loops", 1 if self.loops is None else self.loops)
         elif self.loops is not None:
             raise InputError(f"loops applies to looped architectures, not {self.arch!r}")
-        if (self.reg_lambda is None) != (self.reg_block is None):
-            raise InputError("the block-cosine regulariser needs both reg_lambda and reg_block")
-        if self.reg_block is not None:
-            if self.arch != "transformer":
-                raise InputError(
-                    f"the block-cosine regulariser is for 'transformer', not {self.arch!r}"
-                )
-            if self.layers % self.reg_block or self.layers // self.reg_block < 2:
-                raise InputError(
-                    f"reg_block {self.reg_block} must split the {self.layers} layers into "
-                    ">= 2 blocks"
-                )
+        for name, default in {**MODEL_OPTIONS, **dict.fromkeys(STATE_SIZES)}.items():
+            value = getattr(self, name)
+            if value != default and name not in taken:
+                raise InputError(f"{self.arch} has no option {name} (got {value!r})")
+        for f in dataclasses.fields(self):  # the sizes no model config will check
+            value = getattr(self, f.name)
+            grid = f.name in ("precision", "frac")  # checked by _resolve_grid
+            if f.name not in taken and f.name in limits.FIELDS and value is not None and not grid:
+                limits.check_field(f.name, value, "ModelSpec.")
 
-    def task_options(self) -> dict[str, Any]:
-        """The task options this run sets (:data:`TASK_OPTIONS`)."""
-        return {k: getattr(self, k) for k in TASK_OPTIONS if getattr(self, k) is not None}
+    def _resolve_grid(self) -> None:
+        """frac only with a precision; its default (p // 2) written out, so that a stored run
+        names the grid it trained on."""
+        if self.precision is None:
+            if self.frac is not None:
+                raise InputError("frac applies to training at p bits: give precision too")
+            return
+        limits.check_field("precision", self.precision, "ModelSpec.")
+        if self.frac is None:
+            object.__setattr__(self, "frac", MessageGrid.default_frac(self.precision))
+        limits.check_field("frac", self.frac, "ModelSpec.")
 
-    def make_task(self) -> Task:
-        """The run's task at its length N with its options."""
-        from simulations.tasks import get_task
+    def grid(self) -> MessageGrid | None:
+        """The grid the model holds its protocol's numbers on, or None (float)."""
+        return None if self.precision is None else MessageGrid(self.precision, self.frac)
 
-        return get_task(self.task, self.length, **self.task_options())
+    def fields_taken(self) -> set[str]:
+        """The fields of the architecture's model config."""
+        cls = models.config_class(models.model_class(self.arch))
+        return {f.name for f in dataclasses.fields(cls)}
 
-    def to_dict(self) -> dict[str, Any]:
-        """The fields as plain values; unused optional fields (None) are left out. Every field is
-        a scalar, so no copy is made (with ``dataclasses.asdict``, which deep-copies, a call took
-        73 us against 22 us on the 2-core machine)."""
-        values = ((f.name, getattr(self, f.name)) for f in dataclasses.fields(self))
-        return {k: v for k, v in values if not (k in OPTIONAL_FIELDS and v is None)}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> TrainConfig:
-        """From plain values; unknown or missing keys and wrong types raise InputError."""
-        return typed.from_plain(cls, d)
-
-    def config_hash(self) -> str:
-        """First 16 hex digits of the sha256 of the canonical JSON of :meth:`to_dict`, less the
-        model options and the recipe at their defaults. i-gsm's ``query_depth`` is hashed under
-        its older name ``depth``, so that runs stored before the rename keep their hashes."""
-        defaults = {**MODEL_OPTIONS, **RECIPE_DEFAULTS}
-        fields = {
-            k: v for k, v in self.to_dict().items() if not (k in defaults and v == defaults[k])
+    def arguments(self, task: Task) -> dict[str, Any]:
+        """The model config's fields for ``task``: sizes from this spec, vocabulary and classes
+        from the task, ``heads`` where the architecture has heads and ``max_length`` (the task's
+        longest token sequence) where it has learned positions."""
+        taken = self.fields_taken()
+        out: dict[str, Any] = {
+            "vocab_size": task.vocab_size,
+            "n_out": task.n_out,
+            "width": self.width,
+            "layers": self.layers,
         }
-        if "query_depth" in fields and self.task == "i-gsm":
-            fields["depth"] = fields.pop("query_depth")
-        text = json.dumps(fields, sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
+        if "heads" in taken:
+            out["heads"] = self.heads
+        if "max_length" in taken:
+            out["max_length"] = task.max_tokens
+        out.update({k: getattr(self, k) for k, v in MODEL_OPTIONS.items() if getattr(self, k) != v})
+        out.update({k: getattr(self, k) for k in STATE_SIZES if getattr(self, k) is not None})
+        if task.input_dim() is not None:
+            if "input_dim" not in taken:
+                raise InputError(f"{task.name} has vector inputs; {self.arch} reads tokens")
+            out["input_dim"] = task.input_dim()
+        if "loops" in taken:
+            out["loops"] = self.loops
+        return out
 
 
 MODEL_OPTIONS: dict[str, Any] = {
@@ -230,71 +204,217 @@ MODEL_OPTIONS: dict[str, Any] = {
     "mlp_width": None,
     "expert": "",
 }
-"""TrainConfig fields passed to the model config when not at these defaults."""
+"""ModelSpec fields passed to the model config when not at these defaults."""
+STATE_SIZES = ("d_state", "d_conv", "expand")
+"""ModelSpec fields passed to the model config when set (not None)."""
 
-_LIMITS = {
-    "width": limits.WIDTH,
-    "layers": limits.LAYERS,
-    "length": limits.LENGTH,
-    "steps": limits.STEPS,
-    "seed": limits.SEED,
-    "batch": limits.BATCH,
-    "heads": limits.HEADS,
-    "eval_every": limits.STEPS,
-    "eval_samples": limits.SAMPLES,
-    "experts": limits.EXPERTS,
-    "top_k": limits.EXPERTS,
-    "loops": limits.LOOPS,
-    "hops": limits.HOPS,
-    "digits": limits.DIGITS,
-    "alphabet": limits.ALPHABET,
-    "entities": limits.ENTITIES,
-    "relations": limits.RELATIONS,
-    "graph_seed": limits.SEED,
-    "depth": limits.IGSM_DEPTH,
-    "query_depth": limits.IGSM_DEPTH,
-    "reg_block": limits.LAYERS,
-    "warmup": limits.WARMUP,
+
+@dataclass(frozen=True, kw_only=True)
+class Evaluation:
+    """How a run is judged: every ``eval_every`` steps (and after the last) its accuracy on
+    ``eval_samples`` fresh examples at exactly N; it stops once that reaches ``target``."""
+
+    target: float = 0.99
+    eval_every: int = 100
+    eval_samples: int = 1000
+
+    def __post_init__(self) -> None:
+        typed.check_fields(self)
+        limits.check_fields(self, "Evaluation.")
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrainConfig:
+    """One training run: its :class:`TaskSpec`, :class:`ModelSpec`,
+    :class:`~simulations.recipes.Recipe`, :class:`Evaluation` and ``seed`` (the model's
+    initialisation and its data).
+
+    Made, it holds the model's config (:attr:`model_config`, checked once) and has checked that
+    the model and its largest activation are within their limits, before a sweep touches its
+    store or a model is allocated."""
+
+    task: TaskSpec
+    model: ModelSpec
+    recipe: Recipe = field(default_factory=Recipe)
+    evaluation: Evaluation = field(default_factory=Evaluation)
+    seed: int = 0
+    model_config: ModelConfig = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        for name, kind in (("task", TaskSpec), ("model", ModelSpec), ("recipe", Recipe),
+                           ("evaluation", Evaluation)):  # fmt: skip
+            if not isinstance(getattr(self, name), kind):
+                raise InputError(f"TrainConfig.{name} must be a {kind.__name__}")
+        typed.check_value("TrainConfig.seed", self.seed, int)
+        limits.check_field("seed", self.seed, "TrainConfig.")
+        self._check_regulariser()
+        task = self.make_task()
+        cls = models.config_class(models.model_class(self.model.arch))
+        object.__setattr__(self, "model_config", cls(**self.model.arguments(task)))
+        models.check_size(self.model.arch, self.model_config)
+        self._check_grid()
+        self._check_activations(task)
+
+    def _check_grid(self) -> None:
+        """A grid the architecture can hold its messages on (a few bits: attention's softmax
+        numerators need a positive value, so p >= 2 there)."""
+        grid = self.model.grid()
+        least = models.model_class(self.model.arch).least_message_bits
+        if grid is not None and grid.bits < least:
+            raise InputError(
+                f"{self.model.arch} holds its messages on a grid of at least {least} bits "
+                f"(a softmax numerator needs a positive value), got precision {grid.bits}"
+            )
+
+    def _check_regulariser(self) -> None:
+        block, layers = self.recipe.reg_block, self.model.layers
+        if block is None:
+            return
+        if self.model.arch != "transformer":
+            raise InputError(
+                f"the block-cosine regulariser is for 'transformer', not {self.model.arch!r}"
+            )
+        if layers % block or layers // block < 2:
+            raise InputError(f"reg_block {block} must split the {layers} layers into >= 2 blocks")
+
+    def _check_activations(self, task: Task) -> None:
+        """The largest activation of this run's forward passes (a training batch, or an
+        evaluation chunk of up to ``EVAL_BATCH``: :func:`ccomplexity.limits.forward_numbers`,
+        pairs of positions counted per head where the model has heads) within
+        ``limits.FORWARD_NUMBERS``."""
+        numbers = self.activations(task)
+        what = f"a {self.model.arch} batch of {self._rows()} x {task.max_tokens} tokens"
+        limits.check_numbers(numbers, what)
+
+    def _rows(self) -> int:
+        return max(self.recipe.batch, min(EVAL_BATCH, self.evaluation.eval_samples))
+
+    def activations(self, task: Task | None = None) -> int:
+        """Numbers in the largest activation of this run's forward passes."""
+        task = self.make_task() if task is None else task
+        heads = getattr(self.model_config, "heads", 0)  # models with heads score position pairs
+        depth = self.model.layers * (self.model.loops or 1)  # a looped block runs once per loop
+        return limits.forward_numbers(self._rows(), task.max_tokens, self.model.width, heads, depth)
+
+    def make_task(self) -> Task:
+        """The run's task at its length N with its options."""
+        return self.task.make()
+
+    def build_model(self) -> Any:
+        """A fresh model of :attr:`model_config` (initialised from torch's current seed),
+        holding its protocol's numbers on the run's grid when it trains at p bits."""
+        model = models.model_class(self.model.arch)(self.model_config)
+        return model.hold_messages(self.model.grid())
+
+    def value(self, key: str) -> Any:
+        """The value of flat field ``key`` (:data:`FLAT`): ``config.value("relations")``."""
+        part, name = FLAT[key]
+        return getattr(getattr(self, part), name) if part else getattr(self, name)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The flat form: every field of the four specs and the seed, each under its own name
+        (the task's under ``task``); options not set (None) are left out."""
+        values = ((key, self.value(key)) for key in FLAT)
+        return {k: v for k, v in values if not (k in OPTIONAL_FIELDS and v is None)}
+
+    @classmethod
+    def from_dict(cls, values: object) -> TrainConfig:
+        """From the flat form; unknown or missing keys and wrong types raise InputError."""
+        if not isinstance(values, dict):
+            raise InputError(f"TrainConfig must be a table of fields, got {type(values).__name__}")
+        unknown = sorted(str(k) for k in values if k not in FLAT)
+        if unknown:
+            known = ", ".join(sorted(FLAT))
+            raise InputError(f"TrainConfig has no field(s) {', '.join(unknown)}; known: {known}")
+        missing = [k for k in REQUIRED if k not in values]
+        if missing:
+            raise InputError(f"TrainConfig is missing field(s) {', '.join(missing)}")
+        parts: dict[str, dict[str, Any]] = {part: {} for part in PARTS}
+        seed = values.get("seed", 0)
+        for key, value in values.items():
+            part, name = FLAT[key]
+            if part:
+                parts[part][name] = value
+        made = {part: kind(**parts[part]) for part, kind in PARTS.items()}
+        return cls(**made, seed=seed)  # type: ignore[arg-type]
+
+    @classmethod
+    def of(cls, **flat: Any) -> TrainConfig:
+        """From flat fields: ``TrainConfig.of(task="dyck", arch="lstm", width=16, layers=1,
+        length=20, lr=3e-3)``, as :meth:`from_dict`."""
+        return cls.from_dict(flat)
+
+    def replace(self, **changes: Any) -> TrainConfig:
+        """This run with flat fields changed (``config.replace(steps=2000)``), checked anew."""
+        return TrainConfig.from_dict({**self.to_dict(), **changes})
+
+    def config_hash(self) -> str:
+        """First 16 hex digits of the sha256 of the canonical JSON of :meth:`to_dict`, less the
+        model options and the recipe at their defaults. i-gsm's ``query_depth`` is hashed under
+        its older name ``depth``, so that runs stored before the rename keep their hashes."""
+        defaults = {**MODEL_OPTIONS, **RECIPE_DEFAULTS}
+        fields = {
+            k: v for k, v in self.to_dict().items() if not (k in defaults and v == defaults[k])
+        }
+        if "query_depth" in fields and self.task.name == "i-gsm":
+            fields["depth"] = fields.pop("query_depth")
+        text = json.dumps(fields, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+PARTS: dict[str, type] = {
+    "task": TaskSpec,
+    "model": ModelSpec,
+    "recipe": Recipe,
+    "evaluation": Evaluation,
 }
-"""The limit of each integer field of :class:`TrainConfig`, shared with the ``ccx`` options."""
+"""The specs of a :class:`TrainConfig`, by attribute."""
 
 
-def model_config(config: TrainConfig, task: Task) -> dict[str, Any]:
-    """The ``models.build`` arguments of a run: sizes from the config, vocabulary and classes
-    from the task, ``heads`` where the architecture has heads and ``max_length`` (the task's
-    longest token sequence) where it has learned positions."""
-    fields = _model_fields(config.arch)
-    out: dict[str, Any] = {
-        "vocab_size": task.vocab_size,
-        "n_out": task.n_out,
-        "width": config.width,
-        "layers": config.layers,
-    }
-    if "heads" in fields:
-        out["heads"] = config.heads
-    if "max_length" in fields:
-        out["max_length"] = task.max_tokens
-    for name, default in MODEL_OPTIONS.items():
-        value = getattr(config, name)
-        if value != default:
-            if name not in fields:
-                raise InputError(f"{config.arch} has no option {name} (got {value!r})")
-            out[name] = value
-    if task.input_dim() is not None:
-        if "input_dim" not in fields:
-            raise InputError(f"{config.task} has vector inputs; {config.arch} reads tokens")
-        out["input_dim"] = task.input_dim()
-    if "loops" in fields:
-        out["loops"] = config.loops
-    return out
+def _flat_keys() -> dict[str, tuple[str, str]]:
+    """Flat key -> (spec attribute, field), in the order runs have always been stored."""
+    where = {"task": ("task", "name"), "seed": ("", "seed")}
+    for part, kind in PARTS.items():
+        for f in dataclasses.fields(kind):
+            if (part, f.name) != ("task", "name"):
+                where.setdefault(f.name, (part, f.name))
+    order = (
+        "task", "arch", "width", "layers", "length", "steps", "lr", "seed", "batch", "heads",
+        "target", "eval_every", "eval_samples", *MODEL_OPTIONS, *RECIPE_DEFAULTS, "loops",
+        *TASK_OPTIONS, "reg_lambda", "reg_block", *STATE_SIZES, "precision", "frac",
+    )  # fmt: skip
+    if set(order) != set(where) or len(order) != len(where):
+        raise RuntimeError("the flat form of TrainConfig does not list every spec field once")
+    return {key: where[key] for key in order}
+
+
+FLAT = _flat_keys()
+"""Flat key of :meth:`TrainConfig.to_dict` -> (spec attribute, field name)."""
+REQUIRED = ("task", "arch", "width", "layers", "length")
+"""Flat keys a stored config must give."""
+
+
+def flat_types() -> dict[str, Any]:
+    """Flat key of :meth:`TrainConfig.to_dict` -> the type of its spec field, in flat order."""
+    hints = {part: typed.field_types(kind) for part, kind in PARTS.items()}
+    return {key: hints[part][name] if part else int for key, (part, name) in FLAT.items()}
+
+
+OPTIONAL_FIELDS = ("loops", *TASK_OPTIONS, "reg_lambda", "reg_block", *STATE_SIZES, "precision",
+                   "frac")  # fmt: skip
+"""Flat keys left out of ``to_dict`` (and the hash) while None."""
 
 
 __all__ = [
     "EVAL_BATCH",
     "EVAL_SEED_OFFSET",
+    "FLAT",
     "MODEL_OPTIONS",
     "OPTIONAL_FIELDS",
     "TASK_OPTIONS",
+    "Evaluation",
+    "ModelSpec",
+    "TaskSpec",
     "TrainConfig",
-    "model_config",
+    "flat_types",
 ]

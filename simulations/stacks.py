@@ -332,22 +332,22 @@ def work(config: TrainConfig) -> float:
     from ccomplexity.budget import step_madds
     from simulations.tasks import get_task
 
-    task = get_task(config.task, config.length)
-    return step_madds(config.batch, task.max_tokens, config.width, config.layers, task.n_out,
-                      config.arch in QUADRATIC)  # fmt: skip
+    task = get_task(config.task.name, config.task.length)
+    return step_madds(config.recipe.batch, task.max_tokens, config.model.width,
+                      config.model.layers, task.n_out, config.model.arch in QUADRATIC)  # fmt: skip
 
 
 def batched_form(config: TrainConfig, device: torch.device) -> type[Stack]:
     """The form an ensemble of ``config``'s shape trains in on ``device`` (see :data:`BATCHED`;
     :class:`LoopStack` for an optimiser that does not run stacked)."""
-    form = BATCHED.get(config.arch, LoopStack)
-    if config.optimizer not in STACKED_OPTIMIZERS:
+    form = BATCHED.get(config.model.arch, LoopStack)
+    if config.recipe.optimizer not in STACKED_OPTIMIZERS:
         return LoopStack
-    if config.optimizer == "adafactor" and device.type not in STACKED_ADAFACTOR_DEVICES:
+    if config.recipe.optimizer == "adafactor" and device.type not in STACKED_ADAFACTOR_DEVICES:
         return LoopStack
-    if device.type == "cpu" and (config.arch in CPU_LOOP or work(config) > CPU_BATCHED_WORK):
+    if device.type == "cpu" and (config.model.arch in CPU_LOOP or work(config) > CPU_BATCHED_WORK):
         return LoopStack
-    if form is VmapStack and config.experts > 1 and device.type not in DENSE_ROUTING_DEVICES:
+    if form is VmapStack and config.model.experts > 1 and device.type not in DENSE_ROUTING_DEVICES:
         return LoopStack  # routed experts select rows, which vmap cannot batch
     return form
 

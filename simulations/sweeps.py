@@ -66,7 +66,6 @@ modules.
 
 from __future__ import annotations
 
-import dataclasses
 import importlib.resources
 import itertools
 import json
@@ -166,12 +165,6 @@ def _read_toml(name_or_path: str | Path) -> tuple[dict[str, Any], str, str]:
 # -- validation --------------------------------------------------------------------------------
 
 
-def _train_config_class() -> type:
-    from simulations.run_config import TrainConfig
-
-    return TrainConfig
-
-
 def _type_name(value: object) -> str:
     return type(value).__name__
 
@@ -249,8 +242,9 @@ def parse_spec(
     more than ``limits.GRID_RUNS`` runs needs ``allow_large_grid``; none may have more than
     ``limits.GRID_RUNS_MOST``. Both are counted before any run is expanded.
     """
-    config_cls = _train_config_class()
-    types = typed.field_types(config_cls)
+    from simulations.run_config import REQUIRED, TrainConfig, flat_types
+
+    types = flat_types()
     _check_keys(source, data, _TABLES)
     sweep = _check_table(f"{source}: [sweep]", data.get("sweep", {}))
     _check_keys(f"{source}: [sweep]", sweep, _SWEEP_KEYS)
@@ -292,20 +286,19 @@ def parse_spec(
             blocks.append({**shared, **own})
 
     _check_grid_size(source, blocks, allow_large_grid)
-    required = [f.name for f in dataclasses.fields(config_cls) if typed.required(f)]
     configs, seen = [], set()
     for block in blocks:
         # the product varies the config's later fields fastest: task, arch, ... length, lr, seed
         block = {k: block[k] for k in types if k in block}
         for point in _points(block):
             fields = {**base, **point}
-            missing = [k for k in required if k not in fields]
+            missing = [k for k in REQUIRED if k not in fields]
             if missing:
                 raise InputError(
                     f"{source}: no value for {missing[0]!r} (set it in [baseline] or [grid])"
                 )
             try:
-                config = config_cls(**fields)
+                config = TrainConfig.from_dict(fields)
             except InputError as err:
                 raise InputError(f"{source}: run {json.dumps(fields)}: {err}") from None
             key = config.config_hash()
@@ -426,7 +419,7 @@ def unit_work(unit: list[tuple[str, Any]]) -> float:
     from simulations.stacks import work
 
     config = unit[0][1]
-    return work(config) * (config.loops or 1) * config.steps * len(unit)
+    return work(config) * (config.model.loops or 1) * config.recipe.steps * len(unit)
 
 
 OUT_OF_MEMORY = ("OutOfMemoryError", "torch.OutOfMemoryError")
@@ -476,19 +469,7 @@ def run_sweep(
     leased by a sweep on another host waits for it, unless ``take_over_leases``. Returns a
     JSON-ready summary.
     """
-    if backend not in BACKENDS:
-        raise InputError(f"unknown backend {backend!r}; known: {', '.join(BACKENDS)}")
-    if backend == "ray" and loaded_files():
-        raise InputError("plugin files are loaded by the local backend's workers only; use it")
-    if workers is not None:
-        limits.WORKERS.check(workers, "workers")
-    if ensemble is not None:
-        limits.ENSEMBLE.check(ensemble, "ensemble")
-    limits.EXTEND_ROUNDS.check(extend_undecided, "extend-undecided")
-    if time_limit is not None:
-        limits.TIME_LIMIT.check(time_limit, "time-limit")
-        if extend_undecided:
-            raise InputError("--time-limit and --extend-undecided do not go together; run apart")
+    _check_options(backend, workers, ensemble, extend_undecided, time_limit)
     folder = str(checkpoint_folder(store_path) if checkpoint_dir is None else checkpoint_dir)
     check_outputs(store_path, folder, spec)
     sweep = spec if isinstance(spec, SweepSpec) else load_spec(spec, allow_large_grid)
@@ -505,15 +486,13 @@ def run_sweep(
     ray = _import_ray() if backend == "ray" else None
     if ensemble is None:
         ensemble = 1 if train_fn is not None and ensemble_fn is None else DEFAULT_ENSEMBLE
-    if train_fn is None:
-        train_fn = workers_mod.train_when_called
-    if ensemble_fn is None:
-        ensemble_fn = workers_mod.train_ensemble_when_called
-    from simulations.units import plan_units
-
+    job = workers_mod.Job(
+        train_fn or workers_mod.train_when_called,
+        ensemble_fn or workers_mod.train_ensemble_when_called,
+        folder,
+    )
     start = time.perf_counter()
     deadline = None if time_limit is None else time.monotonic() + time_limit
-    failed: list[dict[str, str]] = []
     owner = lease_owner()
     with Store(store_path) as store, workers_mod.KeepLeases(store_path, owner):
         done = store.done_hashes()
@@ -525,71 +504,12 @@ def run_sweep(
         Path(folder).mkdir(parents=True, exist_ok=True)
         store.note_sweep(sweep.name)
         skipped = len(sweep.configs) - len(pending)
-        report = ProgressLines(sweep.configs, skipped, progress)
-        stored = 0
-        finished: set[str] = set()
-        planned = dict(pending)
-
-        def finish(key: str, config: Any, outcome: dict | BaseException) -> None:
-            nonlocal stored
-            if key in finished:
-                return
-            finished.add(key)
-            if isinstance(outcome, DiskFull):  # every later run would fail so: stop here
-                raise outcome
-            if isinstance(outcome, BaseException):
-                message = f"{type(outcome).__name__}: {outcome}".splitlines()[0]
-                failed.append({"config_hash": key, "config": config.to_dict(), "error": message})
-                store.release(owner, key)
-                report(config, None, f"FAILED {message}")
-                return
-            stored += store.add_run(_checked(outcome, config, key))
-            report(config, outcome)
-
-        def member(result: dict) -> None:
-            """An ensemble member that stopped: stored at once."""
-            key = result.get("config_hash") if isinstance(result, dict) else None
-            if key in planned:
-                finish(key, planned[key], result)
-
-        def deliver(unit: Unit, outcome: list | BaseException) -> None:
-            """A unit's end: every member not yet finished gets its result or the error."""
-            if not isinstance(outcome, BaseException) and len(unit) == 1:
-                finish(*unit[0], outcome[0])
-                return
-            results = {}
-            if not isinstance(outcome, BaseException):
-                results = {r.get("config_hash"): r for r in outcome if isinstance(r, dict)}
-            for key, config in unit:
-                missing = RuntimeError("the ensemble returned no result for this run")
-                finish(key, config, outcome if isinstance(outcome, BaseException)
-                       else results.get(key, missing))  # fmt: skip
-
+        delivery = Delivery(store, owner, dict(pending),
+                            ProgressLines(sweep.configs, skipped, progress))  # fmt: skip
         processes = min(workers or default_workers(), max(1, len(pending)))
-        units = plan_units(pending, ensemble, processes if backend == "local" else 1)
-        if deadline is not None:  # a stretch: as many units done as it has time for
-            units.sort(key=unit_work)
-        elif processes > 1:  # the longest first, so that no long unit starts last
-            units.sort(key=unit_work, reverse=True)
-        job = workers_mod.Job(train_fn, ensemble_fn, folder)
-        shared = not_started = 0
-        if pending:
-            with workers_mod.runner(backend, processes, job, member, ray) as runner:
-                shared, not_started = workers_mod.run_leased(
-                    store, owner, units, runner, deliver, deadline, take_over_leases
-                )
-        retried = [f["config_hash"] for f in failed if f["error"].startswith(OUT_OF_MEMORY)]
-        if retried and processes > 1 and backend == "local":  # again, alone on the device
-            failed[:] = [f for f in failed if f["config_hash"] not in retried]
-            finished.difference_update(retried)
-            again = plan_units([(k, planned[k]) for k in retried], ensemble, 1)
-            with workers_mod.runner(backend, 1, job, member, ray) as runner:
-                more_shared, more_left = workers_mod.run_leased(
-                    store, owner, again, runner, deliver, deadline, take_over_leases
-                )
-            shared, not_started = shared + more_shared, not_started + more_left
-        else:
-            retried = []
+        units = _ordered_units(pending, ensemble, processes, backend, deadline)
+        ran = _run_units(delivery, units, job, processes, backend, ray, ensemble, deadline,
+                         take_over_leases)  # fmt: skip
         total_stored = len(store)
 
     extended = []
@@ -603,6 +523,7 @@ def run_sweep(
         )  # fmt: skip
         with Store(store_path, readonly=True) as store:
             total_stored = len(store)
+    shared, not_started, retried = ran
     return {
         "sweep": sweep.name,
         "source": sweep.source,
@@ -611,15 +532,135 @@ def run_sweep(
         "backend": backend,
         "runs": len(sweep.configs),
         "skipped": skipped,
-        "ran": stored,
+        "ran": delivery.stored,
         "shared": shared,
         **({"not_started": not_started} if time_limit is not None or not_started else {}),
         **({"retried_alone": len(retried)} if retried else {}),
-        "failed": failed + [f for r in extended for f in r.pop("failures")],
+        "failed": delivery.failed + [f for r in extended for f in r.pop("failures")],
         **({"extended": extended} if extend_undecided else {}),
         "stored_total": total_stored,
         "wall_seconds": round(time.perf_counter() - start, 3),
     }
+
+
+def _check_options(
+    backend: str, workers: int | None, ensemble: int | None, extend_undecided: int,
+    time_limit: float | None,
+) -> None:  # fmt: skip
+    """A sweep's options, checked before anything is read or created."""
+    if backend not in BACKENDS:
+        raise InputError(f"unknown backend {backend!r}; known: {', '.join(BACKENDS)}")
+    if backend == "ray" and loaded_files():
+        raise InputError("plugin files are loaded by the local backend's workers only; use it")
+    if workers is not None:
+        limits.WORKERS.check(workers, "workers")
+    if ensemble is not None:
+        limits.ENSEMBLE.check(ensemble, "ensemble")
+    limits.EXTEND_ROUNDS.check(extend_undecided, "extend-undecided")
+    if time_limit is not None:
+        limits.TIME_LIMIT.check(time_limit, "time-limit")
+        if extend_undecided:
+            raise InputError("--time-limit and --extend-undecided do not go together; run apart")
+
+
+class Delivery:
+    """Where a sweep's results go: each run is stored once as it arrives (an ensemble's members
+    one by one), a run that failed is reported and its lease released, and each is reported on
+    a progress line. ``stored`` and ``failed`` are the sweep's counts."""
+
+    def __init__(
+        self, store: Store, owner: str, planned: dict[str, Any], report: ProgressLines
+    ) -> None:
+        self.store, self.owner, self.planned, self.report = store, owner, planned, report
+        self.stored = 0
+        self.finished: set[str] = set()
+        self.failed: list[dict[str, str]] = []
+
+    def finish(self, key: str, config: Any, outcome: dict | BaseException) -> None:
+        """One run's end: its result stored, or its error reported."""
+        if key in self.finished:
+            return
+        self.finished.add(key)
+        if isinstance(outcome, DiskFull):  # every later run would fail so: stop here
+            raise outcome
+        if isinstance(outcome, BaseException):
+            message = f"{type(outcome).__name__}: {outcome}".splitlines()[0]
+            self.failed.append({"config_hash": key, "config": config.to_dict(), "error": message})
+            self.store.release(self.owner, key)
+            self.report(config, None, f"FAILED {message}")
+            return
+        self.stored += self.store.add_run(_checked(outcome, config, key))
+        self.report(config, outcome)
+
+    def member(self, result: dict) -> None:
+        """An ensemble member that stopped: stored at once."""
+        key = result.get("config_hash") if isinstance(result, dict) else None
+        if key in self.planned:
+            self.finish(key, self.planned[key], result)
+
+    def deliver(self, unit: Unit, outcome: list | BaseException) -> None:
+        """A unit's end: every member not yet finished gets its result or the error."""
+        if not isinstance(outcome, BaseException) and len(unit) == 1:
+            self.finish(*unit[0], outcome[0])
+            return
+        results = {}
+        if not isinstance(outcome, BaseException):
+            results = {r.get("config_hash"): r for r in outcome if isinstance(r, dict)}
+        for key, config in unit:
+            missing = RuntimeError("the ensemble returned no result for this run")
+            self.finish(key, config, outcome if isinstance(outcome, BaseException)
+                        else results.get(key, missing))  # fmt: skip
+
+    def forget(self, keys: list[str]) -> None:
+        """Runs to be trained again: no longer failed, not yet finished."""
+        self.failed[:] = [f for f in self.failed if f["config_hash"] not in keys]
+        self.finished.difference_update(keys)
+
+
+def _ordered_units(
+    pending: list[tuple[str, Any]], ensemble: int, processes: int, backend: str,
+    deadline: float | None,
+) -> list[Unit]:  # fmt: skip
+    """The units of work (:func:`simulations.units.plan_units`) in the order they start: a
+    stretch with a deadline does the cheapest first (as many as it has time for); several
+    processes start the costliest first (so that no long unit starts last)."""
+    from simulations.units import plan_units
+
+    units = plan_units(pending, ensemble, processes if backend == "local" else 1)
+    if deadline is not None:
+        units.sort(key=unit_work)
+    elif processes > 1:
+        units.sort(key=unit_work, reverse=True)
+    return units
+
+
+def _run_units(
+    delivery: Delivery, units: list[Unit], job: Any, processes: int, backend: str, ray: Any,
+    ensemble: int, deadline: float | None, take_over: bool = False,
+) -> tuple[int, int, list[str]]:  # fmt: skip
+    """Train ``units`` under leases (``take_over``: also those another host or a forged row
+    holds); then, with several local processes, the units that ran out of GPU memory beside
+    others again, one at a time. (runs another sweep stored, units not started before the
+    deadline or left to a lease, the runs trained again alone)."""
+    from simulations.units import plan_units
+
+    if not units:
+        return 0, 0, []
+    store, owner = delivery.store, delivery.owner
+    with workers_mod.runner(backend, processes, job, delivery.member, ray) as runner:
+        shared, not_started = workers_mod.run_leased(
+            store, owner, units, runner, delivery.deliver, deadline, take_over
+        )
+    retried = [f["config_hash"] for f in delivery.failed if f["error"].startswith(OUT_OF_MEMORY)]
+    if not retried or processes == 1 or backend != "local":
+        return shared, not_started, []
+    delivery.forget(retried)
+    again = plan_units([(k, delivery.planned[k]) for k in retried], ensemble, 1)
+    with workers_mod.runner(backend, 1, job, delivery.member, ray) as runner:
+        more_shared, more_left = workers_mod.run_leased(
+            store, owner, again, runner, delivery.deliver, deadline, take_over
+        )
+    return shared + more_shared, not_started + more_left, retried
 
 
 def _import_ray():

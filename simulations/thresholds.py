@@ -24,24 +24,27 @@ Where the store has no ``state_numel`` for a run, m falls back to its width (the
 
 from __future__ import annotations
 
+import functools
 import json
+import sys
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 import models
-from ccomplexity import claims, plugins
+from ccomplexity import budget, claims, plugins
 from ccomplexity.errors import InputError
 from simulations.store import check_plugin_sources, runs
 
 METRICS = ("best_accuracy", "accuracy")
 
 
-def claim_for(task: str, arch: str, layers: int) -> claims.Claim | None:
-    """The lower-bound claim a (task, arch, layers) model is drawn against, or None (also for
-    a plugin's model whose plugin is not loaded: its family is unknown)."""
+def claim_for(task: str, arch: str, layers: int, held: bool = False) -> claims.Claim | None:
+    """The lower-bound claim a (task, arch, layers) model is drawn against (``held``: one
+    trained at p bits), or None (also for a plugin's model whose plugin is not loaded: its
+    family is unknown)."""
     family = _family(arch)
-    return None if family is None else claims.lower_bound_for(task, family, layers)
+    return None if family is None else claims.lower_bound_for(task, family, layers, held)
 
 
 def _family(arch: str) -> str | None:
@@ -160,19 +163,18 @@ def thresholds(
         threshold, at_least = decided_threshold(points)
         decided = {"threshold_length": threshold, "threshold_at_least": at_least,
                    "points": points}  # fmt: skip
+        held = json.loads(options).get("precision")  # trained at p bits: its own p
+        p = precision if held is None else held
         if is_plugin_task(task):
-            row = _plugin_row(task, arch, width, layers, members, best, target, precision)
-            rows.append({**row, **decided})
+            row = _plugin_row(task, arch, width, layers, members, best, target, p)
+            rows.append({**row, **decided, "held": held is not None})
             continue
-        claim = claim_for(task, arch, layers)
+        claim = claim_for(task, arch, layers, held is not None)
         bound_id = claim.bound_id if claim is not None else None
         bound_length, bound_params = None, None
         if claim is not None and claim.bound.bounds_length:
             for run in members:
-                try:
-                    params = claim.model_params(_run_model(run), precision)
-                except InputError as err:
-                    raise InputError(f"run {run['config_hash']}: {err}") from None
+                params = run_bound_params(claim, run, p)
                 n = claim.bound.max_length(params["m"], params["p"], params["H"])
                 if bound_length is None or n > bound_length:
                     bound_length, bound_params = n, params
@@ -187,6 +189,7 @@ def thresholds(
                 "bound_length": bound_length,
                 "bound_id": bound_id,
                 "bound_params": bound_params,
+                "held": held is not None,
                 "runs": len(members),
                 "lengths": dict(sorted(best.items())),
             }
@@ -194,7 +197,74 @@ def thresholds(
     return rows
 
 
-__all__ = ["claim_for", "decided_threshold", "length_points", "threshold_length", "thresholds"]
+def run_bound_params(claim: claims.Claim, run: dict[str, Any], precision: int) -> dict[str, Any]:
+    """m, p, H of a stored run as ``claim`` reads them, at ``precision`` p."""
+    try:
+        return claim.model_params(_run_model(run), precision)
+    except InputError as err:
+        raise InputError(f"run {run['config_hash']}: {err}") from None
+
+
+def beyond_bounds(store_path: str | Path, target: float = 0.99) -> list[dict[str, Any]]:
+    """The runs trained at p bits that reached ``target`` at a length N their own bound rules
+    out at their own p (``ccx threshold --check``). Such a model is its protocol, so a run
+    here means the model, the protocol or the bound's implementation is wrong, not a finding.
+    Float runs are not checked: their precision is not theirs to state."""
+    from simulations.verdicts import current
+
+    found = []
+    for run in current(runs(store_path)):
+        p = run["config"].get("precision")
+        if p is None or run["best_accuracy"] < target or is_plugin_task(run["task"]):
+            continue
+        claim = claim_for(run["task"], run["arch"], run["layers"], held=True)
+        if claim is None or not claim.bound.bounds_length:
+            continue
+        params = run_bound_params(claim, run, p)
+        if not claim.bound.allows(run["length"], params["m"], params["p"], params["H"]):
+            found.append({
+                "id": run["id"], "config_hash": run["config_hash"], "task": run["task"],
+                "arch": run["arch"], "width": run["width"], "precision": p,
+                "length": run["length"], "best_accuracy": run["best_accuracy"],
+                "bound_id": claim.bound_id, "bound_params": params,
+                "bound_length": claim.bound.max_length(params["m"], params["p"], params["H"]),
+            })  # fmt: skip
+    return found
+
+
+__all__ = [
+    "beyond_bounds", "claim_for", "decided_threshold", "length_points", "plugin_bound",
+    "plugin_claim", "run_bound_params", "threshold_length", "thresholds",
+]  # fmt: skip
+
+
+def plugin_claim(arch: str, layers: int) -> dict[str, str] | None:
+    """The general claim (``ccomplexity.plugin_problems.GENERAL_CLAIMS``) a model of ``arch``
+    with ``layers`` layers on a plugin task is drawn against, or None."""
+    from ccomplexity.plugin_problems import GENERAL_CLAIMS
+
+    family = _family(arch)
+    for claim in GENERAL_CLAIMS:
+        if claim["family"] == family and claim["layers"] in ("any", str(layers)):
+            return claim
+    return None
+
+
+def plugin_bound(task: str, kind: str, lengths: tuple[int, ...]) -> dict[int, dict[str, Any]]:
+    """:func:`ccomplexity.plugin_bounds.bound_profile` of the loaded plugin task at ``lengths``,
+    computed once per task source (a figure and its thresholds ask twice); progress on stderr."""
+    found = plugins.require_task(task)
+    budgets = (budget.memory_budget(), budget.work_budget())  # what was refused depends on them
+    return _bound_cached(task, found.sha256, kind, lengths, budgets)
+
+
+@functools.lru_cache(maxsize=64)
+def _bound_cached(
+    task: str, sha256: str, kind: str, lengths: tuple[int, ...], budgets: tuple[int, int]
+) -> dict[int, dict[str, Any]]:
+    from ccomplexity.plugin_bounds import bound_profile
+
+    return bound_profile(task, kind, list(lengths), lambda line: print(line, file=sys.stderr))
 
 
 def _plugin_row(
@@ -207,13 +277,16 @@ def _plugin_row(
     target: float,
     precision: int,
 ) -> dict[str, Any]:
-    """A plugin task's row: its bound is computed, length by length. For a recurrent model,
-    Thm 2 (``separations.thm2``): solving the task at N needs m p >= the one-way bits at every
-    cut (``computed_bits``: {N: the most over the cuts}, at the swept lengths that can be
-    computed; None while the plugin is not loaded); ``bound_length`` is the largest swept N
-    before the first one it rules out, None when none is ruled out. Other families: no computed
-    bound (``ccx claims`` says which)."""
-    from ccomplexity.plugin_problems import one_way_profile
+    """A plugin task's row: its bound is computed at the stored lengths, as the general claims
+    say (:func:`plugin_claim`). A recurrent model (Thm 2, ``separations.thm2``): solving the task
+    at N needs m p >= the most one-way bits over the cuts. A one-layer transformer (Thm 4,
+    ``separations.thm4``, with Fact 4): the bits of the single-output protocol that ``ccx
+    protocol attention`` runs (m = width / heads per head, H heads) must reach the fooling-set
+    bits under prefix:N/2. ``computed_bits``: {N: bits} (None while the plugin is not loaded),
+    ``not_computed``: {N: why} where the price was over the budget, ``model_bits``: {N: the
+    model's side}; ``bound_length`` is the largest stored N before the first one ruled out
+    (None when none is). Other models: no bound (``ccx claims --task`` says which apply)."""
+    from ccomplexity.bounds.separations import single_output_bits
 
     row: dict[str, Any] = {
         "task": task, "arch": arch, "width": width, "layers": layers,
@@ -221,18 +294,32 @@ def _plugin_row(
         "bound_id": None, "bound_params": None, "runs": len(members),
         "lengths": dict(sorted(best.items())),
     }  # fmt: skip
-    if _family(arch) != "recurrent":
+    claim = plugin_claim(arch, layers)
+    if claim is None:
         return row
-    m = max((run["state_numel"] or run["width"]) for run in members)
-    row["bound_params"] = {"m": m, "p": precision, "H": 1, "m_is": "state_numel"}
-    row["bound_id"] = "separations.thm2"
+    row["bound_id"], row["bound_kind"] = claim["bound_id"], claim["bound"]
+    if claim["bound"] == "one-way":
+        m = max((run["state_numel"] or run["width"]) for run in members)
+        row["bound_params"] = {"m": m, "p": precision, "H": 1, "m_is": "state_numel"}
+        model_bits = {n: m * precision for n in best}
+    else:  # the loosest of the runs' (m, H): the threshold is a best over them
+        task_def = plugins.task_definition(task)
+        alphabet = task_def.alphabet if task_def is not None else 2
+        shapes = {(width // (h or 1), h or 1) for h in (_run_model(r)["heads"] for r in members)}
+        m, heads = max(shapes, key=lambda s: single_output_bits(*s, precision, max(best), 2))
+        row["bound_params"] = {"m": m, "p": precision, "H": heads, "m_is": "width / heads"}
+        model_bits = {n: max(single_output_bits(mm, hh, precision, n, alphabet)
+                             for mm, hh in shapes) for n in best}  # fmt: skip
+    row["model_bits"] = dict(sorted(model_bits.items()))
     if plugins.task_definition(task) is None:
         row["computed_bits"] = None
         return row
-    bits = row["computed_bits"] = one_way_profile(task, sorted(best))
+    computed = plugin_bound(task, claim["bound"], tuple(sorted(best)))
+    row["computed_bits"] = {n: c["bits"] for n, c in computed.items() if "bits" in c}
+    row["not_computed"] = {n: c["refused"] for n, c in computed.items() if "refused" in c}
     passed = None
-    for n in sorted(bits):
-        if bits[n] > m * precision:
+    for n in sorted(row["computed_bits"]):
+        if row["computed_bits"][n] > model_bits[n]:
             row["bound_length"] = passed
             break
         passed = n

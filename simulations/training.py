@@ -27,21 +27,15 @@ from typing import Any
 import torch
 from torch.nn import functional as F
 
-import models
-from ccomplexity import limits
+from ccomplexity import bounds, limits
 from ccomplexity.errors import InputError
 from ccomplexity.files import check_output_folder
 from models.base import SequenceModel
 from models.looped import block_cosine, block_cosine_penalty, layer_similarity
 from simulations.environment import run_environment
 from simulations.pricing import check_training
-from simulations.recipes import lr_factor, make_optimizer, set_lr
-from simulations.run_config import (
-    EVAL_BATCH,
-    EVAL_SEED_OFFSET,
-    TrainConfig,
-    model_config,
-)
+from simulations.recipes import Recipe, make_optimizer, set_lr
+from simulations.run_config import EVAL_BATCH, EVAL_SEED_OFFSET, TrainConfig
 from simulations.tasks import Task
 from simulations.verdicts import judge
 
@@ -52,7 +46,7 @@ def build_model(config: TrainConfig) -> tuple[SequenceModel, Task]:
     """A freshly initialised model (from ``torch.manual_seed(config.seed)``) and its task."""
     task = config.make_task()
     torch.manual_seed(config.seed)
-    return models.build(config.arch, **model_config(config, task)), task
+    return config.build_model(), task
 
 
 def resolve_device(device: str) -> torch.device:
@@ -71,12 +65,6 @@ def resolve_device(device: str) -> torch.device:
 
 
 # --- training -----------------------------------------------------------------------------------
-
-
-def step_factor(config: TrainConfig, step: int) -> float:
-    """The factor of ``config.lr`` at step ``step`` (1-based): :func:`simulations.recipes.lr_factor`
-    of the run's schedule."""
-    return lr_factor(config.schedule, config.warmup, config.steps, step)
 
 
 def masked_loss(logits: torch.Tensor, targets: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -122,7 +110,7 @@ def train(
     device: str = "auto",
     threads: int | None = None,
 ) -> dict:
-    """Train ``config.arch`` on ``config.task`` (App. H protocol) and report the run.
+    """Train ``config.model.arch`` on ``config.task.name`` (App. H protocol) and report the run.
 
     Every step draws a fresh training batch; every ``eval_every`` steps and after the last step
     the model is evaluated on ``eval_samples`` fresh examples of exactly length N, and training
@@ -176,44 +164,53 @@ def _train(
     config: TrainConfig, checkpoint_dir: str | Path | None, progress: bool, dev: torch.device
 ) -> dict:
     start = time.perf_counter()
+    recipe, evaluation, length = config.recipe, config.evaluation, config.task.length
     model, task = build_model(config)
     model.to(dev).train()
-    optimiser = make_optimizer(config.optimizer, model.parameters(), config.lr,
-                               config.weight_decay)  # fmt: skip
+    optimiser = make_optimizer(recipe.optimizer, model.parameters(), recipe.lr,
+                               recipe.weight_decay)  # fmt: skip
     data = torch.Generator().manual_seed(config.seed)
     held_out = torch.Generator().manual_seed(config.seed + EVAL_SEED_OFFSET)
     curve: list[list[float]] = []
     accuracy = best = 0.0
     step = 0
-    bar = _ProgressBar(config, enabled=progress)
-    with bar:
-        for step in range(1, config.steps + 1):
-            tokens, targets, mask = task.sample(config.batch, config.length, data, train=True)
-            tokens, targets, mask = tokens.to(dev), targets.to(dev), mask.to(dev)
-            loss = masked_loss(model(tokens), targets, mask)
-            aux = model.aux_loss()  # mixture-of-experts load balancing, when asked for
-            if aux is not None:
-                loss = loss + aux
-            if config.reg_lambda is not None:
-                loss = loss + config.reg_lambda * block_cosine_penalty(model, config.reg_block)
+    with _ProgressBar(config, enabled=progress) as bar:
+        for step in range(1, recipe.steps + 1):
+            batch = [t.to(dev) for t in task.sample(recipe.batch, length, data, train=True)]
+            loss = training_loss(model, recipe, *batch)
             optimiser.zero_grad(set_to_none=True)
             loss.backward()
-            if config.clip > 0:
-                torch.nn.utils.clip_grad_norm_(model.parameters(), config.clip)
-            set_lr(optimiser, config.lr * step_factor(config, step))
+            if recipe.clip > 0:
+                torch.nn.utils.clip_grad_norm_(model.parameters(), recipe.clip)
+            set_lr(optimiser, recipe.lr * recipe.factor(step))
             optimiser.step()
-            evaluated = step % config.eval_every == 0 or step == config.steps
+            evaluated = step % evaluation.eval_every == 0 or step == recipe.steps
             if evaluated:
-                accuracy = evaluate(model, task, config.length, config.eval_samples, held_out, dev)
+                accuracy = evaluate(model, task, length, evaluation.eval_samples, held_out, dev)
                 best = max(best, accuracy)
                 curve.append([step, accuracy])
             if progress and (evaluated or step % 10 == 0):  # .item() syncs a GPU: not every step
                 bar.update(step, loss.item(), accuracy if curve else None)
-            if evaluated and accuracy >= config.target:
+            if evaluated and accuracy >= evaluation.target:
                 break
     model.eval()
     extra = extra_results(model, config, task, held_out, dev, curve[-1][1])
     return run_result(model, config, curve, best, step, start, checkpoint_dir, dev, extra)
+
+
+def training_loss(
+    model: SequenceModel, recipe: Recipe, tokens: torch.Tensor, targets: torch.Tensor,
+    mask: torch.Tensor,
+) -> torch.Tensor:  # fmt: skip
+    """The loss one step minimises: the task's cross-entropy, the mixture-of-experts load
+    balancing when asked for, and the recipe's block-cosine regulariser when it has one."""
+    loss = masked_loss(model(tokens), targets, mask)
+    aux = model.aux_loss()
+    if aux is not None:
+        loss = loss + aux
+    if recipe.reg_lambda is not None:
+        loss = loss + recipe.reg_lambda * block_cosine_penalty(model, recipe.reg_block)
+    return loss
 
 
 def run_result(
@@ -231,14 +228,15 @@ def run_result(
 
         checkpoint = str(save_checkpoint(model, config, checkpoint_dir))
     extra = dict(extra or {})
-    evaluated = extra.pop("evaluated", config.eval_samples)
+    evaluated = extra.pop("evaluated", config.evaluation.eval_samples)
     return {
         **extra,
+        **held_bits(model, config),
         "accuracy": curve[-1][1],
         "best_accuracy": best,
         **judge(config.to_dict(), curve, curve[-1][1], evaluated),
         "evaluated": evaluated,
-        "lr_final": config.lr * step_factor(config, steps),
+        "lr_final": config.recipe.lr * config.recipe.factor(steps),
         "steps": steps,
         "wall_seconds": time.perf_counter() - start,
         "checkpoint": checkpoint,
@@ -251,8 +249,28 @@ def run_result(
         "seed": config.seed,
         "device": str(dev),
         "threads": torch.get_num_threads(),
-        "environment": run_environment(config.task, config.arch, dev),
+        "environment": run_environment(config.task.name, config.model.arch, dev),
     }
+
+
+def held_bits(model: SequenceModel, config: TrainConfig) -> dict[str, Any]:
+    """For a run trained at p bits: its grid (``precision`` p, ``frac``) and the bits its
+    protocol sends at its N: a recurrent model's state, m p (``state_bits``, Thm 2), a one-layer
+    attention model's two-way Thm 4 protocol (``protocol_bits``,
+    :func:`ccomplexity.bounds.thm4_held_bits`); nothing for a float run."""
+    grid = config.model.grid()
+    if grid is None:
+        return {}
+    out: dict[str, Any] = {"precision": grid.bits, "frac": grid.frac}
+    if model.recurrent:
+        out["state_bits"] = out["protocol_bits"] = model.state_bits(grid.bits)
+    elif config.model.arch == "transformer" and config.model.layers == 1:
+        cfg = model.config
+        out["protocol_bits"] = bounds.thm4_held_bits(
+            cfg.width // cfg.heads, cfg.heads, grid.bits, config.task.length,
+            alphabet=cfg.vocab_size,
+        )["total"]  # fmt: skip
+    return out
 
 
 def extra_results(
@@ -269,19 +287,22 @@ def extra_results(
     evaluation lengths (``accuracy_by_length``), the regulariser's R_G(k) per group
     (``block_cosine``) and, for a transformer of two or more layers, the cosine between every
     pair of its layers per parameter group (``layer_similarity``, the paper's Figs. 2-3)."""
-    fixed = task.training_set(config.length)
-    extra: dict[str, Any] = {"evaluated": config.eval_samples if fixed is None else len(fixed[0])}
-    lengths = task.eval_lengths(config.length)
+    fixed = task.training_set(config.task.length)
+    extra: dict[str, Any] = {
+        "evaluated": config.evaluation.eval_samples if fixed is None else len(fixed[0])
+    }
+    lengths = task.eval_lengths(config.task.length)
     if lengths:
         by_length = {
-            n: evaluate(model, task, n, config.eval_samples, held_out, dev) for n in lengths
+            n: evaluate(model, task, n, config.evaluation.eval_samples, held_out, dev)
+            for n in lengths
         }
-        extra["accuracy_by_length"] = {**by_length, config.length: accuracy}
-    if config.reg_block is not None:
+        extra["accuracy_by_length"] = {**by_length, config.task.length: accuracy}
+    if config.recipe.reg_block is not None:
         with torch.no_grad():
-            cosines = block_cosine(model, config.reg_block)
+            cosines = block_cosine(model, config.recipe.reg_block)
         extra["block_cosine"] = {group: float(v) for group, v in cosines.items()}
-    if config.arch == "transformer" and config.layers >= 2:
+    if config.model.arch == "transformer" and config.model.layers >= 2:
         extra["layer_similarity"] = layer_similarity(model)
     return extra
 
@@ -303,14 +324,14 @@ class _ProgressBar:
         )
 
         self.progress = Progress(
-            TextColumn(f"{config.arch} on {config.task} N={config.length}"),
+            TextColumn(f"{config.model.arch} on {config.task.name} N={config.task.length}"),
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
             TextColumn("{task.fields[status]}"),
             console=Console(stderr=True),
         )
-        self.task_id = self.progress.add_task("train", total=config.steps, status="")
+        self.task_id = self.progress.add_task("train", total=config.recipe.steps, status="")
 
     def __enter__(self) -> _ProgressBar:
         if self.enabled:

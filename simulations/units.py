@@ -21,9 +21,14 @@ MEMBER_FIELDS = ("lr", "seed", "target")
 
 def trains_alone(config: TrainConfig) -> bool:
     """Whether a run's loss has a term beyond the cross-entropy (the block-cosine regulariser,
-    a mixture-of-experts balance loss), which an ensemble's step does not compute: such a run
-    trains alone."""
-    return config.reg_lambda is not None or config.balance > 0
+    a mixture-of-experts balance loss), which an ensemble's step does not compute, or its model
+    holds its messages at p bits, which the ensembles' batched forms do not: such a run trains
+    alone."""
+    return (
+        config.recipe.reg_lambda is not None
+        or config.model.balance > 0
+        or config.model.precision is not None
+    )
 
 
 def shape_key(config: TrainConfig) -> tuple[tuple[str, Any], ...]:
@@ -45,7 +50,7 @@ def plan_groups(configs: Sequence[TrainConfig], cap: int) -> list[list[TrainConf
     for members in by_key.values():
         # the model's size was checked when the config was made (a capacity search's grown
         # configs: at both ends of the growth, simulations.capacity.check_growth)
-        numbers = members[0].activations(model_size=False)
+        numbers = members[0].activations()
         size, fit = cap, max(1, limits.FORWARD_NUMBERS // numbers)
         if fit < min(cap, len(members)):  # split evenly into groups that fit
             size = -(-len(members) // -(-len(members) // fit))

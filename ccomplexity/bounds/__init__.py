@@ -13,6 +13,7 @@ from ccomplexity.bounds.base import KINDS, PARAMS, Bound, Param, define_param
 from ccomplexity.bounds.separations import (
     Thm4Bits,
     thm4_closed_form,
+    thm4_held_bits,
     thm4_itemised,
     thm4_run_bits,
 )
@@ -110,5 +111,6 @@ __all__ = [
     "ids",
     "thm4_closed_form",
     "thm4_itemised",
+    "thm4_held_bits",
     "thm4_run_bits",
 ]

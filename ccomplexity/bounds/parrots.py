@@ -81,6 +81,20 @@ def paper_one_way_bits(width: int, heads: int, precision: int) -> int:
     return heads * (width + 1) * precision
 
 
+def exact_max_vertices(width: int, precision: int, heads: int = 1) -> int:
+    """Largest |V| the exact one-way protocol does not rule out: on each (2^(k-1), 2^k] the
+    message is constant (ceil(log2 |V|) = k) while |V| grows, and once 2^(k-1) exceeds it no
+    later interval has room (its length grows by H (1 + m) per k, |V| doubles)."""
+    best, k = 0, 0
+    while True:
+        lo, hi = (1, 1) if k == 0 else (2 ** (k - 1) + 1, 2**k)
+        bits = one_way_bits(width, heads, precision, hi)
+        if bits < lo:
+            return best
+        best = max(best, min(hi, bits))
+        k += 1
+
+
 def exact_min_width(vertices: int, precision: int, heads: int = 1) -> int:
     """Smallest width m that the exact one-way protocol does not rule out on |V| items: the
     least m with H (p - 1 + ceil(log2 |V|) + m (p + ceil(log2 |V|))) >= |V| (Alice holds the |V|
@@ -439,6 +453,8 @@ BOUNDS: tuple[Bound, ...] = (
         _value=exact_min_width,
         _outputs=_thm3_1_exact_outputs,
         _allows=lambda n, m, p, h: one_way_bits(m, h, p, n) >= n,
+        _max_length=exact_max_vertices,
+        bounds_length=True,
         uses_heads=True,
         length_name="|V|",
         length_param="vertices",

@@ -7,7 +7,8 @@ steps itemised, and the bits of the two protocols ``ccx protocol attention`` run
 the cheaper single-output variant on which the widths of Thm 5 and Thm 12 rest).
 
 The module is longer than most by design: one module per paper, and the paper has 22 statements,
-each a data entry with its statement, citation, formula and errata.
+each a data entry with its statement, citation, formula and errata; two more state Thm 5 and
+Thm 12 for one-layer transformers trained at p bits, against the protocol such a model runs.
 """
 
 from __future__ import annotations
@@ -150,10 +151,48 @@ def single_output_bits(m: int, h: int, p: int, n: int, alphabet: int) -> int:
     return thm4_run_bits(m, h, p, n, frac=p, alphabet=alphabet, single_output=True)["total"]
 
 
+def thm4_held_bits(
+    m: int, h: int, p: int, n: int, *, alphabet: int = 8, single_output: bool = False
+) -> dict[str, int]:
+    """Bits the Theorem 4 protocols send for a one-layer transformer trained at p bits, which
+    holds its logits, softmax numerators and value terms on a p-bit message grid
+    (``models.transformer.Transformer.held_attention``; ``ccx protocol attention`` on its
+    checkpoint). The query's token crosses (ceil(log2 |alphabet|)); per head both local maxima
+    (2p: a maximum of grid values is one); each partial sum of at most N codes of p bits is exact
+    in p + ceil(log2 N) bits: the softmax sum Z_S and the m coordinates of the value sum U_S.
+
+    * two-way: ceil(log2 V) + 2Hp + 2H(1 + m)(p + ceil(log2 N));
+    * single-output (the holder of N alone outputs): ceil(log2 V) + 2Hp + H(1 + m)(p +
+      ceil(log2 N)).
+    """
+    m, h, p, n = (check_int(m, "width m"), check_int(h, "heads H"), check_int(p, "precision p"),
+                  check_int(n, "length N"))  # fmt: skip
+    ways = 1 if single_output else 2
+    sums = p + ceil_log2(n)
+    steps = {
+        "query_token": ceil_log2(check_int(alphabet, "alphabet")),
+        "max_logit": 2 * h * p,
+        "partial_softmax_sums": ways * h * sums,
+        "partial_value_sums": ways * h * m * sums,
+    }
+    steps["total"] = sum(steps.values())
+    return steps
+
+
+def held_single_output_bits(m: int, h: int, p: int, n: int, alphabet: int) -> int:
+    """:func:`thm4_held_bits` of the single-output protocol."""
+    return thm4_held_bits(m, h, p, n, alphabet=alphabet, single_output=True)["total"]
+
+
 def single_output_max_length(
-    needed: Callable[[int], int], alphabet: int, even: bool
+    needed: Callable[[int], int],
+    alphabet: int,
+    even: bool,
+    protocol_bits: Callable[[int, int, int, int, int], int] = single_output_bits,
 ) -> Callable[[int, int, int], int]:
-    """Exact largest N with single_output_bits(m, H, p, N) >= needed(N), N even if ``even``.
+    """Exact largest N with protocol_bits(m, H, p, N, alphabet) >= needed(N), N even if
+    ``even`` (the single-output protocol's bits: :func:`single_output_bits`, or
+    :func:`held_single_output_bits` for a model trained at p bits).
 
     The bits grow by H each time ceil(log2 N) does, so the predicate is not monotone in N; but
     on each (2^(k-1), 2^k] the bits are constant while needed(N) grows, and once 2^(k-1) beats
@@ -164,7 +203,7 @@ def single_output_max_length(
         best, k = 0, 1
         while True:
             lo, hi = (1 if k == 1 else 2 ** (k - 1) + 1), 2**k
-            bits = single_output_bits(m, h, p, hi, alphabet)
+            bits = protocol_bits(m, h, p, hi, alphabet)
             if needed(lo) > bits:  # the whole interval and every later one are ruled out
                 return best
             top = last_true_in(lambda x, bits=bits: needed(x) <= bits, lo, hi)
@@ -682,5 +721,65 @@ BOUNDS: tuple[Bound, ...] = (
         quantity="bits",
         value_params=("size",),
         _value=lambda size: log2_exact(size),
+    ),
+    # -- the lower bounds of one-layer transformers trained at p bits -------------------------
+    # A model that holds Thm 4's numbers on a p-bit message grid while it trains *is* the
+    # protocol of thm4_held_bits, so its walls are Lemma 1's and Fact 2's bits against that
+    # protocol's: exact, with no gap between the trained model and the statement.
+    Bound(
+        id="separations.thm5_held",
+        name="Theorem 5 for 1-layer Transformers trained at p bits (Dyck-(2,2))",
+        statement=(
+            "A 1-layer Transformer whose logits, softmax numerators and value terms are held on "
+            "a p-bit grid, deciding Dyck-(2,2) on length N, has a single-output Theorem 4 "
+            "protocol of ceil(log2 4) + 2Hp + H(1 + m)(p + ceil(log2 N)) bits, at least N - 1."
+        ),
+        citation="Sec. 4.1, Theorem 5 (Lemma 1 + Theorem 4), for the protocol a model held at "
+        "p bits runs (not in the paper as such)",
+        formula="2 + 2Hp + H (1 + m)(p + ceil(log2 N)) >= N - 1",
+        kind="lower",
+        architecture="transformer-1layer",
+        task="Dyck-(2,2)",
+        quantity="bits of the held protocol",
+        value_params=("length",),
+        _value=lambda length: length - 1,
+        _allows=lambda n, m, p, h: held_single_output_bits(m, h, p, n, DYCK_ALPHABET) >= n - 1,
+        _max_length=single_output_max_length(
+            lambda n: n - 1, DYCK_ALPHABET, even=True, protocol_bits=held_single_output_bits
+        ),
+        bounds_length=True,
+        uses_heads=True,
+        even_length=True,
+        min_length=2,
+        derived=True,
+        notes="m is the width per head; the value is the N - 1 bits Lemma 1 forces.",
+    ),
+    Bound(
+        id="separations.thm12_held",
+        name="Theorem 12 for 1-layer Transformers trained at p bits (equality)",
+        statement=(
+            "A 1-layer Transformer whose logits, softmax numerators and value terms are held on "
+            "a p-bit grid, computing EQ of two halves of N/2 bits, has a single-output Theorem 4 "
+            "protocol of ceil(log2 2) + 2Hp + H(1 + m)(p + ceil(log2 N)) bits, at least N/2."
+        ),
+        citation="App. F.1, Theorem 12 (Theorem 4 + Fact 2), for the protocol a model held at "
+        "p bits runs (not in the paper as such)",
+        formula="1 + 2Hp + H (1 + m)(p + ceil(log2 N)) >= N / 2",
+        kind="lower",
+        architecture="transformer-1layer",
+        task="INEQ",
+        quantity="bits of the held protocol",
+        value_params=("length",),
+        _value=lambda length: length // 2,
+        _allows=lambda n, m, p, h: held_single_output_bits(m, h, p, n, 2) >= n // 2,
+        _max_length=single_output_max_length(
+            lambda n: n // 2, 2, even=True, protocol_bits=held_single_output_bits
+        ),
+        bounds_length=True,
+        uses_heads=True,
+        even_length=True,
+        min_length=2,
+        derived=True,
+        notes="m is the width per head; the value is the N/2 bits Fact 2 forces.",
     ),
 )

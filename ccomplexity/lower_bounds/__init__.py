@@ -19,6 +19,8 @@ branch and bound for the maximum fooling set. One module per method:
   (E distinct rows, a fooling set of size E), exact for every graph without the matrix.
 - :mod:`~ccomplexity.lower_bounds.word_problem`: the fooling set of a finite group's word
   problem at any cut (|G| pairs).
+- :mod:`~ccomplexity.lower_bounds.automaton`: one-way bits at every cut and the maximum fooling
+  set under prefix:K of a language given by an automaton, at any length (on states, not words).
 
 User errors raise :class:`ccomplexity.errors.InputError` with one line naming the limit.
 """
@@ -32,11 +34,9 @@ from ccomplexity.lower_bounds.exact import (
     exact_bits,
 )
 from ccomplexity.lower_bounds.fooling import (
-    DENSE_VERIFY_LIMIT,
     EXHAUSTIVE_LIMIT,
     EXHAUSTIVE_MEMBER_LIMIT,
     MATERIALISE_LIMIT,
-    PAIRWISE_DENSE_LIMIT,
     PAIRWISE_LIMIT,
     SYMBOLIC_LIMIT,
     FoolingCheck,
@@ -46,6 +46,7 @@ from ccomplexity.lower_bounds.fooling import (
     dyck_fooling_symbolic,
     equality_fooling_set,
     verify_fooling_set,
+    verify_fooling_words,
 )
 from ccomplexity.lower_bounds.kg import kg_fooling_set, one_way_bits_kg
 from ccomplexity.lower_bounds.max_fooling import (
@@ -65,7 +66,6 @@ from ccomplexity.lower_bounds.word_problem import word_problem_fooling_set
 
 __all__ = [
     "DEFAULT_PRIME",
-    "DENSE_VERIFY_LIMIT",
     "EXACT_BUDGET",
     "EXACT_ENTRY_LIMIT",
     "EXHAUSTIVE_LIMIT",
@@ -73,7 +73,6 @@ __all__ = [
     "MATERIALISE_LIMIT",
     "MAX_FOOLING_CELL_LIMIT",
     "MAX_FOOLING_ENTRY_LIMIT",
-    "PAIRWISE_DENSE_LIMIT",
     "PAIRWISE_LIMIT",
     "RANK_ENTRY_LIMIT",
     "SYMBOLIC_LIMIT",
@@ -98,5 +97,6 @@ __all__ = [
     "one_way_bits_kg",
     "rank_mod_p",
     "verify_fooling_set",
+    "verify_fooling_words",
     "word_problem_fooling_set",
 ]

@@ -1,10 +1,13 @@
-"""Fooling sets (Def. 1, Fact 4): verification, and the constructive sets of Lemma 1 (Dyck,
-exhaustive and symbolic), equality and disjointness. The exact maximum fooling set of a matrix
-is in :mod:`ccomplexity.lower_bounds.max_fooling`."""
+"""Fooling sets (Def. 1, Fact 4): verification (of pairs given by index or as words), and the
+constructive sets of Lemma 1 (Dyck, exhaustive and symbolic), equality and disjointness. The
+exact maximum fooling set of a matrix is in :mod:`ccomplexity.lower_bounds.max_fooling`. One
+module (about 540 lines) on purpose: the constructions are verified by the checks beside them,
+which share the pairwise scan."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,10 +36,6 @@ EXHAUSTIVE_MEMBER_LIMIT = 1 << 20
 """Most members the exhaustive Dyck fooling set enumerates (other (n, k) grow faster)."""
 PAIRWISE_LIMIT = 1 << 26
 """Most unordered pairs the generic pairwise fooling check evaluates through the problem."""
-PAIRWISE_DENSE_LIMIT = 1 << 30
-"""Most unordered pairs the pairwise check looks up in a materialised matrix."""
-DENSE_VERIFY_LIMIT = 1 << 24
-"""Most matrix entries the fooling check materialises to count value-cells or look pairs up."""
 MATERIALISE_LIMIT = 1 << 24
 """Most pairs the equality and disjointness fooling sets list explicitly."""
 SYMBOLIC_LIMIT = 1 << 24
@@ -119,16 +118,53 @@ def verify_fooling_set(
     - Count (fast, a proof): let K be the number of cells of M_f with value b. If 1-4 hold and
       |S| = K, then S is every b-cell, so for i != j, f(x_i, y_j) = b would put (x_i, y_j) in S,
       hence y_j = y_i (rows are distinct), contradicting 4. K comes from ``value_count`` (the
-      caller vouches that it is exact), from closed forms / a height DP for the problems of
-      :mod:`ccomplexity.problems`, or from the materialised matrix when that is small.
+      caller vouches that it is exact) or from closed forms / a height DP for the problems of
+      :mod:`ccomplexity.problems`.
     - Pairwise: every unordered pair i < j, vectorised in chunks; f(x_j, y_i) is evaluated only
-      where f(x_i, y_j) = b. At most ``PAIRWISE_LIMIT`` pairs through the problem's function,
-      ``PAIRWISE_DENSE_LIMIT`` when looked up in a materialised matrix.
+      where f(x_i, y_j) = b. At most ``PAIRWISE_LIMIT`` pairs. (Materialising the matrix never
+      costs less: distinct rows and columns make |S| <= min(rows, cols), so the matrix has more
+      cells than twice the pairs.)
     """
     r = index_array(rows, problem.n_rows, "rows")
     c = index_array(cols, problem.n_cols, "cols")
     if r.shape != c.shape:
         raise InputError(f"rows and cols must have the same length, got {len(r)} and {len(c)}")
+    s = int(r.size)
+    failed = _necessary_conditions(problem, r, c, value)
+    if failed is not None:
+        return failed
+    if s == 1:
+        return FoolingCheck(True, 1, None, "single")
+    count = value_count if value_count is not None else value_cell_count(problem, value)
+    if count is not None:
+        if s > count:
+            raise InputError(
+                f"the number of {value}-cells was given as {count}, below the {s} distinct "
+                f"{value}-cells in the set; value_count must be exact"
+            )
+        if s == count:
+            return FoolingCheck(True, s, None, "count")
+    pairs = s * (s - 1) // 2
+    if pairs > PAIRWISE_LIMIT:
+        raise InputError(
+            f"pairwise fooling-set verification is limited to {PAIRWISE_LIMIT} pairs, got "
+            f"{pairs} (|S| = {s}); pass value_count or use the symbolic certificate"
+        )
+    hit = _pairwise_violation(problem, r, c, value)
+    if hit is None:
+        return FoolingCheck(True, s, None, "pairwise")
+    i, j = hit
+    why = (
+        f"pairs {i} and {j} (rows {r[i]}, {r[j]}; cols {c[i]}, {c[j]}) violate Def. 1: "
+        f"f(x_{i}, y_{j}) = f(x_{j}, y_{i}) = {value}"
+    )
+    return FoolingCheck(False, s, why, "pairwise")
+
+
+def _necessary_conditions(
+    problem: TwoPartyProblem, r: np.ndarray, c: np.ndarray, value: int
+) -> FoolingCheck | None:
+    """Conditions 1-4 of :func:`verify_fooling_set`: the first one violated, or None."""
     s = int(r.size)
     if s == 0:
         return FoolingCheck(False, 0, "the set is empty; Fact 4 needs at least one pair", "none")
@@ -152,52 +188,72 @@ def verify_fooling_set(
                 f"other half), so f(x_{i}, y_{j}) = f(x_{j}, y_{i}) = {value}"
             )
             return FoolingCheck(False, s, why, "none")
+    return None
+
+
+WORD_CHUNK_SYMBOLS = 1 << 22
+"""Symbols of the words evaluated per call by :func:`verify_fooling_words` (bounded memory)."""
+
+
+def verify_fooling_words(
+    problem: TwoPartyProblem, x: np.ndarray, y: np.ndarray, value: int
+) -> FoolingCheck:
+    """Def. 1 for the pairs of words (x_i, y_i), Alice's (S, a) and Bob's (S, b) symbols,
+    evaluated as words (no indices, so any length): f = b on every pair, the pairs, rows and
+    columns distinct (as in :func:`verify_fooling_set`), then every unordered pair i < j, f(x_j,
+    y_i) evaluated only where f(x_i, y_j) = b. At most ``PAIRWISE_LIMIT`` pairs; the caller
+    prices the evaluations."""
+    s = len(x)
+    if s == 0 or len(y) != s:
+        return FoolingCheck(False, s, "the set is empty or its halves differ in number", "none")
+    width = problem.alice_length + problem.bob_length
+    step = max(1, WORD_CHUNK_SYMBOLS // max(1, width))
+
+    def f(rr: np.ndarray, cc: np.ndarray) -> np.ndarray:
+        out = np.empty(len(rr), dtype=np.int8)
+        for start in range(0, len(rr), step):
+            part = slice(start, start + step)
+            out[part] = problem.on_words(x[rr[part]], y[cc[part]])
+        return out
+
+    own = f(np.arange(s), np.arange(s))
+    bad = np.flatnonzero(own != value)
+    if bad.size:
+        i = int(bad[0])
+        return FoolingCheck(False, s, f"pair {i} has f = {own[i]}, not the value {value}", "none")
+    for keys, side in ((np.concatenate([x, y], axis=1), "pair"), (x, "x"), (y, "y")):
+        dup = first_duplicate(keys)
+        if dup:
+            why = f"pairs {dup[0]} and {dup[1]} share their {side}: f(x_i, y_j) = f(x_j, y_i)"
+            return FoolingCheck(False, s, f"{why} = {value}", "none")
     if s == 1:
         return FoolingCheck(True, 1, None, "single")
-
-    cells = problem.n_rows * problem.n_cols
     pairs = s * (s - 1) // 2
-    dense = None
-    if cells <= DENSE_VERIFY_LIMIT and cells <= 2 * pairs:
-        dense = problem.matrix()  # cheaper than the pairs themselves; gives K exactly too
-    count = value_count
-    if count is None:
-        count = int((dense == value).sum()) if dense is not None else None
-    if count is None:
-        count = value_cell_count(problem, value)
-    if count is not None:
-        if s > count:
-            raise InputError(
-                f"the number of {value}-cells was given as {count}, below the {s} distinct "
-                f"{value}-cells in the set; value_count must be exact"
-            )
-        if s == count:
-            return FoolingCheck(True, s, None, "count")
-
-    limit = PAIRWISE_DENSE_LIMIT if dense is not None else PAIRWISE_LIMIT
-    if pairs > limit:
+    if pairs > PAIRWISE_LIMIT:
         raise InputError(
-            f"pairwise fooling-set verification is limited to {limit} pairs, got {pairs} "
-            f"(|S| = {s}); pass value_count or use the symbolic certificate"
+            f"pairwise fooling-set verification is limited to {PAIRWISE_LIMIT} pairs, got "
+            f"{pairs} (|S| = {s})"
         )
-    hit = _pairwise_violation(problem, dense, r, c, value)
+    hit = _pairwise_violation(problem, np.arange(s), np.arange(s), value, f)
     if hit is None:
         return FoolingCheck(True, s, None, "pairwise")
     i, j = hit
-    why = (
-        f"pairs {i} and {j} (rows {r[i]}, {r[j]}; cols {c[i]}, {c[j]}) violate Def. 1: "
-        f"f(x_{i}, y_{j}) = f(x_{j}, y_{i}) = {value}"
-    )
+    why = f"pairs {i} and {j} violate Def. 1: f(x_{i}, y_{j}) = f(x_{j}, y_{i}) = {value}"
     return FoolingCheck(False, s, why, "pairwise")
 
 
 def _pairwise_violation(
-    problem: TwoPartyProblem, dense: np.ndarray | None, r: np.ndarray, c: np.ndarray, value: int
+    problem: TwoPartyProblem,
+    r: np.ndarray,
+    c: np.ndarray,
+    value: int,
+    on: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
 ) -> tuple[int, int] | None:
-    """Lexicographically first (i, j), i < j, with f(x_i, y_j) = f(x_j, y_i) = value."""
+    """Lexicographically first (i, j), i < j, with f(x_i, y_j) = f(x_j, y_i) = value; f at
+    (row, col) indices from the problem, or ``on`` when given."""
 
     def f(rr: np.ndarray, cc: np.ndarray) -> np.ndarray:
-        return dense[rr, cc] if dense is not None else chunked_entries(problem, rr, cc)
+        return on(rr, cc) if on is not None else chunked_entries(problem, rr, cc)
 
     s = len(r)
     per_i = np.arange(s - 1, -1, -1, dtype=np.int64)  # pairs (i, j > i) for each i

@@ -36,11 +36,12 @@ def index_array(values: np.ndarray, bound: int, what: str) -> np.ndarray:
 
 
 def first_duplicate(keys: np.ndarray) -> tuple[int, int] | None:
-    """(i, j), i < j, with keys[i] == keys[j] and j as small as possible; None if all distinct."""
-    if keys.ndim == 1:
-        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    else:
-        _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    """(i, j), i < j, with keys[i] == keys[j] and j as small as possible; None if all distinct.
+    Rows of a 2-D array are compared as raw bytes (one field each: fast for wide rows)."""
+    if keys.ndim == 2:
+        rows = np.ascontiguousarray(keys)
+        keys = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
     owner = first[inverse.reshape(-1)]
     dup = np.flatnonzero(owner != np.arange(len(owner)))
     if dup.size == 0:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ccomplexity import budget
-from ccomplexity.automata import dyck_dfa
+from ccomplexity.automata import DFA, dyck_dfa
 from ccomplexity.errors import InputError
 from ccomplexity.integers import ceil_log2 as _ceil_log2
 from ccomplexity.lower_bounds.fooling import SYMBOLIC_LIMIT
@@ -38,7 +38,7 @@ def one_way_bits(source: TwoPartyProblem | np.ndarray) -> OneWayResult:
     Bob's output is a function of (message, y), so inputs with the same message have identical
     rows; a protocol with at most b bits has at most 2^b messages (prefix-free), and sending the
     row class achieves it. Rows are hashed (bit-packed) on the dense matrix. The witness is one
-    Alice input per class and columns chosen greedily (:func:`_separating_columns`) until those
+    Alice input per class and columns chosen greedily (:func:`separating_columns`) until those
     inputs are pairwise distinct. INDEX_10: 1024 rows, 10 bits.
 
     A Dyck problem with a ``prefix:K`` partition too large for the dense matrix goes to
@@ -54,12 +54,12 @@ def one_way_bits(source: TwoPartyProblem | np.ndarray) -> OneWayResult:
             )
     m = as_matrix(source, "one_way_bits")
     reps, _ = row_classes(m)
-    cols = _separating_columns(m[reps])
+    cols = separating_columns(m[reps])
     k = len(reps)
     return OneWayResult(k, _ceil_log2(k), tuple(int(r) for r in reps), cols, "dense")
 
 
-def _separating_columns(sub: np.ndarray) -> tuple[int, ...]:
+def separating_columns(sub: np.ndarray) -> tuple[int, ...]:
     """Columns on which the (pairwise distinct) rows of ``sub`` become distinct; at least one, so
     that a witness of a single row still names a Bob input.
 
@@ -109,6 +109,58 @@ def check_one_way_witness(
     return len(r) >= 1 and len(np.unique(sub, axis=0)) == len(r)
 
 
+def _reached_with_parents(t: np.ndarray, start: int, steps: int) -> tuple[np.ndarray, np.ndarray]:
+    """The states reachable in exactly ``steps`` steps, and one parent (state, symbol) of each
+    state at each step, from which a prefix witness is read back."""
+    n_states, n_sym = t.shape
+    parent = np.full((steps + 1, n_states, 2), -1, dtype=np.int64)
+    cur = np.array([start], dtype=np.int64)
+    for step in range(1, steps + 1):
+        flat = t[cur].ravel()
+        reached, first = np.unique(flat, return_index=True)
+        parent[step, reached, 0] = cur[first // n_sym]
+        parent[step, reached, 1] = first % n_sym
+        cur = reached
+    return cur, parent
+
+
+def _residual_classes(t: np.ndarray, accepting: np.ndarray, rest: int) -> list[np.ndarray]:
+    """Classes of exact-length residuals, one table per remaining length 0..rest:
+    class_0 = acceptance, class_r(q) = (class_{r-1}(delta(q, a)))_a."""
+    classes = [accepting.astype(np.int64)]
+    for _ in range(rest):
+        _, cls = np.unique(classes[-1][t], axis=0, return_inverse=True)
+        classes.append(cls.reshape(-1))
+    return classes
+
+
+def _splitting_suffixes(dfa: DFA, classes: list[np.ndarray], reps: np.ndarray) -> list[list[int]]:
+    """Suffixes of length ``len(classes) - 1`` that tell the representatives ``reps`` apart:
+    groups are split until all are apart, each suffix splitting at least one group (following
+    a symbol on which the next classes of two members differ)."""
+    t, rest, k = dfa.transitions, len(classes) - 1, len(reps)
+
+    def separate(q1: int, q2: int) -> list[int]:
+        word = []
+        for r in range(rest, 0, -1):
+            a = int(np.flatnonzero(classes[r - 1][t[q1]] != classes[r - 1][t[q2]])[0])
+            word.append(a)
+            q1, q2 = int(t[q1, a]), int(t[q2, a])
+        return word
+
+    groups = [list(range(k))]
+    suffixes: list[list[int]] = []
+    while any(len(g) > 1 for g in groups):
+        g = next(g for g in groups if len(g) > 1)
+        word = separate(int(reps[g[0]]), int(reps[g[1]]))
+        suffixes.append(word)
+        end = dfa.run(np.array([word] * k, dtype=np.int64), states=reps.copy())
+        acc = dfa.accepting[end]
+        halves = [([i for i in g if acc[i]], [i for i in g if not acc[i]]) for g in groups]
+        groups = [h for pair in halves for h in pair if h]
+    return suffixes
+
+
 def one_way_bits_dyck(types: int, depth: int, length: int, cut: int) -> OneWayResult:
     """One-way complexity of Dyck-(n,k) at length N under ``prefix:cut``, through the DFA.
 
@@ -141,23 +193,10 @@ def one_way_bits_dyck(types: int, depth: int, length: int, cut: int) -> OneWayRe
         f"states x {n_sym} symbols, refined {length} times)"
     )
     budget.check(what, *budget.refinements(n_states, n_sym, length), "use a shorter length")
-    # Forward: states reachable in exactly K steps, with one parent each for a prefix witness.
-    parent = np.full((cut + 1, n_states, 2), -1, dtype=np.int64)
-    cur = np.array([dfa.start], dtype=np.int64)
-    for step in range(1, cut + 1):
-        flat = t[cur].ravel()
-        reached, first = np.unique(flat, return_index=True)
-        parent[step, reached, 0] = cur[first // n_sym]
-        parent[step, reached, 1] = first % n_sym
-        cur = reached
-    # Backward: classes of exact-length residuals, one table per remaining length.
+    cur, parent = _reached_with_parents(t, dfa.start, cut)
     rest = length - cut
-    classes = [dfa.accepting.astype(np.int64)]
-    for _ in range(rest):
-        _, cls = np.unique(classes[-1][t], axis=0, return_inverse=True)
-        classes.append(cls.reshape(-1))
-    final = classes[rest]
-    _, first = np.unique(final[cur], return_index=True)
+    classes = _residual_classes(t, dfa.accepting, rest)
+    _, first = np.unique(classes[rest][cur], return_index=True)
     reps = cur[np.sort(first)]
     k = len(reps)
 
@@ -168,31 +207,11 @@ def one_way_bits_dyck(types: int, depth: int, length: int, cut: int) -> OneWayRe
             word.append(a)
         return word[::-1]
 
-    def separate(q1: int, q2: int) -> list[int]:
-        word = []
-        for r in range(rest, 0, -1):  # follow a symbol on which the next classes differ
-            a = int(np.flatnonzero(classes[r - 1][t[q1]] != classes[r - 1][t[q2]])[0])
-            word.append(a)
-            q1, q2 = int(t[q1, a]), int(t[q2, a])
-        return word
-
-    # Split groups of representatives until all are apart; each suffix splits >= 1 group.
-    groups = [list(range(k))]
-    suffixes: list[list[int]] = []
-    while any(len(g) > 1 for g in groups):
-        g = next(g for g in groups if len(g) > 1)
-        word = separate(int(reps[g[0]]), int(reps[g[1]]))
-        suffixes.append(word)
-        end = dfa.run(np.array([word] * k, dtype=np.int64), states=reps.copy())
-        acc = dfa.accepting[end]
-        halves = [([i for i in g if acc[i]], [i for i in g if not acc[i]]) for g in groups]
-        groups = [h for pair in halves for h in pair if h]
-
-    base = n_sym
-    fits = base ** max(cut, rest) < 2**63
+    suffixes = _splitting_suffixes(dfa, classes, reps)
+    fits = n_sym ** max(cut, rest) < 2**63
 
     def index(word: list[int]) -> int:
-        return int(sum(a * base**e for e, a in enumerate(reversed(word))))
+        return int(sum(a * n_sym**e for e, a in enumerate(reversed(word))))
 
     rows = tuple(sorted(index(prefix(int(q))) for q in reps)) if fits else None
     cols = tuple(sorted({index(w) for w in suffixes})) if fits else None

@@ -270,6 +270,44 @@ def _run(
     return correct / len(tokens), counter.get_total_flops()
 
 
+def _composition_report(
+    model: Any, composition: str, formula: dict[str, Any], trace: Trace, accuracy: float,
+    flops: float, hops: int,
+) -> dict[str, Any]:  # fmt: skip
+    """One composition's measured parameters and FLOPs per query beside its formulas."""
+    report: dict[str, Any] = {
+        "accuracy": accuracy,
+        "blocks": len(model.blocks),
+        "iterations": hops,
+        "parameters": model.block_parameters(),
+        "parameters_formula": formula["parameters"],
+        "parameters_counted": formula["parameters_counted"],
+        "paper_parameters": formula["paper_parameters"],
+        "paper_attention_parameters": formula["paper_attention_parameters"],
+        "paper_block_depth": formula["paper_block_depth"],
+        "flops_per_query": flops,
+        "flops_formula": formula["flops"],
+    }
+    lookups = [blk.lookup for blk in model.blocks]
+    if composition == "looped-moe":
+        moe = lookups[0]
+        sizes = [x.keys.shape[0] for x in moe.experts]
+        largest = max(x.keys.numel() + x.tails.numel() for x in moe.experts)
+        report.update(
+            experts=len(sizes),
+            expert_triples=sizes,
+            expert_rows=trace.expert_rows,
+            expert_hits=trace.expert_hits,
+            active_lookup_parameters=moe.router.numel() + moe.offsets.numel() + largest,
+            active_lookup_parameters_formula=formula["active_lookup_parameters"],
+            flops_formula_is="worst case: every row at the largest expert",
+        )
+    else:
+        report["lookup_parameters"] = sum(x.keys.numel() + x.tails.numel() for x in lookups)
+        report["lookup_parameters_formula"] = formula["lookup_parameters"]
+    return report
+
+
 def verify_kg_path(
     entities: int,
     relations: int,
@@ -334,36 +372,9 @@ def verify_kg_path(
         formula = construction_counts(composition, e, r, q, k)
         trace, full = Trace(), Trace()
         accuracy, flops = _run(model, tokens, answers, trace)
-        report: dict[str, Any] = {
-            "accuracy": accuracy,
-            "blocks": len(model.blocks),
-            "iterations": q,
-            "parameters": model.block_parameters(),
-            "parameters_formula": formula["parameters"],
-            "parameters_counted": formula["parameters_counted"],
-            "paper_parameters": formula["paper_parameters"],
-            "paper_attention_parameters": formula["paper_attention_parameters"],
-            "paper_block_depth": formula["paper_block_depth"],
-            "flops_per_query": flops / samples,
-            "flops_formula": formula["flops"],
-        }
-        lookups = [blk.lookup for blk in model.blocks]
-        if composition == "looped-moe":
-            moe = lookups[0]
-            sizes = [x.keys.shape[0] for x in moe.experts]
-            largest = max(x.keys.numel() + x.tails.numel() for x in moe.experts)
-            report.update(
-                experts=len(sizes),
-                expert_triples=sizes,
-                expert_rows=trace.expert_rows,
-                expert_hits=trace.expert_hits,
-                active_lookup_parameters=moe.router.numel() + moe.offsets.numel() + largest,
-                active_lookup_parameters_formula=formula["active_lookup_parameters"],
-                flops_formula_is="worst case: every row at the largest expert",
-            )
-        else:
-            report["lookup_parameters"] = sum(x.keys.numel() + x.tails.numel() for x in lookups)
-            report["lookup_parameters_formula"] = formula["lookup_parameters"]
+        report = _composition_report(
+            model, composition, formula, trace, accuracy, flops / samples, q
+        )
         if exhaustive:
             report["exhaustive_accuracy"], _ = _run(model, all_tokens, all_answers, full)
         margin = min(margin, trace.attention_margin, full.attention_margin)

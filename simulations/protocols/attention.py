@@ -55,7 +55,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from ccomplexity import bounds, limits
+from ccomplexity import bounds
 from ccomplexity.errors import InputError
 from ccomplexity.integers import ceil_log2
 from ccomplexity.precision import FixedPoint
@@ -68,6 +68,7 @@ from ccomplexity.protocol import (
 )
 from models.transformer import Transformer
 from simulations.protocols import harness
+from simulations.protocols.requests import VARIANTS, AttentionProtocolRequest
 
 QUERY, MAX, SUMS, TOTAL, VALUES, MEAN = (
     "query_token",
@@ -77,8 +78,7 @@ QUERY, MAX, SUMS, TOTAL, VALUES, MEAN = (
     "partial_value_sums",
     "partial_value_mean",
 )
-TWO_WAY, SINGLE_OUTPUT, ONE_WAY = "two-way", "single-output", "one-way"
-VARIANTS = (TWO_WAY, SINGLE_OUTPUT, ONE_WAY)
+TWO_WAY, SINGLE_OUTPUT, ONE_WAY = VARIANTS
 
 
 @dataclass(frozen=True)
@@ -257,6 +257,75 @@ class OneWayBob(_Side, harness.OutputParty):
         return self.finish(u)
 
 
+class HeldParty(harness.OutputParty):
+    """A party of Theorem 4 for a transformer trained at p bits (two-way or single-output):
+    its logits, softmax numerators and value terms are grid values
+    (:meth:`models.transformer.Transformer.held_sums`), so its maxima cross in p bits each and
+    its partial sums Z_S and U_S exactly, p + ceil(log2 N) bits per number; the holder of N
+    sends its token first. Both (or the holder alone) then finish as the model does: U / Z, W_O,
+    residual, MLP and readout."""
+
+    def __init__(
+        self,
+        model: Transformer,
+        length: int,
+        positions: tuple[int, ...],
+        tokens: torch.Tensor,
+        numbers: harness.Numbers,
+    ) -> None:
+        self.model, self.numbers = model, numbers
+        self.token_bits = ceil_log2(model.config.vocab_size)
+        self.sum_bits = numbers.bits + ceil_log2(length)
+        self.last, self.heads, self.head_dim = length - 1, model.heads, model.head_dim
+        self.positions, self.tokens = positions, tokens
+        _, self.k, self.v = model.qkv(model.embed(tokens, torch.tensor(positions)))
+        if self.last in positions:
+            self.set_query(tokens[:, positions.index(self.last)])
+
+    def set_query(self, token: torch.Tensor) -> None:
+        self.x_last = self.model.embed(token[:, None], torch.tensor([self.last]))  # (B, 1, d)
+        q_last = self.model.qkv(self.x_last)[0]  # (B, H, 1, dh)
+        self.logits = self.model.held_logits(q_last, self.k)  # (B, H, 1, n)
+        self.local_max = self.logits.amax(-1, keepdim=True)  # (B, H, 1, 1)
+
+    def _codes(self, x: torch.Tensor) -> torch.Tensor:
+        return self.numbers.codes(x.reshape(len(x), -1))
+
+    def send(self, step: str) -> list[str]:
+        if step == QUERY:
+            token = self.tokens[:, self.positions.index(self.last)]
+            return [encode_uints([t], self.token_bits) for t in token.tolist()]
+        if step == MAX:
+            return self.numbers.encode(self._codes(self.local_max))
+        if step == SUMS:
+            return self.numbers.encode(self._codes(self.z_own), self.sum_bits)
+        if step == VALUES:
+            return self.numbers.encode(self._codes(self.u_own), self.sum_bits)
+        return super().send(step)
+
+    def receive(self, step: str, messages: list[str]) -> None:
+        heads, dh = self.heads, self.head_dim
+        if step == QUERY:
+            tokens = [decode_uints(bits, self.token_bits, 1)[0] for bits in messages]
+            self.set_query(torch.tensor(tokens))
+        elif step == MAX:
+            other = self.numbers.values(self.numbers.decode(messages, heads))
+            top = torch.maximum(self.local_max, other.reshape(-1, heads, 1, 1))
+            self.z_own, self.u_own = self.model.held_sums(self.logits, top, self.v)
+        elif step == SUMS:
+            codes = self.numbers.decode(messages, heads, self.sum_bits)
+            self.z_other = self.numbers.values(codes).reshape(-1, heads, 1, 1)
+        elif step == VALUES:
+            codes = self.numbers.decode(messages, heads * dh, self.sum_bits)
+            self.u_other = self.numbers.values(codes).reshape(-1, heads, 1, dh)
+        else:
+            super().receive(step, messages)
+
+    def output(self) -> torch.Tensor:
+        z, u = self.z_own + self.z_other, self.u_own + self.u_other  # exact sums
+        return self.model.finish(self.x_last[:, 0], (u / z)[:, :, 0])
+
+
 # ----------------------------------------------------------------------------- set-up and runs
 
 
@@ -277,6 +346,7 @@ def setup(
     model: Transformer,
     partition: Partition,
     inputs: torch.Tensor,
+    numbers: harness.Numbers,
     variant: str = TWO_WAY,
     query_token: int | None = None,
 ) -> harness.Setup:
@@ -288,6 +358,8 @@ def setup(
     last = length - 1
     alice_tokens = inputs[:, list(partition.alice)].clone()
     bob_tokens = inputs[:, list(partition.bob)].clone()
+    if numbers.held:
+        return _held_setup(model, partition, alice_tokens, bob_tokens, numbers, variant)
     if variant == ONE_WAY:
         check_one_way(partition, length, query_token)
         if not bool((inputs[:, last] == query_token).all()):
@@ -313,6 +385,34 @@ def setup(
     return harness.Setup({"alice": alice, "bob": bob}, schedule, outputs)
 
 
+def _held_setup(
+    model: Transformer,
+    partition: Partition,
+    alice_tokens: torch.Tensor,
+    bob_tokens: torch.Tensor,
+    numbers: harness.Numbers,
+    variant: str,
+) -> harness.Setup:
+    """The parties of a model trained at p bits (:class:`HeldParty`): two-way, both send their
+    maxima and both partial sums; single-output, the other party sends its partial sums only."""
+    if variant == ONE_WAY:
+        raise InputError(
+            "a model trained at p bits runs the two-way or the single-output protocol: its "
+            "numerators are held against the global maximum, which one message cannot carry"
+        )
+    length = len(partition.alice) + len(partition.bob)
+    alice = HeldParty(model, length, partition.alice, alice_tokens, numbers)
+    bob = HeldParty(model, length, partition.bob, bob_tokens, numbers)
+    o, p = ("alice", "bob") if length - 1 in partition.alice else ("bob", "alice")
+    if variant == TWO_WAY:
+        steps = tuple(pair for step in (MAX, SUMS, VALUES) for pair in ((o, p, step), (p, o, step)))
+        schedule, outputs = ((o, p, QUERY), *steps), ("alice", "bob")
+    else:  # single-output: the other party sends its sums only
+        schedule = ((o, p, QUERY), (o, p, MAX), (p, o, MAX), (p, o, SUMS), (p, o, VALUES))
+        outputs = (o,)
+    return harness.Setup({"alice": alice, "bob": bob}, schedule, outputs)
+
+
 def check_one_way(partition: Partition, length: int, query_token: int | None) -> None:
     if length - 1 not in partition.bob:
         raise InputError(
@@ -326,11 +426,16 @@ def check_one_way(partition: Partition, length: int, query_token: int | None) ->
         )
 
 
-def check(layers: int, length: int, fmt: FixedPoint) -> None:
+def check(layers: int, length: int, numbers: harness.Numbers) -> None:
+    """One layer, and (finite precision) a softmax sum Z <= N that fits on the grid; a model
+    trained at p bits sends its sums exactly, whatever N."""
     if layers != 1:
         raise InputError(
             f"the attention protocol simulates one-layer Transformers (Thm 4), got layers={layers}"
         )
+    if numbers.held:
+        return
+    fmt = FixedPoint(numbers.bits, numbers.frac)
     if length * (1 << fmt.frac) > fmt.max_raw:
         raise InputError(
             f"the softmax sum Z <= N = {length} must fit on the grid: need N * 2^frac <= "
@@ -338,6 +443,11 @@ def check(layers: int, length: int, fmt: FixedPoint) -> None:
         )
 
 
+HELD_FORMULAS = {
+    TWO_WAY: "ceil(log2 V) + 2 H p + 2 H (1 + dh) (p + ceil(log2 N))",
+    SINGLE_OUTPUT: "ceil(log2 V) + 2 H p + H (1 + dh) (p + ceil(log2 N))",
+}
+"""The bits a model trained at p bits sends (``ccomplexity.bounds.thm4_held_bits``)."""
 FORMULAS = {
     TWO_WAY: "ceil(log2 V) + 2 H p + 2 H (p + ceil(log2 N)) + 2 H dh (p + frac)",
     SINGLE_OUTPUT: "ceil(log2 V) + 2 H p + H (p + ceil(log2 N)) + H p + H dh (p + frac)",
@@ -373,7 +483,7 @@ def paper_bits(
 def transformer_source(
     width: int | None,
     heads: int | None,
-    length: int,
+    length: int | None,
     seed: int,
     layers: int = 1,
     vocab_size: int = 8,
@@ -391,7 +501,7 @@ def transformer_source(
     if source.name != "transformer":
         raise InputError(f"checkpoint {checkpoint} holds a {source.name}, not a transformer")
     source.agree(width=width, heads=heads)
-    if source.model.config.max_length < length:
+    if length is not None and source.model.config.max_length < length:
         raise InputError(
             f"checkpoint {checkpoint} has positions up to {source.model.config.max_length} "
             f"only, not N = {length}"
@@ -399,112 +509,101 @@ def transformer_source(
     return source
 
 
-def run_attention_protocol(
-    width: int | None,
-    heads: int | None,
-    length: int,
-    partition: str,
-    precision: int,
-    samples: int,
-    seed: int,
-    layers: int = 1,
-    variant: str = TWO_WAY,
-    vocab_size: int = 8,
-    frac: int | None = None,
-    layer_norm: bool = True,
-    certificate: bool = False,
-    checkpoint: str | None = None,
-    query_token: int = 0,
-) -> dict[str, Any]:
+def run_attention_protocol(request: AttentionProtocolRequest) -> dict[str, Any]:
     """Run Theorem 4's protocol (``variant`` two-way or single-output) or the one-way variant on
-    ``samples`` random inputs.
+    ``request.samples`` random inputs.
 
     The model is a one-layer ``transformer`` (max_length = N) initialised after
-    ``torch.manual_seed(seed)``, on the p-bit grid (``frac`` default p // 2, floor rounding).
-    With ``checkpoint`` the trained transformer saved there is used instead (its width, heads,
-    layers and vocabulary are read from it).
-    Inputs are uniform tokens from ``numpy.random.default_rng(seed)``; one-way, each carries the
-    public ``query_token`` at N. ``partition`` is prefix:K, odd-even, alice:i,j,... or random
-    (see :func:`resolve_partition`).
+    ``torch.manual_seed(seed)``, on the p-bit grid (``frac`` default p // 2, floor rounding),
+    or, with a checkpoint, the trained transformer saved there (its width, heads, layers,
+    vocabulary and, unless given, its N read from it); a model trained at p bits runs as it
+    trained, on its message grid (:class:`HeldParty`). Inputs are uniform tokens from
+    ``numpy.random.default_rng(seed)``; one-way, each carries the public ``query_token`` at N.
+    ``partition`` is prefix:K, odd-even, alice:i,j,... or random (see
+    :func:`resolve_partition`).
     """
-    if variant not in VARIANTS:
-        raise InputError(f"unknown protocol variant {variant!r}; choose one of {VARIANTS}")
-    limits.LENGTH.check(length, "length")
-    fmt = harness.fixed_point(precision, frac)
-    source = transformer_source(
-        width, heads, length, seed, layers, vocab_size, layer_norm, checkpoint
-    )
+    r = request
+    source = transformer_source(r.width, r.heads, r.length, r.seed, r.layers, r.vocab_size,
+                                r.layer_norm, r.checkpoint)  # fmt: skip
     model, cfg = source.model, source.model.config
-    width, heads, layers, vocab_size, layer_norm = (
-        cfg.width, cfg.heads, cfg.layers, cfg.vocab_size, cfg.layer_norm
-    )  # fmt: skip
-    check(layers, length, fmt)
-    harness.check_run(samples, length, seed, model)
-    part = resolve_partition(partition, length, seed)
-    one_way = variant == ONE_WAY
-    public = query_token if one_way else None
+    length = source.length(r.length)
+    harness.check_run(r.samples, length, model)
+    numbers = harness.hold_numbers(source, r.precision, r.frac)
+    check(cfg.layers, length, numbers)
+    part = resolve_partition(r.partition, length, r.seed)
+    one_way = r.variant == ONE_WAY
+    public = r.query_token if one_way else None
     if one_way:
-        check_one_way(part, length, query_token)
-        if query_token >= vocab_size:
-            raise InputError(f"the public query token must be below the vocabulary {vocab_size}")
-    model.set_precision(fmt)
-    inputs = harness.random_tokens(samples, length, vocab_size, seed)
+        check_one_way(part, length, r.query_token)
+        if r.query_token >= cfg.vocab_size:
+            raise InputError(
+                f"the public query token must be below the vocabulary {cfg.vocab_size}"
+            )
+    inputs = harness.random_tokens(r.samples, length, cfg.vocab_size, r.seed)
     if one_way:
-        inputs[:, -1] = query_token
+        inputs[:, -1] = r.query_token
     with torch.no_grad():
-        transcripts, outputs = harness.run(setup(model, part, inputs, variant, public), samples)
+        protocol = setup(model, part, inputs, numbers, r.variant, public)
+        transcripts, outputs = harness.run(protocol, r.samples)
         scores = harness.compare(outputs, model(inputs)[:, -1])
-    formula, itemised = paper_bits(model.head_dim, width, precision, length, heads, one_way)
-    run_count = None
-    if not one_way:
-        run_count = bounds.thm4_run_bits(
-            model.head_dim, heads, precision, length, frac=fmt.frac, alphabet=vocab_size,
-            single_output=variant == SINGLE_OUTPUT,
-        )["total"]  # fmt: skip
     result = {
-        "variant": variant,
-        "width": width,
-        "heads": heads,
-        "head_dim": model.head_dim,
-        "layers": layers,
-        "layer_norm": layer_norm,
-        "vocab_size": vocab_size,
-        "length": length,
-        "partition": partition,
+        "variant": r.variant, "width": cfg.width, "heads": cfg.heads,
+        "head_dim": model.head_dim, "layers": cfg.layers, "layer_norm": cfg.layer_norm,
+        "vocab_size": cfg.vocab_size, "length": length, "partition": r.partition,
         "partition_resolved": part.spec,
         "query_owner": "alice" if length - 1 in part.alice else "bob",
-        "query": "public" if one_way else "sent",
-        "query_token": public,
-        "outputs": list(outputs),
-        "precision": precision,
-        "frac": fmt.frac,
-        "rounding": fmt.rounding,
-        "samples": samples,
-        "seed": seed,
-        "checkpoint": checkpoint,
+        "query": "public" if one_way else "sent", "query_token": public,
+        "outputs": list(outputs), "precision": numbers.bits, "frac": numbers.frac,
+        "grid": numbers.description, "samples": r.samples, "seed": r.seed,
+        "checkpoint": r.checkpoint,
         **harness.worst_transcript(transcripts),
-        "bits_formula": FORMULAS[variant],
-        "bits_run_count": run_count,
-        "bits_paper_formula": formula,
-        "bits_paper_itemised": itemised,
-        "counts": COUNTS,
+        **bit_counts(model, numbers, length, r.variant),
         **scores,
-    }
-    if certificate:
-        protocol = {"partition": part.spec, "variant": variant, "query_token": public}
+        "bound": harness.trained_bound(source, length, numbers.bits),
+    }  # fmt: skip
+    if r.certificate:
+        protocol_section = {"partition": part.spec, "variant": r.variant, "query_token": public}
         claim = {k: result[k] for k in ("bits_sent", "one_way", "samples", *scores)}
         result["certificate"] = harness.certificate(
-            "protocol_attention", source.description, fmt, protocol, inputs, transcripts,
-            outputs, claim,
+            "protocol_attention", source.description, numbers, protocol_section, inputs,
+            transcripts, outputs, claim,
         )  # fmt: skip
     return result
 
 
+def bit_counts(
+    model: Transformer, numbers: harness.Numbers, length: int, variant: str
+) -> dict[str, Any]:
+    """The bit counts a run reports beside what it sent (:data:`COUNTS`)."""
+    cfg, one_way = model.config, variant == ONE_WAY
+    formula, itemised = paper_bits(
+        model.head_dim, cfg.width, numbers.bits, length, cfg.heads, one_way
+    )
+    run_count = None
+    if numbers.held:
+        run_count = bounds.thm4_held_bits(
+            model.head_dim, cfg.heads, numbers.bits, length, alphabet=cfg.vocab_size,
+            single_output=variant == SINGLE_OUTPUT,
+        )["total"]  # fmt: skip
+    elif not one_way:
+        run_count = bounds.thm4_run_bits(
+            model.head_dim, cfg.heads, numbers.bits, length, frac=numbers.frac,
+            alphabet=cfg.vocab_size, single_output=variant == SINGLE_OUTPUT,
+        )["total"]  # fmt: skip
+    return {
+        "bits_formula": HELD_FORMULAS[variant] if numbers.held else FORMULAS[variant],
+        "bits_run_count": run_count,
+        "bits_paper_formula": formula,
+        "bits_paper_itemised": itemised,
+        "counts": COUNTS,
+    }
+
+
 def replay_setup(
-    model: Transformer, protocol: dict[str, Any], inputs: torch.Tensor
+    model: Transformer, protocol: dict[str, Any], inputs: torch.Tensor, numbers: harness.Numbers
 ) -> harness.Setup:
     """The setup a certificate's ``protocol`` section {"partition", "variant", "query_token"}
     describes."""
-    check(model.config.layers, inputs.shape[1], model.quant.fmt)
+    check(model.config.layers, inputs.shape[1], numbers)
     part = Partition.parse(protocol["partition"], inputs.shape[1])
-    return setup(model, part, inputs, protocol["variant"], protocol["query_token"])
+    return setup(model, part, inputs, numbers, protocol["variant"], protocol["query_token"])

@@ -112,13 +112,13 @@ def bits_used(
         source = rnn.recurrent_source(arch, width, seed, checkpoint)
         source.agree(length=length, task=task)
         train_config = source.training
-        if train_config.task not in CHECKPOINT_TASKS:
+        if train_config.task.name not in CHECKPOINT_TASKS:
             raise InputError(
-                f"checkpoint {checkpoint} was trained on {train_config.task}; bits_used "
+                f"checkpoint {checkpoint} was trained on {train_config.task.name}; bits_used "
                 f"supports {', '.join(CHECKPOINT_TASKS)}"
             )
-        arch, width = train_config.arch, train_config.width
-        task, length = train_config.task, train_config.length
+        arch, width = train_config.model.arch, train_config.model.width
+        task, length = train_config.task.name, train_config.task.length
         inputs, targets, prefixes, bound, alphabet = _trained_task(task, length, cut, samples, seed)
     model, sha = source.model, source.description["state_sha256"]
     claim = _claim(task)

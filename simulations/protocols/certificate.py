@@ -39,8 +39,6 @@ from simulations.protocols import attention, harness, rnn
 MAX_TOKENS = 1 << 22
 """Most input tokens (samples x length) a certificate may ask the verifier to replay."""
 
-_OUTPUT = {"logits_raw": list, "prediction": list}
-
 
 def verify_protocol_certificate(cert: dict[str, Any]) -> Verdict:
     """Re-check a parsed protocol certificate; never raises for bad content, says why instead."""
@@ -55,9 +53,10 @@ def verify_protocol_certificate(cert: dict[str, Any]) -> Verdict:
     return Verdict(True, kind, bits, None)
 
 
-def _model(cert: dict[str, Any], kind: str) -> tuple[Any, FixedPoint]:
+def _model(cert: dict[str, Any], kind: str) -> tuple[Any, harness.Numbers]:
     """The model rebuilt from name, config and seed (or reloaded from its checkpoint), its hash
-    checked, on the recorded grid."""
+    checked, on the recorded grid: the finite-precision grid, or the message grid a model
+    trained at p bits holds its numbers on (which its checkpoint must name alike)."""
     spec = cert["model"]
     trained = "checkpoint" in spec  # a trained model: reload the file the run used
     origin = {"checkpoint": str} if trained else {"init_seed": int}
@@ -77,15 +76,18 @@ def _model(cert: dict[str, Any], kind: str) -> tuple[Any, FixedPoint]:
         else:
             source = harness.model_source(name, config, spec["init_seed"])
         model, sha = source.model, source.description["state_sha256"]
-        fmt = FixedPoint.from_dict(cert["precision"])
+        grid = cert["precision"]
+        require(isinstance(grid, dict), "precision must be an object")
+        if grid.get("kind") == "message-grid":
+            require(model.messages is not None and model.messages.grid.describe() == grid,
+                    "the precision names a message grid the model was not trained on")  # fmt: skip
+            numbers = harness.hold_numbers(source, model.messages.grid.bits, grid["frac"])
+        else:
+            numbers = harness.finite_numbers(model, FixedPoint.from_dict(grid))
     except (ValueError, TypeError, OSError) as err:  # InputError is a ValueError
         raise InvalidCertificate(f"cannot rebuild the model: {err}") from None
     require(sha == spec["state_sha256"], "model hash differs from the rebuilt model")
-    try:
-        model.set_precision(fmt)
-    except InputError as err:
-        raise InvalidCertificate(str(err)) from None
-    return model, fmt
+    return model, numbers
 
 
 def _inputs(cert: dict[str, Any], model: Any, kind: str) -> torch.Tensor:
@@ -105,11 +107,14 @@ def _inputs(cert: dict[str, Any], model: Any, kind: str) -> torch.Tensor:
     return torch.tensor(rows, dtype=torch.long)
 
 
-def _setup(kind: str, model: Any, protocol: dict[str, Any], inputs: torch.Tensor):
+def _setup(
+    kind: str, model: Any, protocol: dict[str, Any], inputs: torch.Tensor,
+    numbers: harness.Numbers,
+) -> harness.Setup:  # fmt: skip
     if kind == "protocol_rnn":
         require(set(protocol) == {"cut"}, "an rnn protocol section is {cut}")
         field(protocol, "cut", int)
-        return rnn.replay_setup(model, protocol, inputs)
+        return rnn.replay_setup(model, protocol, inputs, numbers)
     keys = {"partition", "variant", "query_token"}
     require(set(protocol) == keys, f"protocol section is {sorted(keys)}")
     field(protocol, "partition", str)
@@ -124,21 +129,21 @@ def _setup(kind: str, model: Any, protocol: dict[str, Any], inputs: torch.Tensor
         )
     else:  # the holder of N sends it, and it is counted
         require(public is None, f"a {variant} run sends the query token: query_token is null")
-    return attention.replay_setup(model, protocol, inputs)
+    return attention.replay_setup(model, protocol, inputs, numbers)
 
 
 def _replay(
     cert: dict[str, Any], kind: str, claim: dict[str, Any], transcripts: list[Transcript]
 ) -> None:
-    model, fmt = _model(cert, kind)
+    model, numbers = _model(cert, kind)
     inputs = _inputs(cert, model, kind)
     require(len(transcripts) == len(inputs), "one transcript per input is needed")
     require(claim.get("samples") == len(inputs), "claimed samples differ from the inputs")
     if kind == "protocol_rnn":
-        theorem = model.state_numel() * fmt.bits
+        theorem = model.state_numel() * numbers.bits
         require(claim["bits_sent"] == theorem, f"Thm 2 sends the whole state, {theorem} bits")
     try:
-        setup = _setup(kind, model, cert["protocol"], inputs)
+        setup = _setup(kind, model, cert["protocol"], inputs, numbers)
         outputs = harness.replay(setup, transcripts)
         reference = model(inputs)[:, -1]
     except (ValueError, harness.ReplayMismatch) as err:  # InputError is a ValueError
@@ -147,12 +152,11 @@ def _replay(
     require(set(recorded) == set(outputs), f"outputs must be those of {sorted(outputs)}")
     for name, logits in outputs.items():
         entry = recorded[name]
-        exact_keys(entry, f"outputs of {name}", _OUTPUT)
-        raw = harness.grid_raw(logits, fmt.frac).tolist()
-        require(entry.get("logits_raw") == raw, f"{name}'s logits differ from its replay")
-        require(
-            entry.get("prediction") == logits.argmax(-1).tolist(), f"{name}'s predictions differ"
-        )
+        key = "logits" if numbers.held else "logits_raw"
+        exact_keys(entry, f"outputs of {name}", {key: list, "prediction": list})
+        replayed = harness.recorded_logits(numbers, logits)
+        require(entry[key] == replayed[key], f"{name}'s logits differ from its replay")
+        require(entry["prediction"] == replayed["prediction"], f"{name}'s predictions differ")
     scores = harness.compare(outputs, reference)
     for key, value in scores.items():
         require(claim.get(key) == value, f"claimed {key} differs from the recomputed {value}")

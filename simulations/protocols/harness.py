@@ -23,11 +23,11 @@ import numpy as np
 import torch
 
 import models
-from ccomplexity import __version__, limits
+from ccomplexity import __version__, claims, limits, plugins
 from ccomplexity.certificates import FORMAT, FORMAT_VERSION
 from ccomplexity.errors import InputError
 from ccomplexity.precision import FixedPoint
-from ccomplexity.protocol import Channel, Transcript
+from ccomplexity.protocol import Channel, Transcript, decode_ints, encode_ints
 from models.base import SequenceModel
 
 Schedule = tuple[tuple[str, str, str], ...]
@@ -126,9 +126,8 @@ def state_sha256(model: SequenceModel) -> str:
 
 
 def build_seeded(name: str, config: dict[str, Any], seed: int) -> tuple[SequenceModel, str]:
-    """The model ``name`` randomly initialised after ``torch.manual_seed(seed)``, and its hash."""
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-        raise InputError(f"seed must be an integer in 0..2^63 - 1, got {seed!r}")
+    """The model ``name`` randomly initialised after ``torch.manual_seed(seed)`` (a seed its
+    request checked), and its hash."""
     torch.manual_seed(seed)
     model = models.build(name, **config)
     return model, state_sha256(model)
@@ -155,13 +154,21 @@ class Source:
     def checkpoint(self) -> str | None:
         return self.description.get("checkpoint")
 
+    def length(self, given: int | None) -> int:
+        """The length N a protocol runs at: ``given``, else a trained model's own N."""
+        if given is not None:
+            return given
+        if self.training is None:
+            raise InputError("give the length N (a checkpoint knows its own)")
+        return self.training.task.length
+
     def agree(self, **given: object) -> None:
         """Arguments given beside a checkpoint (arch, width, length, task, ...) must be the ones
         it was trained with; None means not given."""
         if self.training is None:
             return
         for key, value in given.items():
-            own = getattr(self.training, key)
+            own = self.training.value(key)
             if value is not None and value != own:
                 raise InputError(
                     f"{key} {value!r} disagrees with checkpoint {self.checkpoint}, trained with "
@@ -201,17 +208,116 @@ def model_source(
 
 def fixed_point(precision: int, frac: int | None) -> FixedPoint:
     """p-bit grid, floor rounding (App. B.2); ``frac`` defaults to p // 2 fractional bits, so that
-    values up to about 2^(p/2) and steps down to 2^-(p/2) are both representable."""
-    limits.PRECISION.check(precision, "precision")
+    values up to about 2^(p/2) and steps down to 2^-(p/2) are both representable. A model runs
+    in finite precision on 2..53 bits: the method's own limit (float64 holds its sums exactly),
+    inside the one limit of a precision (:data:`ccomplexity.limits.FIELDS`)."""
+    if not 2 <= precision <= 53:
+        raise InputError(
+            f"precision: a model runs in finite precision on 2..53 bits (float64 holds its sums "
+            f"exactly), got {precision}"
+        )
     return FixedPoint(precision, precision // 2 if frac is None else frac)
 
 
-def check_run(samples: int, length: int, seed: int, model: SequenceModel) -> None:
-    """A protocol run's sizes within :mod:`ccomplexity.limits`, checked before its inputs are
-    drawn: samples, length, seed, and the model's activations on them."""
-    limits.SAMPLES.check(samples, "samples")
-    limits.LENGTH.check(length, "length")
-    limits.SEED.check(seed, "seed")
+@dataclass(frozen=True)
+class Numbers:
+    """How the numbers a protocol sends are held, and so written: on the finite-precision grid of
+    the model's run (:class:`~ccomplexity.precision.FixedPoint`, every value rounded, float64,
+    codes in the symmetric range) or, for a model trained at p bits, on the message grid it
+    trained on (:class:`~ccomplexity.message_grid.MessageGrid`, float32, all 2^p codes)."""
+
+    bits: int
+    frac: int
+    held: bool  # True: a model trained at p bits, on its message grid
+    dtype: torch.dtype
+    description: dict[str, Any]
+
+    def codes(self, x: torch.Tensor, frac: int | None = None) -> torch.Tensor:
+        """Integer codes (int64) of values on the grid of 2^-``frac`` (default the grid's)."""
+        return grid_raw(x, self.frac if frac is None else frac)
+
+    def values(self, codes: Any, frac: int | None = None) -> torch.Tensor:
+        """The values of integer codes, in the model's dtype (exact: they fit its significand)."""
+        scale = 2.0 ** (self.frac if frac is None else frac)
+        return torch.as_tensor(codes, dtype=torch.float64).to(self.dtype) / scale
+
+    def encode(self, rows: torch.Tensor, width: int | None = None) -> list[str]:
+        """One message per row of codes, ``width`` bits (default p) of two's complement each."""
+        w = self.bits if width is None else width
+        return [encode_ints(row, w, full_range=self.held) for row in rows.tolist()]
+
+    def decode(self, messages: list[str], count: int, width: int | None = None) -> torch.Tensor:
+        """Codes (rows, count) of messages written by :meth:`encode`."""
+        w = self.bits if width is None else width
+        rows = [decode_ints(bits, w, count, full_range=self.held) for bits in messages]
+        return torch.tensor(rows, dtype=torch.long).reshape(len(messages), count)
+
+
+def hold_numbers(source: Source, precision: int, frac: int | None) -> Numbers:
+    """Put the source's model on the grid its protocol runs on: a model trained at p bits on the
+    grid it trained on (its checkpoint's; asked at another p, refused), any other model in
+    finite precision on the p-bit grid (:func:`fixed_point`)."""
+    model = source.model
+    if model.messages is not None:
+        grid = model.messages.grid
+        if precision != grid.bits or frac not in (None, grid.frac):
+            raise InputError(
+                f"checkpoint {source.checkpoint} was trained holding its messages at "
+                f"p = {grid.bits} bits (frac {grid.frac}): its protocol runs at --precision "
+                f"{grid.bits} (and that frac)"
+            )
+        dtype = next(model.parameters()).dtype
+        return Numbers(grid.bits, grid.frac, True, dtype, grid.describe())
+    return finite_numbers(model, fixed_point(precision, frac))
+
+
+def finite_numbers(model: SequenceModel, fmt: FixedPoint) -> Numbers:
+    """``model`` in finite precision on ``fmt`` (every value rounded), and its protocol's
+    numbers there."""
+    model.set_precision(fmt)
+    return Numbers(fmt.bits, fmt.frac, False, torch.float64, fmt.describe())
+
+
+def trained_bound(
+    source: Source, length: int, precision: int, cut: int | None = None
+) -> dict[str, Any] | None:
+    """For a trained model, the lower bound its task is drawn against, beside what its protocol
+    sends: for a built-in task, the claims table's bound for its task and family
+    (:func:`ccomplexity.claims.lower_bound_for`) with the model's (m, p, H) as the claim reads
+    them, the longest N the bound allows and whether it allows this N; for a plugin task on a
+    recurrent model, the task's exact one-way bits at this ``cut`` (Thm 2: the state must carry
+    them; :func:`ccomplexity.plugin_bounds.one_way_per_cut`, priced). None for a seeded model."""
+    if source.training is None:
+        return None
+    task, model = source.training.task.name, source.model
+    if plugins.task_definition(task) is not None:
+        if cut is None or not model.recurrent:
+            return None
+        from ccomplexity.plugin_bounds import one_way_per_cut
+
+        runs, origin = one_way_per_cut(task, length)
+        bits = next(r["bits"] for r in runs if r["cuts"][0] <= cut <= r["cuts"][1])
+        return {"id": "separations.thm2", "task": task, "cut": cut, "bits_needed": bits,
+                "method": f"one-way complexity ({origin})"}  # fmt: skip
+    cfg = model.config
+    held = model.messages is not None
+    claim = claims.lower_bound_for(task, models.family(model.name), cfg.layers, held)
+    if claim is None:
+        return None
+    described = {"width": cfg.width, "heads": getattr(cfg, "heads", None),
+                 "state_numel": model.state_numel() or None}  # fmt: skip
+    m = claim.model_params(described, precision)
+    bound = claim.bound
+    return {
+        "id": bound.id, "task": task, "params": m,
+        "max_length": bound.max_length(m["m"], m["p"], m["H"]),
+        "allows_length": bound.allows(length, m["m"], m["p"], m["H"]),
+    }  # fmt: skip
+
+
+def check_run(samples: int, length: int, model: SequenceModel) -> None:
+    """A protocol run's activations (the model's forward on ``samples`` inputs of ``length``)
+    within :data:`ccomplexity.limits.FORWARD_NUMBERS`, checked before its inputs are drawn."""
     cfg = model.config
     heads = 0 if model.recurrent else getattr(cfg, "heads", 0)
     limits.check_forward(samples, length, cfg.width, heads, cfg.layers, "the protocol run")
@@ -219,9 +325,8 @@ def check_run(samples: int, length: int, seed: int, model: SequenceModel) -> Non
 
 def random_tokens(samples: int, length: int, vocab: int, seed: int) -> torch.Tensor:
     """(samples, length) tokens uniform over the vocabulary, from numpy's generator of ``seed``."""
-    limits.SAMPLES.check(samples, "samples")
     limits.check_numbers(samples * length, f"{samples} inputs of length {length}")
-    rng = np.random.default_rng(limits.SEED.check(seed, "seed"))
+    rng = np.random.default_rng(seed)
     return torch.from_numpy(rng.integers(0, vocab, size=(samples, length), dtype=np.int64))
 
 
@@ -233,6 +338,16 @@ def grid_raw(x: torch.Tensor, frac: int) -> torch.Tensor:
     if not torch.equal(raw, scaled):
         raise RuntimeError(f"a value sent is not a multiple of 2^-{frac}")
     return raw.long()
+
+
+def recorded_logits(numbers: Numbers, logits: torch.Tensor) -> dict[str, Any]:
+    """An output party's logits as a certificate records them, and its predictions."""
+    key, values = (
+        ("logits", logits.tolist())
+        if numbers.held
+        else ("logits_raw", numbers.codes(logits).tolist())
+    )
+    return {key: values, "prediction": logits.argmax(-1).tolist()}
 
 
 def compare(outputs: dict[str, torch.Tensor], reference: torch.Tensor) -> dict[str, float]:
@@ -270,7 +385,7 @@ def worst_transcript(transcripts: list[Transcript]) -> dict[str, Any]:
 def certificate(
     kind: str,
     model: dict[str, Any],
-    fmt: FixedPoint,
+    numbers: Numbers,
     protocol: dict[str, Any],
     inputs: torch.Tensor,
     transcripts: list[Transcript],
@@ -279,7 +394,9 @@ def certificate(
 ) -> dict[str, Any]:
     """JSON certificate of a protocol run; :mod:`simulations.protocols.certificate` checks it.
 
-    ``model`` is {name, config, init_seed, state_sha256}; outputs are stored as raw grid codes.
+    ``model`` is {name, config, init_seed or checkpoint, state_sha256}; outputs are stored as
+    raw grid codes in finite precision, as their exact values (float32, each written exactly)
+    for a model trained at p bits, whose output layer is float.
     """
     return {
         "format": FORMAT,
@@ -287,16 +404,10 @@ def certificate(
         "software": {"name": "ccomplexity", "version": __version__, "torch": torch.__version__},
         "kind": kind,
         "model": model,
-        "precision": fmt.describe(),
+        "precision": numbers.description,
         "protocol": protocol,
         "inputs": inputs.tolist(),
         "transcripts": [t.describe() for t in transcripts],
-        "outputs": {
-            name: {
-                "logits_raw": grid_raw(logits, fmt.frac).tolist(),
-                "prediction": logits.argmax(-1).tolist(),
-            }
-            for name, logits in outputs.items()
-        },
+        "outputs": {name: recorded_logits(numbers, logits) for name, logits in outputs.items()},
         "claim": claim,
     }

@@ -40,12 +40,13 @@ import torch
 
 from ccomplexity import bounds
 from ccomplexity.bounds.parrots import one_way_bits, one_way_widths, paper_one_way_bits
-from ccomplexity.errors import InputError, check_int
+from ccomplexity.errors import InputError
 from ccomplexity.languages import graphs
-from ccomplexity.protocol import decode_ints, decode_uints, encode_ints, encode_uints
+from ccomplexity.protocol import decode_uints, encode_uints
 from models.concat_transformer import ConcatTransformer
 from models.constructions.parrots import length2_path_model
 from simulations.protocols import harness
+from simulations.protocols.requests import ParrotsProtocolRequest
 
 SUMS, VALUES = "partial_softmax_sums", "partial_value_sums"
 SCHEDULE: harness.Schedule = (("alice", "bob", SUMS), ("alice", "bob", VALUES))
@@ -61,43 +62,51 @@ FAILURES_SHOWN = 5
 class Alice(harness.Party):
     """Alice: the tokens of her positions and the public query token; one message."""
 
-    def __init__(self, model: ConcatTransformer, tokens: torch.Tensor, query: torch.Tensor):
-        fmt = model.quant.fmt
-        self.frac, self.heads, self.width = fmt.frac, model.heads, model.width
-        self.z_bits, self.l_bits = one_way_widths(fmt.bits, tokens.shape[1])
+    def __init__(
+        self,
+        model: ConcatTransformer,
+        tokens: torch.Tensor,
+        query: torch.Tensor,
+        numbers: harness.Numbers,
+    ) -> None:
+        self.numbers, self.heads, self.width = numbers, model.heads, model.width
+        self.z_bits, self.l_bits = one_way_widths(numbers.bits, tokens.shape[1])
         q = model.queries(model.embed(query[:, None]))  # (B, H, 1, m)
         self.z, self.l = model.partial_sums(q, model.embed(tokens))
 
     def send(self, step: str) -> list[str]:
         if step == SUMS:
-            raw = harness.grid_raw(self.z.reshape(len(self.z), -1), self.frac).tolist()
+            raw = self.numbers.codes(self.z.reshape(len(self.z), -1)).tolist()
             return [encode_uints(row, self.z_bits) for row in raw]
         if step == VALUES:
-            raw = harness.grid_raw(self.l.reshape(len(self.l), -1), self.frac).tolist()
-            return [encode_ints(row, self.l_bits) for row in raw]
+            return self.numbers.encode(self.numbers.codes(self.l.reshape(len(self.l), -1)),
+                                       self.l_bits)  # fmt: skip
         return super().send(step)
 
 
 class Bob(harness.OutputParty):
     """Bob: his positions and the fixed ones (the query among them); routes and outputs."""
 
-    def __init__(self, model: ConcatTransformer, tokens: torch.Tensor, alice_positions: int):
-        self.model = model
-        fmt = model.quant.fmt
-        self.frac, self.heads, self.width = fmt.frac, model.heads, model.width
-        self.z_bits, self.l_bits = one_way_widths(fmt.bits, alice_positions)
+    def __init__(
+        self,
+        model: ConcatTransformer,
+        tokens: torch.Tensor,
+        alice_positions: int,
+        numbers: harness.Numbers,
+    ) -> None:
+        self.model, self.numbers = model, numbers
+        self.heads, self.width = model.heads, model.width
+        self.z_bits, self.l_bits = one_way_widths(numbers.bits, alice_positions)
         x = model.embed(tokens)  # his positions, then the fixed ones; the query is last
         self.z, self.l = model.partial_sums(model.queries(x[:, -1:]), x)
 
     def receive(self, step: str, messages: list[str]) -> None:
-        scale = 2.0**self.frac
         if step == SUMS:
             raw = [decode_uints(bits, self.z_bits, self.heads) for bits in messages]
-            self.z_alice = torch.tensor(raw, dtype=torch.float64).reshape(self.z.shape) / scale
+            self.z_alice = self.numbers.values(raw).reshape(self.z.shape)
         elif step == VALUES:
-            count = self.heads * self.width
-            raw = [decode_ints(bits, self.l_bits, count) for bits in messages]
-            self.l_alice = torch.tensor(raw, dtype=torch.float64).reshape(self.l.shape) / scale
+            raw = self.numbers.decode(messages, self.heads * self.width, self.l_bits)
+            self.l_alice = self.numbers.values(raw).reshape(self.l.shape)
         else:
             super().receive(step, messages)
 
@@ -106,14 +115,16 @@ class Bob(harness.OutputParty):
         return self.model.readout(y)
 
 
-def setup(model: ConcatTransformer, layout: graphs.Layout, inputs: torch.Tensor) -> harness.Setup:
+def setup(
+    model: ConcatTransformer, layout: graphs.Layout, inputs: torch.Tensor, numbers: harness.Numbers
+) -> harness.Setup:
     """Alice gets the columns of her positions and the query token; Bob his and the fixed ones."""
     r = (inputs.shape[1] - layout.middle - 1) // 2
     alice, bob, fixed = layout.positions(r)
     query = inputs[:, fixed[-1]].clone()
     parties = {
-        "alice": Alice(model, inputs[:, list(alice)].clone(), query),
-        "bob": Bob(model, inputs[:, [*bob, *fixed]].clone(), len(alice)),
+        "alice": Alice(model, inputs[:, list(alice)].clone(), query, numbers),
+        "bob": Bob(model, inputs[:, [*bob, *fixed]].clone(), len(alice), numbers),
     }
     return harness.Setup(parties, SCHEDULE, ("bob",))
 
@@ -136,7 +147,7 @@ def build_model(
         return model, {"name": model.name, "config": model.config.to_dict(), "construction": True}
     if width is None:
         raise InputError(f"--arch {arch} needs --width")
-    k = check_int(experts, "experts K", 1)
+    k = experts
     if arch == "dense" and k != 1:
         raise InputError("--arch dense has one expert; use --arch moe for K > 1")
     if arch == "moe" and k < 2:
@@ -168,85 +179,85 @@ def instances(layout: graphs.Layout, r: int, samples: int, seed: int) -> dict[st
     return {"a": a, "b": b, "tokens": tokens, "exhaustive": exhaustive}
 
 
-def _check(vertices: int, precision: int, samples: int) -> tuple[int, int, int]:
-    r = check_int(vertices, "vertices |V|", 1)
-    if r > MAX_VERTICES:
-        raise InputError(f"vertices must be at most {MAX_VERTICES}, got {r}")
-    s = check_int(samples, "samples", 1)
-    if s > MAX_SAMPLES:
-        raise InputError(f"samples must be at most {MAX_SAMPLES}, got {s}")
-    return r, check_int(precision, "precision p", 2), s
+def _check(vertices: int, samples: int) -> None:
+    """The method's own limits (its instances are enumerated or drawn in numpy)."""
+    if vertices > MAX_VERTICES:
+        raise InputError(f"vertices must be at most {MAX_VERTICES}, got {vertices}")
+    if samples > MAX_SAMPLES:
+        raise InputError(f"samples must be at most {MAX_SAMPLES}, got {samples}")
 
 
 def _prepare(
     arch: str, vertices: int | None, width: int | None, heads: int, experts: int,
     precision: int, frac: int | None, middle: int, seed: int, checkpoint: str | None,
-) -> tuple[ConcatTransformer, dict[str, Any], graphs.Layout, int]:  # fmt: skip
+) -> tuple[ConcatTransformer, dict[str, Any], graphs.Layout, int, harness.Numbers]:  # fmt: skip
+    """The model on the grid its protocol runs on, its description, the layout and |V|."""
     if checkpoint is not None:
         source = harness.model_source(None, None, 0, checkpoint)
         model, info, config = source.model, source.description, source.training
         if not isinstance(model, ConcatTransformer) or model.tok is None:
             raise InputError(f"checkpoint {checkpoint} is not a concat-transformer on tokens")
-        if config.task != "length2-path":
-            raise InputError(f"checkpoint {checkpoint} was trained on {config.task}")
-        layout = graphs.Layout(config.length, 4)  # the training task's default middle edges
-        r = config.length if vertices is None else vertices
-        if r > config.length:
-            raise InputError(f"the checkpoint knows {config.length} vertices, got {r}")
-    else:
-        if vertices is None:
-            raise InputError("give --vertices |V| (or --checkpoint)")
-        _check(vertices, precision, 1)  # before the model's vocabulary is built
-        layout = graphs.Layout(vertices, middle)
-        model, info = build_model(arch, vertices, width, heads, experts, layout, seed)
-        r = vertices
-    model.set_precision(harness.fixed_point(precision, frac))
-    return model, info, layout, r
+        if config.task.name != "length2-path":
+            raise InputError(f"checkpoint {checkpoint} was trained on {config.task.name}")
+        layout = graphs.Layout(config.task.length, 4)  # the training task's default middle edges
+        r = config.task.length if vertices is None else vertices
+        if r > config.task.length:
+            raise InputError(f"the checkpoint knows {config.task.length} vertices, got {r}")
+        return model, info, layout, r, harness.hold_numbers(source, precision, frac)
+    if vertices is None:
+        raise InputError("give --vertices |V| (or --checkpoint)")
+    _check(vertices, 1)  # before the model's vocabulary is built
+    layout = graphs.Layout(vertices, middle)
+    model, info = build_model(arch, vertices, width, heads, experts, layout, seed)
+    numbers = harness.finite_numbers(model, harness.fixed_point(precision, frac))
+    return model, info, layout, vertices, numbers
 
 
 def _run(
-    model: ConcatTransformer, layout: graphs.Layout, r: int, samples: int, seed: int
-) -> tuple[dict[str, Any], list[Any], dict[str, torch.Tensor]]:
+    model: ConcatTransformer, layout: graphs.Layout, r: int, samples: int, seed: int,
+    numbers: harness.Numbers,
+) -> tuple[dict[str, Any], list[Any], dict[str, torch.Tensor]]:  # fmt: skip
     """The instances of a run, and the protocol's transcripts and outputs on them."""
-    _check(r, model.quant.fmt.bits, samples)
+    _check(r, samples)
     data = instances(layout, r, samples, seed)
     with torch.no_grad():
-        transcripts, outputs = harness.run(
-            setup(model, layout, data["tokens"]), len(data["tokens"])
-        )
+        protocol = setup(model, layout, data["tokens"], numbers)
+        transcripts, outputs = harness.run(protocol, len(data["tokens"]))
     return data, transcripts, outputs
 
 
-def run_parrots_protocol(
-    vertices: int | None,
-    width: int | None,
-    heads: int,
-    precision: int,
-    samples: int,
-    seed: int,
-    arch: str = "moe",
-    experts: int = 1,
-    frac: int | None = None,
-    middle: int = 4,
-    checkpoint: str | None = None,
-) -> dict[str, Any]:
-    """Run the one-way protocol on ``samples`` length-2 path instances (the training law, or
-    all of them for |V| <= 8) and compare Bob's logits with the model's own forward."""
-    model, info, layout, r = _prepare(arch, vertices, width, heads, experts, precision, frac,
-                                      middle, seed, checkpoint)  # fmt: skip
-    data, transcripts, outputs = _run(model, layout, r, samples, seed)
+def _float_predictions(model: ConcatTransformer, inputs: torch.Tensor) -> torch.Tensor:
+    """The model's classes in float mode (no grid), its grid restored after."""
+    quant, messages = model.quant, model.messages
+    model.set_precision(None)
+    model.messages = None
+    try:
+        return model(inputs.to(torch.long))[:, -1].argmax(-1)
+    finally:
+        model.messages = messages
+        if quant is not None:
+            model.set_precision(quant.fmt)
+
+
+def run_parrots_protocol(request: ParrotsProtocolRequest) -> dict[str, Any]:
+    """Run the one-way protocol on ``request.samples`` length-2 path instances (the training
+    law, or all of them for |V| <= 8) and compare Bob's logits with the model's own forward (a
+    model trained at p bits on its message grid, any other in finite precision)."""
+    q = request
+    model, info, layout, r, numbers = _prepare(
+        q.arch, q.vertices, q.width, q.heads, q.experts, q.precision, q.frac, 4, q.seed,
+        q.checkpoint,
+    )  # fmt: skip
+    data, transcripts, outputs = _run(model, layout, r, q.samples, q.seed, numbers)
     inputs = data["tokens"]
     with torch.no_grad():
         reference = model(inputs)[:, -1]
-        fmt = model.quant.fmt
-        model.set_precision(None)
-        float_pred = model(inputs.to(torch.long))[:, -1].argmax(-1)
-        model.set_precision(fmt)
+        float_pred = _float_predictions(model, inputs)
     scores = harness.compare(outputs, reference)
     cfg = model.config
     return {
         "task": "length2-path",
-        "arch": arch if checkpoint is None else "checkpoint",
+        "arch": q.arch if q.checkpoint is None else "checkpoint",
         "vertices": r,
         "middle": layout.middle,
         "length": inputs.shape[1],
@@ -254,18 +265,19 @@ def run_parrots_protocol(
         "heads": cfg.heads,
         "experts": cfg.experts,
         "gate": cfg.gate,
-        "precision": fmt.bits,
-        "frac": fmt.frac,
+        "precision": numbers.bits,
+        "frac": numbers.frac,
+        "grid": numbers.description,
         "softmax_offset": cfg.softmax_offset,
         "samples": len(inputs),
         "exhaustive": data["exhaustive"],
-        "seed": seed,
-        "checkpoint": checkpoint,
+        "seed": q.seed,
+        "checkpoint": q.checkpoint,
         "model": info.get("name"),
         **harness.worst_transcript(transcripts),
         "bits_formula": "H ((p - 1 + ceil(log2 |A|)) + m (p + ceil(log2 |A|)))",
-        "bits_exact_formula": one_way_bits(cfg.width, cfg.heads, fmt.bits, r),
-        "bits_paper_formula": paper_one_way_bits(cfg.width, cfg.heads, fmt.bits),
+        "bits_exact_formula": one_way_bits(cfg.width, cfg.heads, numbers.bits, r),
+        "bits_paper_formula": paper_one_way_bits(cfg.width, cfg.heads, numbers.bits),
         "lower_bound_bits": r,
         **scores,
         "float_agreement": float((float_pred == reference.argmax(-1)).double().mean()),
@@ -280,19 +292,16 @@ def _bits(row: np.ndarray) -> str:
     return "".join("1" if v else "0" for v in row)
 
 
-def item_deltas(model: ConcatTransformer, layout: graphs.Layout, r: int) -> np.ndarray:
+def item_deltas(
+    model: ConcatTransformer, layout: graphs.Layout, r: int, numbers: harness.Numbers
+) -> np.ndarray:
     """delta_i (r, H(m + 1)) int64: the raw change of Alice's message when item i joins a."""
     query = model.embed(torch.tensor([[layout.query]]))
     q = model.queries(query)
     tokens = torch.arange(r + 1)[:, None]  # (s, 0), (s, 1), ..., (s, r), one per row
     z, l = model.partial_sums(q.expand(r + 1, -1, -1, -1), model.embed(tokens))  # noqa: E741
-    frac = model.quant.fmt.frac
     raw = torch.cat(
-        [
-            harness.grid_raw(z.reshape(r + 1, -1), frac),
-            harness.grid_raw(l.reshape(r + 1, -1), frac),
-        ],
-        dim=1,
+        [numbers.codes(z.reshape(r + 1, -1)), numbers.codes(l.reshape(r + 1, -1))], dim=1
     ).numpy()
     return raw[1:] - raw[0]
 
@@ -319,11 +328,11 @@ def collision(deltas: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray] | 
 
 
 def forced_failure(
-    model: ConcatTransformer, layout: graphs.Layout, r: int, seed: int
+    model: ConcatTransformer, layout: graphs.Layout, r: int, seed: int, numbers: harness.Numbers
 ) -> dict[str, Any] | None:
     """Two instances the protocol cannot tell apart whose DISJ answers differ, checked by
     running both through the channel; None when no colliding pair of Alice's sets was found."""
-    pair = collision(item_deltas(model, layout, r), seed)
+    pair = collision(item_deltas(model, layout, r, numbers), seed)
     if pair is None:
         return None
     a, a_other = pair
@@ -331,7 +340,7 @@ def forced_failure(
     b = np.eye(r, dtype=bool)[i]
     middle = np.tile(np.stack([np.ones(layout.middle), np.full(layout.middle, 2)], -1), (2, 1, 1))
     tokens = torch.from_numpy(layout.encode(np.stack([a, a_other]), np.stack([b, b]), middle))
-    transcripts, outputs = harness.run(setup(model, layout, tokens), 2)
+    transcripts, outputs = harness.run(setup(model, layout, tokens, numbers), 2)
     messages = ["|".join(m.bits for m in t.messages) for t in transcripts]
     predicted = outputs["bob"].argmax(-1).tolist()
     answers = graphs.disjointness(np.stack([a, a_other]), np.stack([b, b])).astype(int).tolist()
@@ -360,13 +369,13 @@ def run_length2_path_reduction(
 ) -> dict[str, Any]:
     """DISJ_|V| -> length-2 path (Lemma A.2) -> the one-way protocol (Lemma A.3 / Thm A.4) on a
     model: bits sent against |V|, where the model errs, and a forced failure when it must."""
-    model, info, layout, r = _prepare(arch, vertices, width, heads, experts, precision, None,
-                                      middle, seed, checkpoint)  # fmt: skip
-    data, transcripts, outputs = _run(model, layout, r, samples, seed)
+    model, info, layout, r, numbers = _prepare(arch, vertices, width, heads, experts, precision,
+                                               None, middle, seed, checkpoint)  # fmt: skip
+    data, transcripts, outputs = _run(model, layout, r, samples, seed, numbers)
     inputs = data["tokens"]
     with torch.no_grad():
         agreement = harness.compare(outputs, model(inputs)[:, -1])["agreement"]
-        forced = forced_failure(model, layout, r, seed)
+        forced = forced_failure(model, layout, r, seed, numbers)
     target = graphs.disjointness(data["a"], data["b"]).astype(np.int64)
     logits = outputs["bob"]
     right = (logits.argmax(-1) == torch.from_numpy(target)).numpy()  # class 1 iff f > 0
@@ -377,7 +386,7 @@ def run_length2_path_reduction(
          "predicted": predicted[n], "logits": [float(v) for v in logits[n]]}
         for n in wrong[:FAILURES_SHOWN]
     ]  # fmt: skip
-    cfg, fmt = model.config, model.quant.fmt
+    cfg = model.config
     worst = harness.worst_transcript(transcripts)
     messages = {"|".join(m.bits for m in t.messages) for t in transcripts}
     return {
@@ -390,14 +399,14 @@ def run_length2_path_reduction(
         "width": cfg.width,
         "heads": cfg.heads,
         "experts": cfg.experts,
-        "precision": fmt.bits,
-        "frac": fmt.frac,
+        "precision": numbers.bits,
+        "frac": numbers.frac,
         "seed": seed,
         "checkpoint": checkpoint,
         "instances": len(inputs),
         "exhaustive": data["exhaustive"],
         **worst,
-        "bits_paper_formula": paper_one_way_bits(cfg.width, cfg.heads, fmt.bits),
+        "bits_paper_formula": paper_one_way_bits(cfg.width, cfg.heads, numbers.bits),
         "lower_bound_bits": bounds.get("separations.fact1").value(length=r),
         "lower_bound": "separations.fact1: the one-way complexity of DISJ_|V| is |V| bits",
         "below_lower_bound": worst["bits_sent"] < r,

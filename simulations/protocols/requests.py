@@ -1,5 +1,6 @@
-"""The protocol runners behind one call: a validated, keyword-only request per protocol and
-:func:`run_protocol`, so that the same integers are never passed in different orders.
+"""The protocols' requests: one keyword-only request per protocol, checked once when it is made,
+and taken whole by its runner, as the lower-bound commands take theirs
+(:mod:`ccomplexity.requests`).
 
 - :class:`RnnProtocolRequest`: Thm 2 of the separations paper, an RNN's whole state sent across
   a cut (:func:`simulations.protocols.rnn.run_rnn_protocol`).
@@ -10,112 +11,138 @@
   length-2 path (:func:`simulations.protocols.parrots.run_parrots_protocol`).
 
 Each names its model (seeded: its sizes and ``seed``; trained: ``checkpoint``), the precision
-(``precision`` bits, ``frac`` fractional, default p // 2), ``samples`` random inputs drawn from
-``seed``, and whether the result carries a certificate.
+(``precision`` bits, ``frac`` fractional, default p // 2; a model trained at p bits runs on the
+grid it trained on, which its checkpoint records), ``samples`` random inputs drawn from ``seed``,
+and whether the result carries a certificate. Its numbers are checked against the one table
+(:data:`ccomplexity.limits.FIELDS`) when it is made; the model's sizes (width, layers, heads,
+vocabulary, experts) are checked once, by the model's config, when the runner builds the model.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from ccomplexity import limits, typed
 from ccomplexity.errors import InputError
 
-
-@dataclass(frozen=True, kw_only=True)
-class RnnProtocolRequest:
-    """Thm 2: ``arch`` of ``width`` (``layers``, ``vocab_size``) or ``checkpoint``; Alice holds
-    the first ``cut`` of ``length`` tokens and sends the whole state."""
-
-    length: int
-    cut: int
-    precision: int
-    arch: str | None = None
-    width: int | None = None
-    samples: int = 100
-    seed: int = 0
-    layers: int = 1
-    vocab_size: int = 8
-    frac: int | None = None
-    checkpoint: str | None = None
-    certificate: bool = False
+MODEL_SIZES = frozenset({"width", "layers", "heads", "vocab_size", "experts"})
+"""Fields a request passes to its model's config, which checks them."""
 
 
 @dataclass(frozen=True, kw_only=True)
-class AttentionProtocolRequest:
-    """Thm 4: a one-layer transformer of ``width`` and ``heads`` (or ``checkpoint``) on
-    ``length`` tokens split by ``partition``; ``variant`` two-way, single-output or one-way
-    (the query at N is then Bob's public ``query_token``)."""
-
-    length: int
-    partition: str
-    precision: int
-    width: int | None = None
-    heads: int | None = None
-    samples: int = 100
-    seed: int = 0
-    layers: int = 1
-    variant: str = "two-way"
-    vocab_size: int = 8
-    frac: int | None = None
-    layer_norm: bool = True
-    query_token: int = 0
-    checkpoint: str | None = None
-    certificate: bool = False
-
-
-@dataclass(frozen=True, kw_only=True)
-class ParrotsProtocolRequest:
-    """Lemma A.3: the one-way protocol on length-2 path over ``vertices`` for ``arch`` (moe,
-    dense or construction) of ``width``, ``heads`` and ``experts`` (or ``checkpoint``)."""
+class ProtocolRequest:
+    """What every protocol takes: the precision, the inputs and where the model comes from."""
 
     precision: int
-    vertices: int | None = None
-    width: int | None = None
-    heads: int = 1
+    frac: int | None = None
     samples: int = 100
     seed: int = 0
-    arch: str = "moe"
-    experts: int = 1
-    frac: int | None = None
     checkpoint: str | None = None
     certificate: bool = False
 
     def __post_init__(self) -> None:
+        typed.check_fields(self)
+        where = f"{type(self).__name__}."
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.name in limits.FIELDS and f.name not in MODEL_SIZES and value is not None:
+                object.__setattr__(self, f.name, limits.check_field(f.name, value, where))
+        self.check()
+
+    def check(self) -> None:
+        """What ties a request's fields together (a subclass's own rules)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class RnnProtocolRequest(ProtocolRequest):
+    """Thm 2: ``arch`` of ``width`` (``layers``, ``vocab_size``) or ``checkpoint``; Alice holds
+    the first ``cut`` of ``length`` tokens (a checkpoint's N when not given) and sends the whole
+    state."""
+
+    cut: int
+    length: int | None = None
+    arch: str | None = None
+    width: int | None = None
+    layers: int = 1
+    vocab_size: int = 8
+
+    def check(self) -> None:
+        if self.checkpoint is None and (self.arch is None or self.width is None):
+            raise InputError("give arch and width, or a checkpoint")
+        if self.checkpoint is None and self.length is None:
+            raise InputError("give the length N (a checkpoint knows its own)")
+
+
+VARIANTS = ("two-way", "single-output", "one-way")
+
+
+@dataclass(frozen=True, kw_only=True)
+class AttentionProtocolRequest(ProtocolRequest):
+    """Thm 4: a one-layer transformer of ``width`` and ``heads`` (or ``checkpoint``) on
+    ``length`` tokens (a checkpoint's N when not given) split by ``partition``; ``variant``
+    two-way, single-output or one-way (the query at N is then Bob's public ``query_token``)."""
+
+    partition: str
+    length: int | None = None
+    width: int | None = None
+    heads: int | None = None
+    layers: int = 1
+    variant: str = "two-way"
+    vocab_size: int = 8
+    layer_norm: bool = True
+    query_token: int = 0
+
+    def check(self) -> None:
+        if self.variant not in VARIANTS:
+            raise InputError(f"unknown protocol variant {self.variant!r}; choose one of {VARIANTS}")
+        if self.checkpoint is None and (self.width is None or self.heads is None):
+            raise InputError("give width and heads, or a checkpoint")
+        if self.checkpoint is None and self.length is None:
+            raise InputError("give the length N (a checkpoint knows its own)")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ParrotsProtocolRequest(ProtocolRequest):
+    """Lemma A.3: the one-way protocol on length-2 path over ``vertices`` for ``arch`` (moe,
+    dense or construction) of ``width``, ``heads`` and ``experts`` (or ``checkpoint``)."""
+
+    vertices: int | None = None
+    width: int | None = None
+    heads: int = 1
+    arch: str = "moe"
+    experts: int = 1
+
+    def check(self) -> None:
         if self.certificate:
             raise InputError("--certificate is not available for the length2-path protocol")
 
 
-ProtocolRequest = RnnProtocolRequest | AttentionProtocolRequest | ParrotsProtocolRequest
-
-
 def run_protocol(request: ProtocolRequest) -> dict[str, Any]:
     """Run the protocol ``request`` names on its model and inputs; the result holds the bits
-    sent, per step and direction, and the agreement with the model's own finite-precision run
-    (with ``certificate``: the certificate under "certificate")."""
-    r = request
-    if isinstance(r, RnnProtocolRequest):
+    sent, per step and direction, and the agreement with the model's own run (with
+    ``certificate``: the certificate under "certificate")."""
+    if isinstance(request, RnnProtocolRequest):
         from simulations.protocols.rnn import run_rnn_protocol
 
-        return run_rnn_protocol(
-            r.arch, r.width, r.length, r.cut, r.precision, r.samples, r.seed, layers=r.layers,
-            vocab_size=r.vocab_size, frac=r.frac, certificate=r.certificate,
-            checkpoint=r.checkpoint,
-        )  # fmt: skip
-    if isinstance(r, AttentionProtocolRequest):
+        return run_rnn_protocol(request)
+    if isinstance(request, AttentionProtocolRequest):
         from simulations.protocols.attention import run_attention_protocol
 
-        return run_attention_protocol(
-            r.width, r.heads, r.length, r.partition, r.precision, r.samples, r.seed,
-            layers=r.layers, variant=r.variant, vocab_size=r.vocab_size, frac=r.frac,
-            layer_norm=r.layer_norm, certificate=r.certificate, checkpoint=r.checkpoint,
-            query_token=r.query_token,
-        )  # fmt: skip
-    if isinstance(r, ParrotsProtocolRequest):
+        return run_attention_protocol(request)
+    if isinstance(request, ParrotsProtocolRequest):
         from simulations.protocols.parrots import run_parrots_protocol
 
-        return run_parrots_protocol(
-            r.vertices, r.width, r.heads, r.precision, r.samples, r.seed, arch=r.arch,
-            experts=r.experts, frac=r.frac, checkpoint=r.checkpoint,
-        )  # fmt: skip
-    raise InputError(f"not a protocol request: {type(r).__name__}")
+        return run_parrots_protocol(request)
+    raise InputError(f"not a protocol request: {type(request).__name__}")
+
+
+__all__ = [
+    "AttentionProtocolRequest",
+    "ParrotsProtocolRequest",
+    "ProtocolRequest",
+    "RnnProtocolRequest",
+    "VARIANTS",
+    "run_protocol",
+]

@@ -4,8 +4,10 @@ For any split K of s_1..s_N, an RNN whose state is m numbers of p bits gives a o
 Alice runs s_1..s_K from the initial state and sends the state h_K, exactly m p bits; Bob
 continues with s_K+1..s_N and outputs the model's prediction at position N. Here the state is
 the model's *complete* state (h and c of an LSTM; the convolution buffer and the SSM state of
-Mamba; ...), every number on the p-bit grid of the model's finite-precision mode, serialised with
-:meth:`ccomplexity.precision.FixedPoint.to_bits`: ``state_numel * p`` bits.
+Mamba; ...), every number on the p-bit grid of the model's finite-precision mode, or, for a model
+trained at p bits, on the message grid its state was held on while it trained (then the model
+*is* the protocol: its forward holds the state on that grid after every token), each number
+written in p bits of two's complement: ``state_numel * p`` bits.
 """
 
 from __future__ import annotations
@@ -15,10 +17,10 @@ from typing import Any
 import torch
 
 import models
-from ccomplexity import limits
 from ccomplexity.errors import InputError
 from models.base import RecurrentModel
 from simulations.protocols import harness
+from simulations.protocols.requests import RnnProtocolRequest
 
 STEP = "hidden_state"
 SCHEDULE: harness.Schedule = (("alice", "bob", STEP),)
@@ -32,35 +34,34 @@ def recurrent_archs() -> list[str]:
 class Alice(harness.Party):
     """Holds s_1..s_K (batch, K); sends the state h_K."""
 
-    def __init__(self, model: RecurrentModel, tokens: torch.Tensor) -> None:
+    def __init__(self, model: RecurrentModel, tokens: torch.Tensor, numbers: harness.Numbers):
         self.model = model
         self.tokens = tokens
+        self.numbers = numbers
 
     def send(self, step: str) -> list[str]:
         if step != STEP:
             return super().send(step)
-        fmt = self.model.quant.fmt
         _, state = self.model.run_steps(self.tokens)
         # every tensor of the state, in the order initial_state names them: (batch, numel)
         flat = torch.cat([t.reshape(len(self.tokens), -1) for t in state.values()], dim=1)
-        raw = harness.grid_raw(flat, fmt.frac).numpy()
-        return fmt.to_bits_rows(raw)
+        return self.numbers.encode(self.numbers.codes(flat))
 
 
 class Bob(harness.OutputParty):
     """Holds s_K+1..s_N (batch, N - K); decodes h_K and runs on to the last position."""
 
-    def __init__(self, model: RecurrentModel, tokens: torch.Tensor) -> None:
+    def __init__(self, model: RecurrentModel, tokens: torch.Tensor, numbers: harness.Numbers):
         self.model = model
         self.tokens = tokens
+        self.numbers = numbers
 
     def receive(self, step: str, messages: list[str]) -> None:
         if step != STEP:
             return super().receive(step, messages)
-        fmt = self.model.quant.fmt
         template = self.model.initial_state(len(messages))
-        raw = fmt.from_bits_rows(messages, count=self.model.state_numel())
-        values = torch.from_numpy(raw).double() / 2.0**fmt.frac  # exact: raw < 2^53
+        codes = self.numbers.decode(messages, self.model.state_numel())
+        values = self.numbers.values(codes)  # exact: every code fits the model's significand
         parts = values.split([t[0].numel() for t in template.values()], dim=1)
         self.state = {
             name: part.reshape(t.shape)
@@ -72,10 +73,12 @@ class Bob(harness.OutputParty):
         return logits[:, -1]
 
 
-def setup(model: RecurrentModel, cut: int, inputs: torch.Tensor) -> harness.Setup:
+def setup(
+    model: RecurrentModel, cut: int, inputs: torch.Tensor, numbers: harness.Numbers
+) -> harness.Setup:
     """Alice gets the first ``cut`` tokens of each input, Bob the rest; nothing else."""
-    alice = Alice(model, inputs[:, :cut].clone())
-    bob = Bob(model, inputs[:, cut:].clone())
+    alice = Alice(model, inputs[:, :cut].clone(), numbers)
+    bob = Bob(model, inputs[:, cut:].clone(), numbers)
     return harness.Setup({"alice": alice, "bob": bob}, SCHEDULE, ("bob",))
 
 
@@ -112,72 +115,65 @@ def recurrent_source(
     return source
 
 
-def run_rnn_protocol(
-    arch: str,
-    width: int,
-    length: int,
-    cut: int,
-    precision: int,
-    samples: int,
-    seed: int,
-    layers: int = 1,
-    vocab_size: int = 8,
-    frac: int | None = None,
-    certificate: bool = False,
-    checkpoint: str | None = None,
-) -> dict[str, Any]:
-    """Run Theorem 2's protocol on ``samples`` random inputs and compare with the model.
+def run_rnn_protocol(request: RnnProtocolRequest) -> dict[str, Any]:
+    """Run Theorem 2's protocol on ``request.samples`` random inputs and compare with the model.
 
-    The model is ``arch`` initialised after ``torch.manual_seed(seed)`` or, with
-    ``checkpoint``, the trained model saved there (``arch``, ``width``, ``layers`` and
-    ``vocab_size`` are then read from it). It runs on the p-bit grid (``frac`` fractional bits,
-    default p // 2; floor rounding). Inputs are uniform tokens from
+    The model is ``request.arch`` initialised after ``torch.manual_seed(seed)`` or, with a
+    checkpoint, the trained model saved there (its arch, width, layers, vocabulary and, unless
+    given, its length N are read from it). A model trained at p bits runs as it trained, its
+    state held on its message grid; any other runs on the p-bit grid of finite precision
+    (``frac`` fractional bits, default p // 2; floor rounding). Inputs are uniform tokens from
     ``numpy.random.default_rng(seed)``. With ``certificate`` the result holds the certificate
-    under "certificate".
+    under "certificate"; a trained model's result holds the bound of its task beside the bits
+    sent (:func:`simulations.protocols.harness.trained_bound`).
     """
-    limits.LENGTH.check(length, "length")
-    check_cut(cut, length)
-    source = recurrent_source(arch, width, seed, checkpoint, layers=layers, vocab_size=vocab_size)
-    model, info = source.model, source.description
-    arch, cfg = model.name, model.config
-    width, layers, vocab_size = cfg.width, cfg.layers, cfg.vocab_size
-    harness.check_run(samples, length, seed, model)
-    fmt = harness.fixed_point(precision, frac)
-    model.set_precision(fmt)
-    inputs = harness.random_tokens(samples, length, vocab_size, seed)
+    r = request
+    source = recurrent_source(r.arch, r.width, r.seed, r.checkpoint, layers=r.layers,
+                              vocab_size=r.vocab_size)  # fmt: skip
+    model, cfg = source.model, source.model.config
+    length = source.length(r.length)
+    check_cut(r.cut, length)
+    harness.check_run(r.samples, length, model)
+    numbers = harness.hold_numbers(source, r.precision, r.frac)
+    inputs = harness.random_tokens(r.samples, length, cfg.vocab_size, r.seed)
     with torch.no_grad():
-        transcripts, outputs = harness.run(setup(model, cut, inputs), samples)
+        transcripts, outputs = harness.run(setup(model, r.cut, inputs, numbers), r.samples)
         scores = harness.compare(outputs, model(inputs)[:, -1])
     result = {
-        "arch": arch,
-        "width": width,
-        "layers": layers,
-        "vocab_size": vocab_size,
+        "arch": model.name,
+        "width": cfg.width,
+        "layers": cfg.layers,
+        "vocab_size": cfg.vocab_size,
         "length": length,
-        "cut": cut,
-        "precision": precision,
-        "frac": fmt.frac,
-        "rounding": fmt.rounding,
-        "samples": samples,
-        "seed": seed,
-        "checkpoint": checkpoint,
+        "cut": r.cut,
+        "precision": numbers.bits,
+        "frac": numbers.frac,
+        "grid": numbers.description,
+        "samples": r.samples,
+        "seed": r.seed,
+        "checkpoint": r.checkpoint,
         "state_numel": model.state_numel(),
-        "bits_theorem": model.state_bits(precision),  # Thm 2: m p
+        "bits_theorem": model.state_bits(numbers.bits),  # Thm 2: m p
         **harness.worst_transcript(transcripts),
         **scores,
+        "bound": harness.trained_bound(source, length, numbers.bits, r.cut),
     }
-    if certificate:
+    if r.certificate:
         claim = {k: result[k] for k in ("bits_sent", "one_way", "samples", *scores)}
         result["certificate"] = harness.certificate(
-            "protocol_rnn", info, fmt, {"cut": cut}, inputs, transcripts, outputs, claim
-        )
+            "protocol_rnn", source.description, numbers, {"cut": r.cut}, inputs, transcripts,
+            outputs, claim,
+        )  # fmt: skip
     return result
 
 
 def replay_setup(
-    model: RecurrentModel, protocol: dict[str, Any], inputs: torch.Tensor
+    model: RecurrentModel,
+    protocol: dict[str, Any],
+    inputs: torch.Tensor,
+    numbers: harness.Numbers,
 ) -> harness.Setup:
     """The setup a certificate's ``protocol`` section {"cut": K} describes (for the verifier)."""
     cut = protocol["cut"]
     check_cut(cut, inputs.shape[1])
-    return setup(model, cut, inputs)
+    return setup(model, cut, inputs, numbers)

@@ -42,7 +42,12 @@ def get_task(name: str, max_length: int, **options: Any) -> Task:
     """The task ``name`` for lengths up to ``max_length``; InputError for unknown names/options
     (each paper module's ``BUILDERS`` documents its options). A plugin task has no options."""
     check_task(name)
-    n = limits.LENGTH.check(max_length, "max_length")
+    return build_task(name, limits.LENGTH.check(max_length, "max_length"), options)
+
+
+def build_task(name: str, n: int, options: dict[str, Any]) -> Task:
+    """:func:`get_task` for a name and a length its caller checked (a run's
+    :class:`simulations.run_config.TaskSpec`)."""
     if name not in BUILDERS:
         if options:
             raise InputError(f"plugin task {name!r} takes no options, got {', '.join(options)}")
@@ -73,6 +78,7 @@ __all__ = [
     "Batch",
     "Task",
     "check_task",
+    "build_task",
     "default_length",
     "describe_task",
     "get_task",

@@ -28,10 +28,17 @@ def test_rows_are_not_repeated():
 def test_lookup_by_task_family_and_layers():
     assert claims.lower_bound_for("index-lookup", "recurrent", 3).bound_id == "separations.thm3"
     assert claims.lower_bound_for("dyck", "attention", 1).bound_id == "separations.thm5"
+    held = claims.lower_bound_for("dyck", "attention", 1, held=True)
+    assert held.bound_id == "separations.thm5_held"  # a model trained at p bits
+    assert claims.lower_bound_for("eq-one", "attention", 1, held=True).bound_id.endswith("_held")
+    assert claims.lower_bound_for("index-lookup", "recurrent", 1, held=True).bound_id == (
+        "separations.thm3"  # a recurrent state is the same message either way
+    )
     assert claims.lower_bound_for("dyck", "attention", 2) is None
     assert claims.lower_bound_for("dyck", "recurrent", 1) is None
     assert [c.bound_id for c in claims.claims(task="dyck")] == [
         "separations.thm5",
+        "separations.thm5_held",
         "separations.lemma4",
     ]
     assert claims.claims(bound_id="separations.thm10")[0].bound_id == "separations.thm5"

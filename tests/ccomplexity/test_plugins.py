@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ccomplexity import plugin_problems, plugins
+from ccomplexity import plugin_bounds, plugin_problems, plugins
 from ccomplexity.errors import InputError
 
 FIRST_EQUALS_LAST = """
@@ -54,6 +54,16 @@ def brute_one_way(function, alphabet: int, length: int, cut: int) -> int:
         )
         rows.add(row)
     return len(rows)
+
+
+def per_cut(name: str, length: int) -> list[tuple[int, int, int]]:
+    """(cut, distinct rows, bits) at every cut, from the runs of :func:`one_way_per_cut`."""
+    runs, _ = plugin_bounds.one_way_per_cut(name, length)
+    return [
+        (k, r["distinct_rows"], r["bits"])
+        for r in runs
+        for k in range(r["cuts"][0], r["cuts"][1] + 1)
+    ]
 
 
 def test_the_issue_contract_loads_from_a_file(tmp_path):
@@ -174,12 +184,12 @@ def test_entry_points_load_only_when_opted_in_and_only_when_installed(monkeypatc
 @pytest.mark.parametrize("length", [5, 6])
 def test_one_way_per_cut_equals_brute_force(length):
     fn = majority()
-    got = plugin_problems.one_way_per_cut("majority", length)
-    assert [row["cut"] for row in got] == list(range(1, length))
-    for row in got:
-        distinct = brute_one_way(fn, 2, length, row["cut"])
-        assert row["distinct_rows"] == distinct
-        assert row["bits"] == (distinct - 1).bit_length()
+    got = per_cut("majority", length)
+    assert [cut for cut, _, _ in got] == list(range(1, length))
+    for cut, rows, bits in got:
+        distinct = brute_one_way(fn, 2, length, cut)
+        assert rows == distinct
+        assert bits == (distinct - 1).bit_length()
 
 
 def test_a_given_dfa_gives_the_same_per_cut_bits_as_the_matrix():
@@ -199,10 +209,10 @@ def test_a_given_dfa_gives_the_same_per_cut_bits_as_the_matrix():
     def last_two(words):
         return (words[:, -1] == words[:, -2]).astype(np.int8)
 
-    symbolic = plugin_problems.one_way_per_cut("last-two", 6)
+    symbolic = per_cut("last-two", 6)
     assert plugin_problems.dfa_agrees("last-two", 6)
-    for row in symbolic:
-        assert row["distinct_rows"] == brute_one_way(last_two, 3, 6, row["cut"])
+    for cut, rows, _ in symbolic:
+        assert rows == brute_one_way(last_two, 3, 6, cut)
     assert plugin_problems.dfa_summary("last-two")["method"] == "given"
 
 
@@ -219,36 +229,21 @@ def test_the_dfa_from_the_function_is_the_myhill_nerode_index():
     )  # fmt: skip
 
 
-def test_the_minimal_dfa_of_a_plugin_is_priced_before_it_is_built(monkeypatch):
-    """At the budget's edge and beyond it (the prefix tree's states x symbols x depth, the
-    words evaluated), at every alphabet, and a given DFA's minimisation: refused in one line
-    before any table is made."""
+def test_a_plugins_own_dfa_is_priced_before_it_is_minimised_or_checked(monkeypatch):
+    """A given DFA is minimised, and checked against the word function on every word, only
+    within the budget: refused in one line before any work."""
     from ccomplexity import budget
-
-    @plugins.task(name="fel-3", alphabet=3, lengths=(2, 64))
-    def fel(words):
-        return (words[:, 0] == words[:, -1]).astype(np.int8)
-
-    @plugins.task(name="wide", alphabet=1 << 16, lengths=(1, 64))
-    def wide(words):
-        return (words[:, 0] == 0).astype(np.int8)
-
-    assert plugin_problems.minimal_dfa("fel-3", 8)[1] == "function"  # within the budget
-    monkeypatch.setattr(plugin_problems.np, "full", lambda *a, **k: pytest.fail("built"))
-    with pytest.raises(InputError, match=r"at N = 13 \(2391485 states x 3 symbols\) takes"):
-        plugin_problems.minimal_dfa("fel-3", 13)
-    with pytest.raises(InputError, match=r"65538 states x 65536 symbols\) needs .* of memory"):
-        plugin_problems.minimal_dfa("wide", 1)
-    with pytest.raises(InputError, match="more than 4194304 states, the limit"):
-        plugin_problems.minimal_dfa("wide", 64)
-    monkeypatch.setenv(budget.WORK_ENV, "1K")
 
     @plugins.task(name="given", alphabet=2, lengths=(1, 64), dfa=last_is_one())
     def given(words):
         return (words[:, -1] == 1).astype(np.int8)
 
+    assert plugin_problems.dfa_agrees("given", 8)
+    monkeypatch.setenv(budget.WORK_ENV, "1K")
     with pytest.raises(InputError, match="minimising its DFA of 2 states x 2 symbols takes"):
         plugin_problems.minimal_dfa("given")
+    with pytest.raises(InputError, match=r"checking its DFA on all 2\^16 words"):
+        plugin_problems.dfa_agrees("given", 16)
 
 
 def last_is_one():
@@ -263,10 +258,8 @@ def test_a_label_task_has_no_dfa_but_one_way_bits():
     def count_ones(words):
         return np.minimum(words.sum(axis=1), 3)
 
-    got = plugin_problems.one_way_per_cut("count-ones", 4)
-    assert [r["distinct_rows"] for r in got] == [
-        brute_one_way(count_ones, 2, 4, k) for k in (1, 2, 3)
-    ]
+    got = per_cut("count-ones", 4)
+    assert [rows for _, rows, _ in got] == [brute_one_way(count_ones, 2, 4, k) for k in (1, 2, 3)]
     with pytest.raises(InputError, match="accept/reject"):
         plugin_problems.minimal_dfa("count-ones", 4)
 

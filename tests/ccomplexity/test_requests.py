@@ -51,7 +51,7 @@ def test_one_way_of_index_and_of_a_plugin_task_at_every_cut():
 
         result, cert = one_way(OneWayRequest(problem="last-symbol-one", length=5))
         assert cert is None and result["bits"] == 0  # Bob holds the last symbol at every cut
-        assert [r["distinct_rows"] for r in result["per_cut"]] == [1, 1, 1, 1]
+        assert result["per_cut"] == [{"cuts": [1, 4], "distinct_rows": 1, "bits": 0}]
         single, _ = one_way(OneWayRequest(problem="last-symbol-one", length=5, cut=2))
         assert (single["partition"], single["bits"]) == ("prefix:2", 0)
         with pytest.raises(InputError, match="either --cut or --partition"):

@@ -271,9 +271,9 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     (("task", "i-gsm", "--length", "3", "--query-depth", "4"), "query_depth + 1"),
     (("task", "i-gsm", "--length", "512", "--batch", "4096"), "use a smaller --batch"),
     (("train", "--task", "i-gsm", "--arch", "looped", "--width", "8", "--length", "8",
-      "--query-depth", "-1"), "--query-depth"),
+      "--query-depth", "-1"), "query_depth"),
     (("train", "--task", "i-gsm", "--arch", "looped", "--width", "8", "--length", "8",
-      "--query-depth", BIG), "--query-depth"),
+      "--query-depth", BIG), "query_depth"),
     (("train", "--task", "i-gsm", "--arch", "looped", "--width", "8", "--length", "8",
       "--depth", "2"), "the model's depth is --layers"),
     (("construct", "--task", "group-composition", "--length", "64", "--loops", "-1"), "loops"),
@@ -397,11 +397,11 @@ CASES: list[tuple[tuple[str, ...], str]] = [
       "--length", "10", "--precision", "16"), "width"),
     (("protocol", "reduce", "--reduction", "index", "--arch", "lstm", "--width", "8",
       "--length", BIG, "--precision", "16"), "length"),
-    (L2P + ("--vertices", BIG, "--width", "8", "--precision", "16"), "--vertices"),
+    (L2P + ("--vertices", BIG, "--width", "8", "--precision", "16"), "vertices"),
     (L2P + ("--vertices", "8", "--width", "8", "--precision", "16", "--experts", BIG),
-     "--experts"),
+     "experts"),
     (L2P + ("--vertices", "8", "--width", "8", "--precision", "16", "--experts", "2",
-            "--samples", "-5"), "--samples"),
+            "--samples", "-5"), "samples"),
     (L2P + ("--vertices", "8", "--width", "8", "--precision", "16", "--experts", "2",
             "--certificate", "adir"), "is a folder"),
     (L2P + ("--vertices", "8", "--precision", "16", "--checkpoint", "nan.pt"), "NaN"),
@@ -416,9 +416,9 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     (("protocol", "attention", "--one-way", "--task", "nosuch", "--vertices", "8", "--width",
       "8", "--precision", "16"), "--task must be length2-path"),
     (("protocol", "attention", "--width", "8", "--heads", "2", "--length", "10", "--partition",
-      "odd-even", "--precision", "16", "--one-way", "--query-token", "-1"), "--query-token"),
+      "odd-even", "--precision", "16", "--one-way", "--query-token", "-1"), "query_token"),
     (("protocol", "attention", "--width", "8", "--heads", "2", "--length", "10", "--partition",
-      "odd-even", "--precision", "16", "--one-way", "--query-token", BIG), "--query-token"),
+      "odd-even", "--precision", "16", "--one-way", "--query-token", BIG), "query_token"),
     (("protocol", "attention", "--width", "8", "--heads", "2", "--length", "10", "--partition",
       "odd-even", "--precision", "16", "--one-way", "--single-output"), "different protocols"),
     (("protocol", "attention", "--width", "8", "--heads", "2", "--length", "10", "--partition",
@@ -467,7 +467,7 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     (("train", "--task", "dyck", "--arch", "lstm", "--width", "8", "--length", "8",
       "--steps", "10", "--warmup", "10"), "warmup"),
     (("train", "--task", "dyck", "--arch", "lstm", "--width", "8", "--length", "8",
-      "--weight-decay", "2"), "weight-decay"),
+      "--weight-decay", "2"), "weight_decay"),
     (("train", "--task", "dyck", "--arch", "lstm", "--width", "8", "--length", "8",
       "--clip", "-1"), "clip"),
     # rerun
@@ -535,6 +535,11 @@ CASES: list[tuple[tuple[str, ...], str]] = [
      "CCX_MEMORY_BUDGET"),
     (("figure", "kg-capacity", "--store", "missing.db"), "no results store"),
     (("figure", "kg-capacity", "--profile", "kg", "--out", "afile.txt"), "is a file"),
+    # runs
+    (("runs", "--store", "missing.db"), "no results store"),
+    (("runs", "--store", "other.db"), "another application"),
+    (("runs", "--store", "adir"), "no results store"),
+    (("runs", "--store", "other.db", "--verdict", "won"), "--verdict must be one of"),
     # threshold, figure, report
     (("threshold", "--store", "other.db"), "another application"),
     (("threshold", "--store", "missing.db"), "no results store"),
@@ -591,7 +596,7 @@ def nan_checkpoint(tmp_path_factory) -> bytes:
     from simulations.checkpoints import save_checkpoint
     from simulations.training import TrainConfig, build_model
 
-    config = TrainConfig(task="index-lookup", arch="lstm", width=8, layers=1, length=10)
+    config = TrainConfig.of(task="index-lookup", arch="lstm", width=8, layers=1, length=10)
     model, _ = build_model(config)
     with torch.no_grad():
         next(model.parameters()).view(-1)[0] = float("nan")
@@ -805,6 +810,45 @@ def _kind(param) -> type | None:
 NUMERIC_PARAM_TYPES = {"FloatParamType": float, "IntParamType": int}
 
 
+_ATTENTION = ("--width", "8", "--heads", "2", "--length", "8", "--partition", "odd-even",
+              "--precision", "16", "--samples", "4")  # fmt: skip
+_PARROTS = ("--task", "length2-path", "--one-way", "--vertices", "4", "--width", "4",
+            "--experts", "2", "--precision", "8", "--samples", "4")  # fmt: skip
+SPEC_BASES = {
+    ("train",): ("--task", "dyck", "--arch", "lstm", "--width", "8", "--length", "8"),
+    ("protocol", "rnn"): (
+        "--arch",
+        "lstm",
+        "--width",
+        "8",
+        "--length",
+        "8",
+        "--cut",
+        "4",
+        "--precision",
+        "16",
+        "--samples",
+        "4",
+    ),  # fmt: skip
+    ("protocol", "attention"): _ATTENTION,
+    ("protocol", "attention", "--vertices"): _PARROTS,
+    ("protocol", "attention", "--experts"): _PARROTS,
+    ("protocol", "attention", "--query-token"): (*_ATTENTION, "--one-way"),
+}
+"""A valid command line of each command whose options set the fields of a spec or request
+(``ccx.app.field_option``; keyed by the command, or by the command and the option where that
+option needs others): the spec checks them, once the command has all it needs to make it, so
+each bad value is tried on this line (in place of the option's own value there)."""
+
+
+def _with(base: tuple[str, ...], option: str, value: str) -> tuple[str, ...]:
+    """``base`` with ``option`` set to ``value`` (replaced where ``base`` gives it)."""
+    if option in base:
+        at = base.index(option)
+        return (*base[:at], option, value, *base[at + 2 :])
+    return (*base, option, value)
+
+
 def _generated() -> list[tuple[tuple[str, ...], str]]:
     cases = []
     for path, command in _commands():
@@ -816,7 +860,12 @@ def _generated() -> list[tuple[tuple[str, ...], str]]:
                     values = [limit.least - 1, limit.most + 1, "-" + BIG, BIG]
                 else:
                     values = [limit.least - 1, limit.most * 2 + 1, "nan", "inf", "-1e309"]
-                cases += [((*path, name, str(v)), name) for v in values]
+                field = getattr(param.callback, "field", None)
+                if field is not None:  # checked by the spec the command makes: named by field
+                    base = SPEC_BASES.get((*path, name), SPEC_BASES[path])
+                    cases += [((*path, *_with(base, name, str(v))), field) for v in values]
+                else:
+                    cases += [((*path, name, str(v)), name) for v in values]
             writes = getattr(param.callback, "writes", None)
             if writes is not None:
                 cases += [((*path, name, "/proc/ccx-missing/out"), "/proc/ccx-missing")]

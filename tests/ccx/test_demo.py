@@ -33,7 +33,7 @@ def trained_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
             ("index-lookup", "transformer", 6),
             ("dyck", "transformer", 4),
         ):
-            config = TrainConfig(task=task, arch=arch, width=8, layers=1, length=n, steps=10,
+            config = TrainConfig.of(task=task, arch=arch, width=8, layers=1, length=n, steps=10,
                                  batch=16, heads=2, eval_every=10, eval_samples=20)  # fmt: skip
             store.add_run(train(config, folder / "tiny_checkpoints", progress=False, device="cpu"))
     return db
@@ -110,14 +110,18 @@ def test_parrots_share_writes_its_results_and_slices_the_profile(tmp_path, monke
     first = {"bound_thm3_1": demo.PARROTS_COMMANDS["bound_thm3_1"]}
     monkeypatch.setattr(demo, "PARROTS_COMMANDS", first)
     chosen = [c for c in load_spec("parrots").configs if demo.parrots_slice(c)]
-    assert {c.task for c in chosen} == {"length2-path", "memorize"}
-    paths = [c for c in chosen if c.task == "length2-path"]
-    assert {(c.length, c.seed) for c in paths} == {(4, 0)}
-    assert {(c.lr, c.seed) for c in chosen} == {(1e-2, 0)}  # one run per model
+    assert {c.task.name for c in chosen} == {"length2-path", "memorize"}
+    paths = [c for c in chosen if c.task.name == "length2-path"]
+    assert {(c.task.length, c.seed) for c in paths} == {(4, 0)}
+    assert {(c.recipe.lr, c.seed) for c in chosen} == {(1e-2, 0)}  # one run per model
     # every panel of parrots-reasoning: dense and experts (a, b), Cor 3.3's matched models (c)
-    assert {c.experts for c in paths if c.mlp_width is not None} == {1, 4}
-    assert {(c.width, c.experts) for c in paths if c.mlp_width is None} == {(4, 1), (2, 4), (1, 16)}
-    assert {c.experts for c in chosen if c.task == "memorize"} == {1, 4, 16}
+    assert {c.model.experts for c in paths if c.model.mlp_width is not None} == {1, 4}
+    assert {(c.model.width, c.model.experts) for c in paths if c.model.mlp_width is None} == {
+        (4, 1),
+        (2, 4),
+        (1, 16),
+    }
+    assert {c.model.experts for c in chosen if c.task.name == "memorize"} == {1, 4, 16}
     monkeypatch.setattr(demo, "parrots_slice", lambda config: False)  # no training here
     assert demo.parrots_share() == {"parrots": "results/parrots.db"}
     bound = json.loads((tmp_path / "results/parrots/bound_thm3_1.json").read_text())
@@ -134,19 +138,19 @@ def test_kg_share_runs_its_commands_and_slices_the_search(tmp_path, monkeypatch,
     monkeypatch.setattr(demo, "KG_COMMANDS", demo.KG_COMMANDS[:1])
     spec = load_spec("kg")
     chosen = [c for c in spec.configs if demo.kg_slice(c)]
-    assert {c.length for c in chosen} == {1, 2, 3}  # one panel per q
-    assert {c.width for c in chosen if c.length == 1} == {8}
-    assert {(c.arch, c.experts) for c in chosen if c.length == 1} == {
+    assert {c.task.length for c in chosen} == {1, 2, 3}  # one panel per q
+    assert {c.model.width for c in chosen if c.task.length == 1} == {8}
+    assert {(c.model.arch, c.model.experts) for c in chosen if c.task.length == 1} == {
         ("transformer", 1),
         ("looped", 4),
     }
     for q in (2, 3):  # standard, looped and looped-MoE, one of each, parameter-matched
-        assert sorted((c.arch, c.experts) for c in chosen if c.length == q) == [
+        assert sorted((c.model.arch, c.model.experts) for c in chosen if c.task.length == q) == [
             ("looped", 1),
             ("looped", 4),
             ("transformer", 1),
         ]
-    assert {(c.lr, c.seed) for c in chosen} == {(demo.KG_DEMO_LR, 0)}
+    assert {(c.recipe.lr, c.seed) for c in chosen} == {(demo.KG_DEMO_LR, 0)}
     monkeypatch.setattr(demo, "kg_slice", lambda config: False)  # no training here
     assert demo.kg_share() == {"kg": "results/kg.db"}
     out = capsys.readouterr().out

@@ -89,7 +89,7 @@ def test_a_link_among_the_checkpoints_never_costs_the_store_its_runs(stored, ccx
     Path("plug.py").write_text("# the user's own code\n")
     from simulations.run_config import TrainConfig
 
-    config = TrainConfig(task="dyck", arch="lstm", width=4, layers=1, length=4, steps=4, batch=8)
+    config = TrainConfig.of(task="dyck", arch="lstm", width=4, layers=1, length=4, steps=4, batch=8)
     os.makedirs("ckp")
     os.symlink("../plug.py", f"ckp/{config.config_hash()}.pt")
     args = ("--task", "dyck", "--arch", "lstm", "--width", "4", "--layers", "1", "--length", "4",

@@ -46,6 +46,32 @@ def first_symbol(words):
     return words[:, 0]
 """,
 }
+CONTAINS = """import numpy as np
+from ccomplexity.automata import DFA
+from ccomplexity.plugins import task
+
+TABLE = np.array([[1, 0], [1, 2], [3, 0], [3, 3]])  # seen: nothing, a, ab, aba
+
+@task(name="contains-aba", alphabet=2, lengths=(1, 1_000_000),
+      dfa=DFA(TABLE, 0, np.array([False, False, False, True]), ("a", "b")))
+def contains_aba(words):
+    hit = (words[:, :-2] == 0) & (words[:, 1:-1] == 1) & (words[:, 2:] == 0)
+    return hit.any(axis=1).astype(np.int8)
+"""
+PALINDROME = """import numpy as np
+from ccomplexity.plugins import task
+
+def mirrored(length, alice, most):
+    if length % 2 or alice != tuple(range(length // 2)):
+        return None
+    half = length // 2
+    x = (np.arange(min(most, 2**half))[:, None] >> np.arange(half)) & 1
+    return np.concatenate([x, x[:, ::-1]], axis=1)
+
+@task(name="palindrome", alphabet=2, lengths=(1, 4096), fooling=mirrored)
+def palindrome(words):
+    return (words == words[:, ::-1]).all(axis=1).astype(np.int8)
+"""
 MY_MODEL = '''"""An Elman RNN: h_t = tanh(W [x_t; h_t-1] + b), logits = V h_t."""
 import dataclasses
 import math
@@ -98,6 +124,7 @@ eval_every = 10
 eval_samples = 32
 [grid]
 length = [6]
+arch = ["lstm", "transformer"]
 """
 
 
@@ -144,10 +171,46 @@ def test_cc_oneway_gives_bits_per_cut(here, ccx_json):
         "--plugin", "my_task.py", "cc", "oneway", "--problem", "first-equals-last",
         "--length", "10",
     )  # fmt: skip
-    assert [(r["cut"], r["distinct_rows"], r["bits"]) for r in out["per_cut"]] == [
-        (k, 3, 2) for k in range(1, 10)
-    ]
-    assert out["bits"] == 2
+    assert out["per_cut"] == [{"cuts": [1, 9], "distinct_rows": 3, "bits": 2}]
+    assert out["bits"] == 2 and out["automaton"] == "function"
+
+
+def test_a_regular_task_at_a_million(here, ccx, ccx_json):
+    Path("contains.py").write_text(CONTAINS)
+    plugin = ("--plugin", "contains.py")
+    out = ccx_json(*plugin, "cc", "oneway", "--problem", "contains-aba", "--length", "1000000")
+    assert out["automaton"] == "dfa" and out["bits"] == 2
+    assert out["per_cut"][2] == {"cuts": [3, 999998], "distinct_rows": 4, "bits": 2}
+    out = ccx_json(
+        *plugin, "fooling", "--problem", "contains-aba", "--length", "1000", "--partition",
+        "prefix:500", "--certificate", "c.json",
+    )  # fmt: skip
+    assert (out["size"], out["bits"], out["verified"], out["exact"]) == (4, 2, True, True)
+    assert ccx("verify", "--plugin", "contains.py", "c.json")[:2] == (
+        0, "valid fooling_set certificate: at least 2 bits\n"
+    )  # fmt: skip
+    out = ccx_json(
+        *plugin, "cc", "oneway", "--problem", "contains-aba", "--length", "1000", "--cut", "999",
+        "--certificate", "w.json",
+    )  # fmt: skip
+    assert out["distinct_rows"] == 3 and ccx("verify", "--plugin", "contains.py", "w.json")[0] == 0
+
+
+def test_a_palindrome_with_its_own_construction(here, ccx, ccx_json, monkeypatch):
+    Path("palindrome.py").write_text(PALINDROME)
+    plugin = ("--plugin", "palindrome.py")
+    monkeypatch.setenv("CCX_WORK_BUDGET", "256M")
+    out = ccx_json(
+        *plugin, "fooling", "--problem", "palindrome", "--length", "64", "--partition", "prefix:32"
+    )  # fmt: skip
+    assert (out["method"], out["verified"], out["size"]) == ("construction", True, 323)
+    err = one_line_error(ccx, *plugin, "cc", "oneway", "--problem", "palindrome", "--length", "24")
+    assert "2^24 words" in err and "steps; the budget is" in err
+    out = ccx_json(*plugin, "cc", "oneway", "--problem", "palindrome", "--length", "12")
+    rows = [r["distinct_rows"] for r in out["per_cut"]]  # 2^K up to the middle, then 2^(N-K) + 1
+    assert rows == [2, 4, 8, 16, 32, 64, 33, 17, 9, 5, 3]
+    code, text, _ = ccx(*plugin, "cc", "oneway", "--problem", "palindrome", "--length", "12")
+    assert code == 0 and "6\t64\t6" in text
 
 
 @pytest.mark.parametrize("name", sorted(OTHER_TASKS))
@@ -159,7 +222,8 @@ def test_other_plugin_files(here, ccx, ccx_json, name):
     assert out["verified"] and out["exact"]
     oneway = ccx_json(*plugin, "cc", "oneway", "--problem", name, "--length", str(length))
     words = np.array(list(itertools.product(range(3 if name == "first-symbol" else 2), repeat=6)))
-    assert len(oneway["per_cut"]) == length - 1 and oneway["bits"] >= 1
+    cuts = [k for r in oneway["per_cut"] for k in range(r["cuts"][0], r["cuts"][1] + 1)]
+    assert cuts == list(range(1, length)) and oneway["bits"] >= 1
     assert out["bits"] <= max(r["bits"] for r in oneway["per_cut"]) + 1
     assert len(words) > 0
     if name == "anbn":  # the one word a^3 b^3: a path of 7 states, and the sink
@@ -181,16 +245,32 @@ def test_train_sweep_threshold_figure(here, ccx, ccx_json):
     assert code == 0, err
     err = one_line_error(ccx, "sweep", "spec.toml", "--store", "s.db")
     assert "first-equals-last" in err
-    (row,) = ccx_json(*plugin, "threshold", "--store", "s.db")["thresholds"]
-    assert row["bound_id"] == "separations.thm2" and row["computed_bits"] == {"6": 2}
+    recurrent, attention = sorted(
+        ccx_json(*plugin, "threshold", "--store", "s.db")["thresholds"], key=lambda r: r["arch"]
+    )
+    assert recurrent["bound_id"] == "separations.thm2" and recurrent["computed_bits"] == {"6": 2}
+    assert recurrent["model_bits"] == {"6": 16 * 32}  # m p: h and c of width 8, 32 bits each
+    # Thm 4 with Fact 4: the fooling set under prefix:3 has 3 pairs (first symbols a != b)
+    assert attention["bound_id"] == "separations.thm4" and attention["computed_bits"] == {"6": 2}
+    heads = attention["bound_params"]["H"]
+    assert attention["bound_params"]["m"] == 8 // heads and attention["model_bits"]["6"] > 2
     assert ccx(*plugin, "figure", "thresholds", "--store", "s.db", "--out", "fig")[0] == 0
     with open("fig/thresholds.csv") as handle:
-        series = [(r["series"], r["task"]) for r in csv.DictReader(handle)]
-    assert ("bound", "first-equals-last") in series
-    assert ("empirical", "first-equals-last") in series
+        series = {(r["series"], r["task"], r["bound_id"]) for r in csv.DictReader(handle)}
+    for bound in ("separations.thm2", "separations.thm4"):
+        assert ("bound", "first-equals-last", bound) in series
+        assert ("empirical", "first-equals-last", bound) in series
     assert Path("fig/thresholds.png").stat().st_size > 0
-    (row,) = ccx_json("threshold", "--store", "s.db")["thresholds"]  # the plugin not loaded
-    assert row["computed_bits"] is None and row["bound_params"]["m"] == 16
+    rows = ccx_json("threshold", "--store", "s.db")["thresholds"]  # the plugin not loaded
+    assert [r["computed_bits"] for r in rows] == [None, None]
+    assert rows[0]["bound_params"]["m"] == 16
+    code, out, _ = ccx("runs", "--store", "s.db", "--json")
+    listed = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and sorted(r["arch"] for r in listed) == ["lstm", "transformer"]
+    assert all(r["task"] == "first-equals-last" and "config" in r for r in listed)
+    code, out, _ = ccx("runs", "--store", "s.db", "--arch", "lstm")
+    assert code == 0 and out.splitlines()[0] == "1 runs in s.db" and "\tlstm\t" in out
+    assert all(len(line) < 200 for line in out.splitlines())  # plain rows, never padded
 
 
 def test_a_users_model_trains_and_runs_the_one_way_protocol(here, ccx_json):

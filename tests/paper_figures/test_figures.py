@@ -434,7 +434,7 @@ def test_protocols_panel_b_on_trained_checkpoints(tmp_path: Path) -> None:
             ("index-lookup", "gru", 4),
             ("dyck", "transformer", 8),
         ):
-            config = TrainConfig(
+            config = TrainConfig.of(
                 task=task,
                 arch=arch,
                 width=8,

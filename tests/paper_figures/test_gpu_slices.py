@@ -17,11 +17,14 @@ from simulations.sweeps import load_spec
 
 def fake(config, accuracy: float) -> dict:
     """A result dict for ``config`` with a plateaued curve ending at ``accuracy``."""
-    steps = config.steps
-    curve = [[s, accuracy] for s in range(config.eval_every, steps + 1, config.eval_every)]
+    steps = config.recipe.steps
+    curve = [
+        [s, accuracy]
+        for s in range(config.evaluation.eval_every, steps + 1, config.evaluation.eval_every)
+    ]
     return {
         "accuracy": accuracy, "best_accuracy": accuracy, "steps": steps, "wall_seconds": 1.0,
-        "checkpoint": None, "curve": curve, "parameters": 1000 * config.width,
+        "checkpoint": None, "curve": curve, "parameters": 1000 * config.model.width,
         "state_numel": None, "config": config.to_dict(), "config_hash": config.config_hash(),
         "seed": config.seed, "device": "cuda",
     }  # fmt: skip
@@ -33,7 +36,9 @@ def store_of(profile: str, path: Path, keep=lambda c: True) -> Path:
     with Store(path) as store:
         for c in configs:
             if keep(c):  # wider models and shorter inputs do better, so thresholds fall inside
-                store.add_run(fake(c, max(0.0, min(1.0, 0.5 + c.width / 64 - c.length / 400))))
+                store.add_run(
+                    fake(c, max(0.0, min(1.0, 0.5 + c.model.width / 64 - c.task.length / 400)))
+                )
         store.note_sweep(profile)
     return path
 
@@ -47,7 +52,7 @@ def stores(tmp_path_factory: pytest.TempPathFactory):
         if profile not in built:
 
             def keep(c) -> bool:  # one seed (every cell keeps its runs), kg's first rounds
-                return c.seed == 0 and (profile != "kg-gpu" or c.relations <= 12)
+                return c.seed == 0 and (profile != "kg-gpu" or c.task.relations <= 12)
 
             built[profile] = store_of(profile, folder / f"{profile}.db", keep)
         return built[profile]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 import textwrap
 
@@ -51,8 +50,8 @@ experts = 2
 def capacity_of(config: TrainConfig) -> int:
     """The fake trainer's truth: width / 2 relations at lr 3e-3 (width / 4 at 1e-3), less one
     per extra hop."""
-    per_lr = 2 if config.lr == 3e-3 else 4
-    return config.width // per_lr - (config.length - 1)
+    per_lr = 2 if config.recipe.lr == 3e-3 else 4
+    return config.model.width // per_lr - (config.task.length - 1)
 
 
 def never(config: TrainConfig) -> bool:
@@ -73,13 +72,13 @@ def curve(accuracy: float, steps: int, climbing: bool = False) -> list[list[floa
 
 
 def fake_train(config: TrainConfig, checkpoint_dir: str | None = None, progress: bool = True):
-    accuracy = 1.0 if config.relations <= capacity_of(config) else 0.5
+    accuracy = 1.0 if config.task.relations <= capacity_of(config) else 0.5
     return {
         "accuracy": accuracy,
         "best_accuracy": accuracy,
-        "steps": config.steps,
-        "curve": curve(accuracy, config.steps, climbing=CLIMBING(config)),
-        "parameters": 100 * config.width,
+        "steps": config.recipe.steps,
+        "curve": curve(accuracy, config.recipe.steps, climbing=CLIMBING(config)),
+        "parameters": 100 * config.model.width,
         "config": config.to_dict(),
         "config_hash": config.config_hash(),
         "seed": config.seed,
@@ -91,8 +90,8 @@ CALLS: list[int] = []
 
 def failing_train(config: TrainConfig, checkpoint_dir: str | None = None, progress: bool = True):
     """Like fake_train, but the run at R = 6 of the widest model at lr 3e-3 raises."""
-    CALLS.append(config.relations)
-    if config.width == 16 and config.relations == 6 and config.lr == 3e-3:
+    CALLS.append(config.task.relations)
+    if config.model.width == 16 and config.task.relations == 6 and config.recipe.lr == 3e-3:
         raise RuntimeError("killed")
     return fake_train(config, checkpoint_dir, progress)
 
@@ -111,7 +110,7 @@ def search(tmp_path, fn=fake_train, text=SPEC):
 def test_the_spec_is_a_search_starting_at_the_grid():
     spec = load_spec("kg")
     assert spec.grow is not None and spec.grow.field == "relations" and spec.target == 0.97
-    assert {c.relations for c in spec.configs} == {spec.configs[0].relations}
+    assert {c.task.relations for c in spec.configs} == {spec.configs[0].task.relations}
 
 
 def test_search_grows_while_the_best_lr_passes(tmp_path):
@@ -148,7 +147,7 @@ def test_a_killed_search_resumes_without_training_again(tmp_path):
 def test_an_undecided_miss_leaves_the_capacity_open(tmp_path, monkeypatch):
     # the widest model's runs at R = 10 are still climbing when their budget ends
     monkeypatch.setattr(sys.modules[__name__], "CLIMBING",
-                        lambda c: c.width == 16 and c.relations == 10)  # fmt: skip
+                        lambda c: c.model.width == 16 and c.task.relations == 10)  # fmt: skip
     out = search(tmp_path)
     table = {(r["family"], r["width"]): r for r in out["capacities"]}
     wide = table["standard", 16]
@@ -205,7 +204,7 @@ def test_every_round_prices_the_largest_search():
     spec = load_spec("kg")
     whole = capacity.every_round(spec)
     assert whole.grow is None and len(whole.configs) > len(spec.configs)
-    assert max(c.relations for c in whole.configs) <= spec.grow.to
+    assert max(c.task.relations for c in whole.configs) <= spec.grow.to
 
 
 def test_slopes_fit_triples_per_parameter():
@@ -247,15 +246,22 @@ def test_the_paper_profile_is_the_papers_grid_and_is_priced(tmp_path, monkeypatc
     from simulations import estimate
 
     spec = load_spec("kg-paper")
-    grid = {(capacity.family(c.to_dict()), c.length, c.width, c.lr) for c in spec.configs}
+    grid = {
+        (capacity.family(c.to_dict()), c.task.length, c.model.width, c.recipe.lr)
+        for c in spec.configs
+    }
     assert len(spec.configs) == len(grid) == 3 * 4 * 6 * 4
-    assert {c.width for c in spec.configs} == {64, 96, 128, 160, 192, 224}
-    assert {(c.entities, c.relations, c.expert) for c in spec.configs} == {(128, 8, "glu")}
+    assert {c.model.width for c in spec.configs} == {64, 96, 128, 160, 192, 224}
+    assert {(c.task.entities, c.task.relations, c.model.expert) for c in spec.configs} == {
+        (128, 8, "glu")
+    }
     assert (spec.grow.by, spec.target) == (8, 0.97)
-    assert all(c.layers == c.length for c in spec.configs if c.arch == "transformer")
-    assert all(c.loops == c.length for c in spec.configs if c.arch == "looped")
+    assert all(
+        c.model.layers == c.task.length for c in spec.configs if c.model.arch == "transformer"
+    )
+    assert all(c.model.loops == c.task.length for c in spec.configs if c.model.arch == "looped")
     coefficients = {"a_seconds": 0.01, "b_seconds_per_madd": 1e-9, "ensemble_efficiency": 0.5}
-    monkeypatch.setattr(estimate, "probe", lambda arch, task, device: coefficients)
+    monkeypatch.setattr(estimate, "probe", lambda arch, task, device, held=False: coefficients)
     plan = estimate.dry_run(spec, tmp_path / "absent.db", workers=1)
     assert plan["runs"] == 288 * (512 // 8)  # every model grown to grow_to: an upper bound
     assert plan["estimated_seconds"] > 0 and not (tmp_path / "absent.db").exists()
@@ -264,17 +270,17 @@ def test_the_paper_profile_is_the_papers_grid_and_is_priced(tmp_path, monkeypatc
 def test_kg_options_and_the_glu_expert_reach_the_task_and_the_model():
     from simulations.training import build_model
 
-    plain = TrainConfig(task="kg-path", arch="transformer", width=8, layers=1, length=1, heads=2)
+    plain = TrainConfig.of(task="kg-path", arch="transformer", width=8, layers=1, length=1, heads=2)
     assert not {"entities", "relations", "graph_seed", "expert"} & set(plain.to_dict()) - {
         "expert"
     }  # unset task options stay out of the config (and of its hash)
-    glu = TrainConfig(task="kg-path", arch="looped", width=8, layers=1, length=2, heads=2,
+    glu = TrainConfig.of(task="kg-path", arch="looped", width=8, layers=1, length=2, heads=2,
                       loops=2, entities=6, relations=3, expert="glu")  # fmt: skip
     model, task = build_model(glu)
     assert (task.entities, task.relations, task.max_length) == (6, 3, 2)
     assert model.config.expert == "glu" and model.config.loops == 2
-    assert glu.config_hash() != dataclasses.replace(glu, expert="").config_hash()
-    assert plain.config_hash() == dataclasses.replace(plain, expert="").config_hash()
+    assert glu.config_hash() != glu.replace(expert="").config_hash()
+    assert plain.config_hash() == plain.replace(expert="").config_hash()
 
 
 def test_a_real_search_learns_a_small_graph(tmp_path):
@@ -313,9 +319,13 @@ def test_kg_profile_has_parameter_matched_points_and_one_grid():
     for c in spec.configs:
         model, _ = build_model(c)
         fam = capacity.family(c.to_dict())
-        sizes.setdefault((fam, c.length), set()).add(sum(p.numel() for p in model.parameters()))
-        grids.setdefault(capacity.model_key(c.to_dict(), "relations"), set()).add((c.lr, c.seed))
-    assert {c.optimizer for c in spec.configs} == {"adam"}
+        sizes.setdefault((fam, c.task.length), set()).add(
+            sum(p.numel() for p in model.parameters())
+        )
+        grids.setdefault(capacity.model_key(c.to_dict(), "relations"), set()).add(
+            (c.recipe.lr, c.seed)
+        )
+    assert {c.recipe.optimizer for c in spec.configs} == {"adam"}
     assert all(g == {(lr, s) for lr in (1e-3, 3.16e-3) for s in (0, 1, 2)} for g in grids.values())
     for (fam, q), params in sizes.items():
         if fam != "standard":
@@ -351,13 +361,19 @@ def test_extensions_decide_the_misses_only_and_stand_in_for_their_runs(tmp_path)
     doubled: list[tuple[int, int]] = []
 
     def train(config, checkpoint_dir=None, progress=True):
-        if config.steps > 10:
-            doubled.append((config.width, config.relations))
-        passes = config.relations <= capacity_of(config) + (2 if config.steps > 10 else 0)
+        if config.recipe.steps > 10:
+            doubled.append((config.model.width, config.task.relations))
+        passes = config.task.relations <= capacity_of(config) + (
+            2 if config.recipe.steps > 10 else 0
+        )
         out = fake_train(config, checkpoint_dir, progress)
         accuracy = 1.0 if passes else 0.5
-        return {**out, "accuracy": accuracy, "best_accuracy": accuracy,
-                "curve": curve(accuracy, config.steps, climbing=config.steps == 10)}  # fmt: skip
+        return {
+            **out,
+            "accuracy": accuracy,
+            "best_accuracy": accuracy,
+            "curve": curve(accuracy, config.recipe.steps, climbing=config.recipe.steps == 10),
+        }
 
     out = run_sweep(spec_file(tmp_path), tmp_path / "c.db", workers=1, train_fn=train,
                     progress=False, extend_undecided=1)  # fmt: skip

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 import torch
 
@@ -18,7 +16,7 @@ from simulations.stacks import BATCHED, LoopStack, VmapStack
 from simulations.training import TrainConfig, build_model, train
 from simulations.units import plan_groups, shape_key
 
-BASE = TrainConfig(
+BASE = TrainConfig.of(
     task="index-lookup", arch="transformer", width=8, layers=2, length=6, heads=2, steps=12,
     eval_every=4, eval_samples=40, batch=8,
 )  # fmt: skip
@@ -31,8 +29,8 @@ def _one_thread(one_thread):
 
 
 def members(**change) -> list[TrainConfig]:
-    base = dataclasses.replace(BASE, **change)
-    return [dataclasses.replace(base, lr=lr, seed=seed) for lr, seed in MEMBERS]
+    base = BASE.replace(**change)
+    return [base.replace(lr=lr, seed=seed) for lr, seed in MEMBERS]
 
 
 def weights(path: str) -> dict[str, torch.Tensor]:
@@ -97,7 +95,9 @@ def test_stacked_adam_follows_the_recipe_as_torch_does(optimizer):
     """Weight decay (Adam's L2, AdamW's decoupled), the warm-up and cosine schedule and each
     member's gradient clipped to its own norm: torch's optimiser, clip_grad_norm_ and rate,
     member by member, to float tolerance."""
-    recipe = Recipe(optimizer, 0.1, "warmup-cosine", 2, 0.5, 6)
+    recipe = Recipe(
+        optimizer=optimizer, weight_decay=0.1, schedule="warmup-cosine", warmup=2, clip=0.5, steps=6
+    )
     gen = torch.Generator().manual_seed(1)
     lrs = [1e-2, 3e-3]
     start = [torch.randn(2, 5, 4, generator=gen), torch.randn(2, 7, generator=gen)]
@@ -149,7 +149,7 @@ def test_members_follow_their_single_runs_recipe(arch, optimizer, gpu_form, stra
 def test_the_static_step_on_the_cpu_is_a_plain_step():
     configs = members()[:2]
     models_ = [build_model(c)[0] for c in configs]
-    stack = VmapStack(models_, [c.lr for c in configs], torch.device("cpu"))
+    stack = VmapStack(models_, [c.recipe.lr for c in configs], torch.device("cpu"))
     task = build_model(configs[0])[1]
     gen = torch.Generator().manual_seed(0)
     batch = [torch.stack(t) for t in zip(*(task.sample(8, 6, gen) for _ in configs), strict=True)]
@@ -201,7 +201,7 @@ def test_a_member_stopping_first_leaves_the_block_rnn_in_training_mode(monkeypat
     an RNN run in eval mode: every other member of such an ensemble failed on a GPU)."""
     monkeypatch.setattr(stacks, "BLOCK_DEVICES", {"cpu"})
     configs = members(arch="lstm", layers=1, task="dyck", length=4)  # accuracy > 0 at once
-    configs[0] = dataclasses.replace(configs[0], target=1e-9)  # stops at the first evaluation
+    configs[0] = configs[0].replace(target=1e-9)  # stops at the first evaluation
     calls: list[tuple[bool, bool]] = []  # (grad enabled, the RNN's train flag)
     lstm = torch._VF.lstm
 
@@ -243,18 +243,18 @@ def test_mixture_of_experts_members_train_batched_as_if_alone(
 
 def test_the_cpu_batches_only_tiny_models():
     cpu, cuda = torch.device("cpu"), torch.device("cuda")
-    tiny, large = BASE, dataclasses.replace(BASE, width=64, length=64, batch=32)
+    tiny, large = BASE, BASE.replace(width=64, length=64, batch=32)
     assert stacks.work(tiny) < stacks.CPU_BATCHED_WORK < stacks.work(large)
     assert stacks.batched_form(tiny, cpu) is VmapStack
     assert stacks.batched_form(large, cpu) is LoopStack
     assert stacks.batched_form(large, cuda) is VmapStack
-    lstm = dataclasses.replace(tiny, arch="lstm")
+    lstm = tiny.replace(arch="lstm")
     assert stacks.batched_form(lstm, cpu) is LoopStack
     assert stacks.batched_form(lstm, cuda) is stacks.RecurrenceStack
-    experts = dataclasses.replace(tiny, experts=4)  # routed on the CPU: no vmap rule, no warning
+    experts = tiny.replace(experts=4)  # routed on the CPU: no vmap rule, no warning
     assert stacks.batched_form(experts, cpu) is LoopStack
     assert stacks.batched_form(experts, cuda) is VmapStack
-    adafactor = dataclasses.replace(tiny, optimizer="adafactor")  # as the CPU's stores trained
+    adafactor = tiny.replace(optimizer="adafactor")  # as the CPU's stores trained
     assert stacks.batched_form(adafactor, cpu) is LoopStack
     assert stacks.batched_form(adafactor, cuda) is VmapStack
 
@@ -293,9 +293,7 @@ def test_every_architecture_trains_each_member_as_if_alone(arch, tmp_path, batch
 def test_members_stop_on_their_own_and_are_reported_at_once(tmp_path):
     """A member that reaches its target leaves at that evaluation (reported through on_result
     then), the others go on; the results equal the single runs'."""
-    configs = [
-        dataclasses.replace(c, target=t) for c, t in zip(members(), (1.0, 0.01, 1.0), strict=True)
-    ]
+    configs = [c.replace(target=t) for c, t in zip(members(), (1.0, 0.01, 1.0), strict=True)]
     reported = []
     together = train_ensemble(configs, device="cpu", on_result=reported.append)
     assert [r["config_hash"] for r in reported] == [configs[i].config_hash() for i in (1, 0, 2)]
@@ -339,7 +337,7 @@ def test_a_batched_form_that_fails_its_check_falls_back(form, reason, monkeypatc
 
 def test_bad_ensembles_are_refused():
     with pytest.raises(InputError, match="differ only in lr, seed, target"):
-        train_ensemble([BASE, dataclasses.replace(BASE, width=16)], device="cpu")
+        train_ensemble([BASE, BASE.replace(width=16)], device="cpu")
     with pytest.raises(InputError, match="same config twice"):
         train_ensemble([BASE, BASE], device="cpu")
     with pytest.raises(InputError, match="non-empty list"):
@@ -370,16 +368,16 @@ def test_memorisation_ensembles_score_the_training_set_as_single_runs_do():
     hit), and its evaluation scores the whole fixed training set, as a single run does (it once
     scored eval_samples random picks of it: 0.525 where the run had 17/32), so each member's
     curve is its single run's."""
-    base = TrainConfig(task="memorize", arch="concat-transformer", width=16, layers=1,
+    base = TrainConfig.of(task="memorize", arch="concat-transformer", width=16, layers=1,
                        length=32, steps=12, lr=3e-3, batch=32, heads=1, target=1.0,
                        eval_every=4, eval_samples=40, mlp_width=4, optimizer="adamw",
                        weight_decay=0.1)  # fmt: skip
-    configs = [dataclasses.replace(base, seed=s, lr=lr) for s, lr in ((0, 3e-3), (1, 1e-2))]
+    configs = [base.replace(seed=s, lr=lr) for s, lr in ((0, 3e-3), (1, 1e-2))]
     models_ = [build_model(c)[0] for c in configs]
-    stack = VmapStack(models_, [c.lr for c in configs], torch.device("cpu"))
+    stack = VmapStack(models_, [c.recipe.lr for c in configs], torch.device("cpu"))
     task = build_model(configs[0])[1]
     gen = torch.Generator().manual_seed(0)
-    parts = [task.sample(8, base.length, gen) for _ in configs]
+    parts = [task.sample(8, base.task.length, gen) for _ in configs]
     batch = [torch.stack(t) for t in zip(*parts, strict=True)]
     assert batch[0].shape != batch[1].shape  # vectors in, one target per sequence
     static = StaticStep(stack, batch, torch.device("cpu"))

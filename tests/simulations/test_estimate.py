@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import pytest
@@ -22,7 +21,7 @@ COEFFICIENTS = {"a_seconds": 0.01, "b_seconds_per_madd": 1e-9, "ensemble_efficie
 def fixed_probe(monkeypatch):
     calls = []
 
-    def probe(arch, task, device):
+    def probe(arch, task, device, held=False):
         calls.append(arch)
         return COEFFICIENTS
 
@@ -37,24 +36,24 @@ def test_makespan_spreads_longest_first():
 
 
 def test_unit_seconds_is_the_cost_model():
-    config = TrainConfig(task="index-lookup", arch="lstm", width=16, layers=1, length=8,
+    config = TrainConfig.of(task="index-lookup", arch="lstm", width=16, layers=1, length=8,
                          steps=100, eval_every=50, eval_samples=200, batch=32)  # fmt: skip
     step = 0.01 + 1e-9 * work(config)
     evaluations = 2 * math.ceil(200 / 32) / 3  # two evaluations, a third of a step per batch
     assert estimate.unit_seconds([config], COEFFICIENTS) == pytest.approx(
         step * (100 + evaluations)
     )
-    pair = [config, dataclasses.replace(config, seed=1)]
+    pair = [config, config.replace(seed=1)]
     assert estimate.unit_seconds(pair, COEFFICIENTS) == pytest.approx(
         2 * 0.5 * step * (100 + evaluations)
     )
 
 
 def test_work_grows_with_width_length_and_attention():
-    base = TrainConfig(task="index-lookup", arch="lstm", width=16, layers=1, length=8)
-    wider = dataclasses.replace(base, width=32)
-    longer = dataclasses.replace(base, length=16)
-    attention = dataclasses.replace(base, arch="transformer")
+    base = TrainConfig.of(task="index-lookup", arch="lstm", width=16, layers=1, length=8)
+    wider = base.replace(width=32)
+    longer = base.replace(length=16)
+    attention = base.replace(arch="transformer")
     assert work(base) < work(wider) and work(base) < work(longer) < work(attention) * 2
     assert work(base) < work(attention)
 

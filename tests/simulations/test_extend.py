@@ -36,11 +36,11 @@ SPEC = """
 def budget_train(config: TrainConfig, checkpoint_dir: str | None = None, progress: bool = True):
     """N = 8 is learned at once; N = 12 climbs by 0.2 per 100 steps and reaches the target at
     400 steps (undecided before); N = 16 stays at chance (plateaued)."""
-    evaluations = config.steps // config.eval_every
-    if config.length == 8:
+    evaluations = config.recipe.steps // config.evaluation.eval_every
+    if config.task.length == 8:
         curve = [[10, 1.0]]
-    elif config.length == 12:
-        top = min(1.0, 0.2 + 0.2 * config.steps / 100)
+    elif config.task.length == 12:
+        top = min(1.0, 0.2 + 0.2 * config.recipe.steps / 100)
         curve = [[10 * (i + 1), top * (i + 1) / evaluations] for i in range(evaluations)]
     else:
         curve = [[10 * (i + 1), 0.1] for i in range(evaluations)]

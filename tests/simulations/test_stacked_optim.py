@@ -53,9 +53,23 @@ def torch_runs(initial, lrs, recipe, grads_per_step):
 @pytest.mark.parametrize(
     "recipe",
     [
-        Recipe("adafactor", steps=8),
-        Recipe("adafactor", 0.1, "warmup-cosine", 3, 0.5, 8),
-        Recipe("adafactor", 0.0, "warmup-linear", 2, 0.0, 8),
+        Recipe(optimizer="adafactor", steps=8),
+        Recipe(
+            optimizer="adafactor",
+            weight_decay=0.1,
+            schedule="warmup-cosine",
+            warmup=3,
+            clip=0.5,
+            steps=8,
+        ),
+        Recipe(
+            optimizer="adafactor",
+            weight_decay=0.0,
+            schedule="warmup-linear",
+            warmup=2,
+            clip=0.0,
+            steps=8,
+        ),
     ],
 )
 def test_stacked_adafactor_is_torch_adafactor_member_by_member(recipe):
@@ -81,8 +95,28 @@ def test_stacked_adafactor_is_torch_adafactor_member_by_member(recipe):
 @pytest.mark.parametrize(
     ("form", "recipe"),
     [
-        (StackedAdam, Recipe("adamw", 0.1, "warmup-cosine", 2, 0.5, 5)),
-        (StackedAdafactor, Recipe("adafactor", 0.1, "warmup-cosine", 2, 0.5, 5)),
+        (
+            StackedAdam,
+            Recipe(
+                optimizer="adamw",
+                weight_decay=0.1,
+                schedule="warmup-cosine",
+                warmup=2,
+                clip=0.5,
+                steps=5,
+            ),
+        ),
+        (
+            StackedAdafactor,
+            Recipe(
+                optimizer="adafactor",
+                weight_decay=0.1,
+                schedule="warmup-cosine",
+                warmup=2,
+                clip=0.5,
+                steps=5,
+            ),
+        ),
     ],
 )
 def test_the_graph_step_with_device_scalars_is_the_eager_one(form, recipe):
@@ -106,7 +140,7 @@ def test_the_graph_step_with_device_scalars_is_the_eager_one(form, recipe):
 
 def test_members_dropped_keep_their_own_statistics():
     """After keep(), the members left step on as they would have with the others beside."""
-    recipe = Recipe("adafactor", steps=6)
+    recipe = Recipe(optimizer="adafactor", steps=6)
     gen = torch.Generator().manual_seed(2)
     lrs = [1e-2, 3e-3, 1e-3]
     initial = start(3, gen)
@@ -141,9 +175,11 @@ def test_clipping_scales_each_member_by_its_own_norm():
 
 def test_the_recipe_picks_the_stacked_optimiser():
     params, lrs = [torch.zeros(2, 3)], [1e-3, 1e-3]
-    assert isinstance(stacked_optimiser(params, lrs, Recipe("adafactor")), StackedAdafactor)
-    assert isinstance(stacked_optimiser(params, lrs, Recipe("adamw")), StackedAdam)
+    assert isinstance(
+        stacked_optimiser(params, lrs, Recipe(optimizer="adafactor")), StackedAdafactor
+    )
+    assert isinstance(stacked_optimiser(params, lrs, Recipe(optimizer="adamw")), StackedAdam)
     with pytest.raises(ValueError, match="Adafactor"):
-        StackedAdafactor(params, [1e-3, 1e-3], Recipe("adam"))
+        StackedAdafactor(params, [1e-3, 1e-3], Recipe(optimizer="adam"))
     with pytest.raises(ValueError, match="Adam and AdamW"):
-        StackedAdam(params, [1e-3, 1e-3], Recipe("adafactor"))
+        StackedAdam(params, [1e-3, 1e-3], Recipe(optimizer="adafactor"))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 from simulations.progress_lines import run_label, varying_fields
 from simulations.sweeps import load_spec, run_sweep
 from simulations.training import TrainConfig
@@ -14,10 +12,10 @@ def instant_train(config: TrainConfig, checkpoint_dir: str | None = None, progre
     return {
         "accuracy": 0.5,
         "best_accuracy": 0.5,
-        "steps": config.steps,
+        "steps": config.recipe.steps,
         "wall_seconds": 0.0,
         "checkpoint": None,
-        "curve": [{"step": config.steps, "accuracy": 0.5}],
+        "curve": [{"step": config.recipe.steps, "accuracy": 0.5}],
         "parameters": 1,
         "state_numel": 0,
         "config": config.to_dict(),
@@ -37,8 +35,8 @@ def test_looped_sweep_lines_tell_the_runs_apart(tmp_path, capsys):
 
 
 def test_varying_fields_are_those_that_differ():
-    base = TrainConfig(task="index-lookup", arch="transformer", width=8, layers=1, length=8)
-    experts = [dataclasses.replace(base, experts=k, lr=lr) for k in (1, 4) for lr in (1e-3, 1e-2)]
+    base = TrainConfig.of(task="index-lookup", arch="transformer", width=8, layers=1, length=8)
+    experts = [base.replace(experts=k, lr=lr) for k in (1, 4) for lr in (1e-3, 1e-2)]
     assert varying_fields(experts) == ("experts",)  # lr is always named
     assert varying_fields([base, base]) == ()
     assert varying_fields([]) == ()
@@ -48,8 +46,8 @@ def test_varying_fields_are_those_that_differ():
 
 
 def test_a_field_a_run_does_not_set_is_left_out_of_its_line():
-    plain = TrainConfig(task="p-hop", arch="transformer", width=8, layers=1, length=8, hops=1)
-    looped = dataclasses.replace(plain, arch="looped", loops=3)
+    plain = TrainConfig.of(task="p-hop", arch="transformer", width=8, layers=1, length=8, hops=1)
+    looped = plain.replace(arch="looped", loops=3)
     fields = varying_fields([plain, looped])
     assert fields == ("loops",)  # arch is always named
     assert "loops" not in run_label(plain, fields)
@@ -57,7 +55,7 @@ def test_a_field_a_run_does_not_set_is_left_out_of_its_line():
 
 
 def test_kg_lines_name_the_graph_and_the_hops():
-    base = TrainConfig(task="kg-path", arch="looped", width=8, layers=1, length=2, loops=2,
+    base = TrainConfig.of(task="kg-path", arch="looped", width=8, layers=1, length=2, loops=2,
                        entities=16, relations=4)  # fmt: skip
     assert run_label(base, ("loops",)) == (
         "kg-path looped w=8 L=1 q=2 entities=16 relations=4 loops=2 lr=0.001 seed=0"

@@ -37,16 +37,18 @@ def fake_train(
     It saves nothing but reports the checkpoint path train() would write."""
     time.sleep(delay)
     where = None if checkpoint_dir is None else str(Path(checkpoint_dir) / config.config_hash())
-    accuracy = 1.0 if config.length <= (12 if config.arch == "transformer" else 8) else 0.5
+    accuracy = (
+        1.0 if config.task.length <= (12 if config.model.arch == "transformer" else 8) else 0.5
+    )
     return {
         "accuracy": accuracy,
         "best_accuracy": accuracy,
-        "steps": config.steps,
+        "steps": config.recipe.steps,
         "wall_seconds": delay,
         "checkpoint": None if where is None else f"{where}.pt",
-        "curve": [{"step": config.steps, "accuracy": accuracy}],
-        "parameters": 100 * config.width,
-        "state_numel": 2 * config.width * config.layers,
+        "curve": [{"step": config.recipe.steps, "accuracy": accuracy}],
+        "parameters": 100 * config.model.width,
+        "state_numel": 2 * config.model.width * config.model.layers,
         "config": config.to_dict(),
         "config_hash": config.config_hash(),
         "seed": config.seed,
@@ -75,7 +77,7 @@ def crowded_train(
 
     import torch
 
-    if config.arch == "lstm" and config.length == 12:
+    if config.model.arch == "lstm" and config.task.length == 12:
         raise RuntimeError("diverged")
     if multiprocessing.parent_process() is not None:
         raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 8.39 GiB.")
@@ -88,7 +90,7 @@ def out_of_memory_train(
     """Runs out of device memory on every transformer run, wherever it trains."""
     import torch
 
-    if config.arch == "transformer":
+    if config.model.arch == "transformer":
         raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 8.39 GiB.")
     return fake_train(config, checkpoint_dir, progress)
 
@@ -96,7 +98,7 @@ def out_of_memory_train(
 def failing_train(
     config: TrainConfig, checkpoint_dir: str | None = None, progress: bool = True
 ) -> dict:
-    if config.arch == "lstm":
+    if config.model.arch == "lstm":
         raise RuntimeError("diverged\nsecond line")
     return fake_train(config, checkpoint_dir, progress)
 
@@ -120,8 +122,8 @@ def dying_train(
     key = config.config_hash()
     tries = len(list(marks.glob(f"{key}.*")))
     (marks / f"{key}.{os.getpid()}.{tries}").write_text("")
-    doomed = (config.arch, config.seed) == ("lstm", 1)
-    if doomed or ((config.arch, config.seed) == ("transformer", 0) and tries == 0):
+    doomed = (config.model.arch, config.seed) == ("lstm", 1)
+    if doomed or ((config.model.arch, config.seed) == ("transformer", 0) and tries == 0):
         os.kill(os.getpid(), signal.SIGKILL)
     return fake_train(config, checkpoint_dir, progress, delay=0.05)
 
@@ -169,10 +171,13 @@ def test_grid_is_the_product_over_the_baseline(tmp_path):
     spec = load_spec(write_spec(tmp_path))
     assert spec.name == "tiny" and spec.target == 0.99
     assert len(spec.configs) == 8
-    assert {(c.arch, c.length, c.seed) for c in spec.configs} == {
+    assert {(c.model.arch, c.task.length, c.seed) for c in spec.configs} == {
         (a, n, s) for a in ("transformer", "lstm") for n in (8, 12) for s in (0, 1)
     }
-    assert all(c.width == 16 and c.steps == 10 and c.target == 0.99 for c in spec.configs)
+    assert all(
+        c.model.width == 16 and c.recipe.steps == 10 and c.evaluation.target == 0.99
+        for c in spec.configs
+    )
     assert len(set(spec.hashes())) == 8
 
 
@@ -197,7 +202,7 @@ def test_includes_are_sub_grids_crossed_with_the_shared_lists():
         layers = 1
         """
     )
-    got = [(c.arch, c.layers, c.length) for c in spec.configs]
+    got = [(c.model.arch, c.model.layers, c.task.length) for c in spec.configs]
     # the third include repeats points of the first: kept once
     assert got == [
         ("transformer", 1, 20),
@@ -207,7 +212,7 @@ def test_includes_are_sub_grids_crossed_with_the_shared_lists():
         ("lstm", 1, 20),
         ("lstm", 1, 400),
     ]
-    assert all(isinstance(c.lr, float) for c in spec.configs)
+    assert all(isinstance(c.recipe.lr, float) for c in spec.configs)
 
 
 def test_ints_are_accepted_for_floats():
@@ -222,7 +227,7 @@ def test_ints_are_accepted_for_floats():
         lr = 1
         """
     ).configs
-    assert config.lr == 1.0 and isinstance(config.lr, float)
+    assert config.recipe.lr == 1.0 and isinstance(config.recipe.lr, float)
 
 
 B = "[baseline]\ntask = 'dyck'\narch = 'lstm'\nlayers = 1\nlength = 10\n"  # all but width
@@ -279,37 +284,44 @@ def test_profiles_load():
     assert {"paper", "quick", "smoke"} <= set(profiles())  # and the other papers' profiles
     smoke = load_spec("smoke")
     assert len(smoke.configs) == 8 and {c.seed for c in smoke.configs} == {0, 1}
-    assert all(c.width == 16 and c.steps <= 200 and c.eval_samples <= 200 for c in smoke.configs)
-    assert {c.length for c in smoke.configs} == {4, 8} and {c.task for c in smoke.configs} == {
-        "dyck"
-    }
+    assert all(
+        c.model.width == 16 and c.recipe.steps <= 200 and c.evaluation.eval_samples <= 200
+        for c in smoke.configs
+    )
+    assert {c.task.length for c in smoke.configs} == {4, 8} and {
+        c.task.name for c in smoke.configs
+    } == {"dyck"}
     quick = load_spec("quick")
     assert len(quick.configs) == 24
     # equal budgets: every index-lookup model (Figs. 2(a, b), 3) the same steps, N = 20, 50
-    index_runs = [c for c in quick.configs if c.task == "index-lookup"]
-    assert {(c.steps, c.length in (20, 50)) for c in index_runs} == {(1500, True)}
+    index_runs = [c for c in quick.configs if c.task.name == "index-lookup"]
+    assert {(c.recipe.steps, c.task.length in (20, 50)) for c in index_runs} == {(1500, True)}
     for task in ("dyck", "eq-random"):
-        assert len({c.steps for c in quick.configs if c.task == task}) == 1
-    index = {(c.arch, c.layers) for c in quick.configs if c.task == "index-lookup"}
+        assert len({c.recipe.steps for c in quick.configs if c.task.name == task}) == 1
+    index = {(c.model.arch, c.model.layers) for c in quick.configs if c.task.name == "index-lookup"}
     assert index == {("transformer", 1), ("lstm", 1), ("mamba", 1)}
-    widths = {c.width for c in quick.configs if c.task == "index-lookup" and c.arch == "mamba"}
+    widths = {
+        c.model.width
+        for c in quick.configs
+        if c.task.name == "index-lookup" and c.model.arch == "mamba"
+    }
     assert widths == {16, 64, 128}  # Fig. 3's width x length grid
-    dyck = {(c.arch, c.layers) for c in quick.configs if c.task == "dyck"}
+    dyck = {(c.model.arch, c.model.layers) for c in quick.configs if c.task.name == "dyck"}
     assert dyck == {("transformer", 1), ("lstm", 1), ("transformer", 2)}
-    assert {c.task for c in quick.configs} == {"index-lookup", "dyck", "eq-random"}
-    assert all(c.length % 2 == 0 for c in quick.configs if c.task != "index-lookup")
+    assert {c.task.name for c in quick.configs} == {"index-lookup", "dyck", "eq-random"}
+    assert all(c.task.length % 2 == 0 for c in quick.configs if c.task.name != "index-lookup")
     paper = load_spec("paper")
-    assert {c.task for c in paper.configs} == {
+    assert {c.task.name for c in paper.configs} == {
         "index-lookup",
         "dyck",
         "eq-random",
         "eq-one",
         "eq-ncp",
     }
-    assert len({c.lr for c in paper.configs}) == 7
-    assert max(c.layers for c in paper.configs if c.arch == "lstm") == 3
+    assert len({c.recipe.lr for c in paper.configs}) == 7
+    assert max(c.model.layers for c in paper.configs if c.model.arch == "lstm") == 3
     # Dyck words and the halves of equality inputs need even lengths
-    assert all(c.length % 2 == 0 for c in paper.configs if c.task != "index-lookup")
+    assert all(c.task.length % 2 == 0 for c in paper.configs if c.task.name != "index-lookup")
 
 
 def test_profiles_fit_the_real_trainer_config():
@@ -461,14 +473,14 @@ def test_a_sweep_outlives_its_killed_workers(tmp_path, monkeypatch):
     db = tmp_path / "ccx.db"
     summary = run_sweep(spec, db, workers=2, train_fn=dying_train, progress=False)
     configs = load_spec(spec).configs
-    doomed = [c for c in configs if (c.arch, c.seed) == ("lstm", 1)]
+    doomed = [c for c in configs if (c.model.arch, c.seed) == ("lstm", 1)]
     assert [f["config_hash"] for f in summary["failed"]] == [doomed[0].config_hash()]
     assert re.search(r"died [23] times", summary["failed"][0]["error"])
     assert summary["ran"] == summary["stored_total"] == 3
     with sqlite3.connect(db) as conn:
         hashes = [h for (h,) in conn.execute("SELECT config_hash FROM runs")]
     assert sorted(hashes) == sorted(c.config_hash() for c in configs if c not in doomed)
-    tries = {(c.arch, c.seed): len(list(marks.glob(f"{c.config_hash()}.*"))) for c in configs}
+    tries = {(c.model.arch, c.seed): len(list(marks.glob(f"{c.config_hash()}.*"))) for c in configs}
     assert tries[("lstm", 1)] in (2, 3) and tries[("transformer", 0)] >= 2
 
 
@@ -705,13 +717,13 @@ def test_parrots_profile_recipe_grid_and_equal_active_parameters():
     from ccomplexity.bounds.parrots import one_layer_parameters
 
     configs = load_spec("parrots").configs
-    assert {(c.optimizer, c.weight_decay) for c in configs} == {("adamw", 0.1)}
+    assert {(c.recipe.optimizer, c.recipe.weight_decay) for c in configs} == {("adamw", 0.1)}
     grids: dict[tuple, set[tuple[float, int]]] = {}
     for c in configs:
-        key = (c.task, c.length, c.width, c.experts, c.mlp_width)
-        grids.setdefault(key, set()).add((c.lr, c.seed))
+        key = (c.task.name, c.task.length, c.model.width, c.model.experts, c.model.mlp_width)
+        grids.setdefault(key, set()).add((c.recipe.lr, c.seed))
     assert all(g == {(lr, s) for lr in (3e-3, 1e-2) for s in (0, 1, 2)} for g in grids.values())
-    memo = {(c.mlp_width, c.experts) for c in configs if c.task == "memorize"}
+    memo = {(c.model.mlp_width, c.model.experts) for c in configs if c.task.name == "memorize"}
     active = {key: one_layer_parameters(16, 1, key[0], key[1])["active"] for key in memo}
     for (_, k), moe in active.items():
         if k > 1:  # a dense model within 10% of this MoE's active parameters

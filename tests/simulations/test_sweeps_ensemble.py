@@ -28,8 +28,8 @@ from simulations.units import plan_units
 def fake_train(config, checkpoint_dir=None, progress=True) -> dict:
     accuracy = 1.0 if config.seed == 0 else 0.5
     return {
-        "accuracy": accuracy, "best_accuracy": accuracy, "steps": config.steps,
-        "curve": [[config.steps, accuracy]], "config": config.to_dict(),
+        "accuracy": accuracy, "best_accuracy": accuracy, "steps": config.recipe.steps,
+        "curve": [[config.recipe.steps, accuracy]], "config": config.to_dict(),
         "config_hash": config.config_hash(), "seed": config.seed, "device": "cpu",
         "checkpoint": None,
     }  # fmt: skip
@@ -82,12 +82,14 @@ def write_spec(tmp_path: Path, text: str = SPEC) -> Path:
 def test_the_gpu_profile_is_figs_2_to_4_with_the_lr_grid_one_ensemble_per_cell():
     gpu = load_spec("gpu")
     paper = load_spec("paper")
-    assert {c.lr for c in gpu.configs} == {c.lr for c in paper.configs}  # App. H's 7 values
+    assert {c.recipe.lr for c in gpu.configs} == {
+        c.recipe.lr for c in paper.configs
+    }  # App. H's 7 values
     assert {c.seed for c in gpu.configs} == {0, 1}
-    assert {c.task for c in gpu.configs} == {"index-lookup", "dyck", "eq-random", "eq-one",
+    assert {c.task.name for c in gpu.configs} == {"index-lookup", "dyck", "eq-random", "eq-one",
                                              "eq-ncp"}  # fmt: skip
-    assert max(c.length for c in gpu.configs if c.task != "eq-ncp") == 400
-    assert max(c.length for c in gpu.configs if c.task == "eq-ncp") == 800
+    assert max(c.task.length for c in gpu.configs if c.task.name != "eq-ncp") == 400
+    assert max(c.task.length for c in gpu.configs if c.task.name == "eq-ncp") == 800
     units = plan_units(list(zip(gpu.hashes(), gpu.configs, strict=True)), cap=16, workers=1)
     sizes = sorted(len(u) for u in units)
     # one ensemble of 14 per cell, except where 14 members' activations (evaluated at once)
@@ -103,7 +105,7 @@ def test_units_group_by_shape_and_split_for_idle_workers(tmp_path):
     pending = list(zip(spec.hashes(), spec.configs, strict=True))
     units = plan_units(pending, cap=16, workers=1)
     assert [len(u) for u in units] == [4, 4, 4, 4]
-    assert all(len({(c.arch, c.length) for _, c in u}) == 1 for u in units)
+    assert all(len({(c.model.arch, c.task.length) for _, c in u}) == 1 for u in units)
     assert sorted(len(u) for u in plan_units(pending, cap=3, workers=1)) == [1, 1, 1, 1, 3, 3, 3, 3]
     assert len(plan_units(pending, cap=16, workers=6)) == 6
     assert [len(u) for u in plan_units(pending, cap=1, workers=2)] == [1] * 16

@@ -90,4 +90,7 @@ def test_every_profile_run_can_be_judged(name):
     """A run that misses its target after all its steps has the evaluations a plateau needs, so
     that no profile's verdict is undecided for want of evaluations."""
     for config in load_spec(name).configs:
-        assert verdicts.judgeable(config.steps, config.eval_every), (name, config.task)
+        assert verdicts.judgeable(config.recipe.steps, config.evaluation.eval_every), (
+            name,
+            config.task.name,
+        )

@@ -13,7 +13,6 @@ import torch
 import models
 from ccomplexity import bounds, claims
 from ccomplexity.errors import InputError
-from ccomplexity.precision import FixedPoint
 from ccomplexity.protocol import Transcript
 from models.base import RecurrentModel, SequenceModel
 from models.constructions.scoring import strictly_correct
@@ -50,7 +49,7 @@ class Fitted:
     """The model a reduction runs on (on its grid), the length N and the claim it rests on."""
 
     model: SequenceModel
-    fmt: FixedPoint
+    numbers: harness.Numbers
     length: int
     claim: claims.Claim
     source: harness.Source | None  # None for the hand-wired dfa-rnn
@@ -61,11 +60,11 @@ class Fitted:
             "arch": self.model.name,
             "width": self.model.config.width,
             "layers": self.model.config.layers,
-            "precision": self.fmt.bits,
-            "frac": self.fmt.frac,
+            "precision": self.numbers.bits,
+            "frac": self.numbers.frac,
             "checkpoint": None if self.source is None else self.source.checkpoint,
-            "trained_task": None if training is None else training.task,
-            "trained_length": None if training is None else training.length,
+            "trained_task": None if training is None else training.task.name,
+            "trained_length": None if training is None else training.task.length,
             "claim": {k: getattr(self.claim, k) for k in ("task", "family", "bound_id", "problem")},
         }
 
@@ -105,31 +104,30 @@ def fit_model(
     else:
         source = harness.model_source(None, None, req.seed, req.checkpoint)
         source.agree(arch=req.arch, width=req.width)
-        trained = source.training.length
+        trained = source.training.task.length
         n = check_length(name, trained if req.length is None else req.length)
         if n > trained:
             raise InputError(
                 f"checkpoint {req.checkpoint} was trained up to N = {trained}; the reduction "
                 f"cannot run it at N = {n}"
             )
-        task = source.training.task
+        task = source.training.task.name
     model = source.model
     claim = claims.reduction_claim(name, models.family(model.name), task, model.config.layers)
-    fmt = harness.fixed_point(req.precision, None)
+    numbers = harness.hold_numbers(source, req.precision, None)
     if transformer or model.name == "transformer":
-        attention.check(model.config.layers, n, fmt)
-    model.set_precision(fmt)
-    return Fitted(model, fmt, n, claim, source)
+        attention.check(model.config.layers, n, numbers)
+    return Fitted(model, numbers, n, claim, source)
 
 
 # ----------------------------------------------------------------------------- shared pieces
 
 
 def run_rnn(
-    model: RecurrentModel, inputs: torch.Tensor, cut: int
+    model: RecurrentModel, inputs: torch.Tensor, cut: int, numbers: harness.Numbers
 ) -> tuple[list[Transcript], torch.Tensor, float]:
     """Theorem 2's protocol at ``cut``: transcripts, Bob's logits, agreement with forward."""
-    transcripts, outputs = harness.run(rnn.setup(model, cut, inputs), len(inputs))
+    transcripts, outputs = harness.run(rnn.setup(model, cut, inputs, numbers), len(inputs))
     agreement = harness.compare(outputs, model(inputs)[:, -1])["agreement"]
     return transcripts, outputs["bob"], agreement
 

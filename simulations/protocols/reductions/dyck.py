@@ -44,9 +44,8 @@ def _dfa_rnn(req: Request) -> Fitted:
         raise InputError(
             f"dfa-rnn needs precision >= {need} bits (integer grid), got {precision!r}"
         )
-    fmt = FixedPoint(precision, 0, "floor")
-    model.set_precision(fmt)
-    return Fitted(model, fmt, n, claims.reduction_claim("dyck", "recurrent"), None)
+    numbers = harness.finite_numbers(model, FixedPoint(precision, 0, "floor"))
+    return Fitted(model, numbers, n, claims.reduction_claim("dyck", "recurrent"), None)
 
 
 # ----------------------------------------------------------------------------- Dyck (Thm 5, Thm 2)
@@ -73,7 +72,7 @@ def _dyck_contiguous(req: Request, fit: Fitted) -> dict:
     else:
         rng = np.random.default_rng(req.seed)
         words, exhaustive = random_words(2, 2, n, req.samples, rng), False
-    transcripts, logits, agreement = run_rnn(model, torch.from_numpy(words), cut)
+    transcripts, logits, agreement = run_rnn(model, torch.from_numpy(words), cut, fit.numbers)
     target = is_dyck(words, 2, 2).astype(np.int64)
     messages = messages_of(transcripts)
     one_way = lower_bounds.one_way_bits_dyck(2, 2, n, cut)
@@ -127,12 +126,12 @@ def _dyck_odd_even(req: Request, fit: Fitted) -> dict:
         raise RuntimeError("a crossed fooling pair is a Dyck word: Lemma 1 would be false")
     part = Partition.parse("odd-even", n)
     inputs = torch.from_numpy(words)
-    setup = attention.setup(model, part, inputs, attention.SINGLE_OUTPUT)
+    setup = attention.setup(model, part, inputs, fit.numbers, attention.SINGLE_OUTPUT)
     transcripts, outputs = harness.run(setup, len(words))
     (logits,) = outputs.values()  # the holder of N outputs
     agreement = harness.compare(outputs, model(inputs)[:, -1])["agreement"]
     messages = messages_of(transcripts)
-    forced = _fooling_collision(model, part, members, messages[:size])
+    forced = _fooling_collision(model, part, members, messages[:size], fit.numbers)
     return {
         "theorem": "Thm 5 (Lemma 1 fooling set, Thm 4 single-output protocol)",
         "problem": f"Dyck-(2,2) of length {n}, partition odd-even",
@@ -159,8 +158,9 @@ def _dyck_odd_even(req: Request, fit: Fitted) -> dict:
 
 
 def _fooling_collision(
-    model: Any, part: Partition, members: np.ndarray, messages: list[str]
-) -> dict[str, Any] | None:
+    model: Any, part: Partition, members: np.ndarray, messages: list[str],
+    numbers: harness.Numbers,
+) -> dict[str, Any] | None:  # fmt: skip
     """Two fooling-set members with one transcript: by the rectangle property the crossed word
     (x_i, y_j) has that transcript too (checked by running it) and so the member's answer."""
     seen: dict[str, int] = {}
@@ -170,7 +170,8 @@ def _fooling_collision(
             crossed = members[i].copy()
             crossed[1::2] = members[j, 1::2]
             one = torch.from_numpy(crossed[None])
-            t, _ = harness.run(attention.setup(model, part, one, attention.SINGLE_OUTPUT), 1)
+            setup = attention.setup(model, part, one, numbers, attention.SINGLE_OUTPUT)
+            t, _ = harness.run(setup, 1)
             return {
                 "member": _symbols(members[i]),
                 "crossed_non_member": _symbols(crossed),

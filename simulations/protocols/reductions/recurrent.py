@@ -39,7 +39,7 @@ def index(req: Request) -> dict:
     a = unpack(chosen // n, n)
     i = chosen % n  # 0-based
     inputs = torch.from_numpy(np.concatenate([a, first_position + i[:, None]], axis=1))
-    transcripts, logits, agreement = run_rnn(model, inputs, n)
+    transcripts, logits, agreement = run_rnn(model, inputs, n, fit.numbers)
     target = a[np.arange(len(a)), i]
 
     def describe(k: int) -> dict[str, Any]:
@@ -83,11 +83,11 @@ def equality(req: Request) -> dict:
         if model.config.outputs != 2:
             raise InputError(
                 f"reduction equality reads a label at the last position; a model trained on "
-                f"{fit.source.training.task} predicts symbols ({model.config.outputs} classes)"
+                f"{fit.source.training.task.name} predicts symbols ({model.config.outputs} classes)"
             )
         from simulations.tasks import get_task
 
-        separator = [get_task(fit.source.training.task, fit.source.training.length).sep]
+        separator = [get_task(fit.source.training.task.name, fit.source.training.task.length).sep]
     if 1 << n <= EXHAUSTIVE_LIMIT:
         both, exhaustive = np.arange(1 << n, dtype=np.int64), True
         a, b = both >> half, both & ((1 << half) - 1)
@@ -98,7 +98,7 @@ def equality(req: Request) -> dict:
     abits, bbits = unpack(a, half), unpack(b, half)
     sep = np.full((len(a), len(separator)), separator, dtype=np.int64)
     inputs = torch.from_numpy(np.concatenate([abits, sep, bbits], axis=1))
-    transcripts, logits, agreement = run_rnn(model, inputs, half)
+    transcripts, logits, agreement = run_rnn(model, inputs, half, fit.numbers)
     target = (a == b if separator else a != b).astype(np.int64)
 
     def describe(k: int) -> dict[str, Any]:
@@ -131,8 +131,10 @@ def equality(req: Request) -> dict:
 class _RecallBob(harness.OutputParty):
     """Bob of Thm 8: decodes Alice's state, queries every key from it, answers DISJ with b."""
 
-    def __init__(self, model: RecurrentModel, keys: int, b: np.ndarray) -> None:
-        self.decoder = rnn.Bob(model, torch.zeros(len(b), 0, dtype=torch.long))
+    def __init__(
+        self, model: RecurrentModel, keys: int, b: np.ndarray, numbers: harness.Numbers
+    ) -> None:
+        self.decoder = rnn.Bob(model, torch.zeros(len(b), 0, dtype=torch.long), numbers)
         self.model, self.keys, self.b = model, keys, b
 
     def receive(self, step: str, messages: list[str]) -> None:
@@ -164,8 +166,8 @@ def disjointness(req: Request) -> dict:
     alice_tokens = np.empty((len(a), n), dtype=np.int64)
     alice_tokens[:, 0::2] = np.arange(half)
     alice_tokens[:, 1::2] = half + a
-    alice = rnn.Alice(model, torch.from_numpy(alice_tokens))
-    bob = _RecallBob(model, half, b)
+    alice = rnn.Alice(model, torch.from_numpy(alice_tokens), fit.numbers)
+    bob = _RecallBob(model, half, b, fit.numbers)
     setup = harness.Setup({"alice": alice, "bob": bob}, rnn.SCHEDULE, ("bob",))
     transcripts, outputs = harness.run(setup, len(a))
     direct = np.stack(

@@ -181,6 +181,30 @@ def test_verify_input_errors():
     assert not empty.valid
 
 
+def test_sets_given_as_words_are_checked_as_words(dyck8):
+    """verify_fooling_words agrees with the index check on Lemma 1's set, and finds each kind of
+    violation: a wrong value, a shared half, two crossing pairs."""
+    prob, found = dyck8
+    x, y = prob.alice_inputs(found.rows), prob.bob_inputs(found.cols)
+    check = lb.verify_fooling_words(prob, x, y, 1)
+    assert check.valid and check.size == 128 and check.method == "pairwise"
+    assert "not the value 0" in lb.verify_fooling_words(prob, x, y, 0).reason
+    shared = lb.verify_fooling_words(
+        prob, np.concatenate([x, x[:1]]), np.concatenate([y, y[1:2]]), 1
+    )
+    assert not shared.valid
+    eq = P.equality(2)  # (x, x) and (x', x'): the diagonal; add a 0-cell pair to cross nothing
+    diag = np.array([[0, 0], [0, 1], [1, 1]])
+    assert lb.verify_fooling_words(eq, diag, diag, 1).valid
+    neq = P.disjointness(2)  # value 1 (intersecting): (11, 11) and (11, 10) share x
+    crossing = lb.verify_fooling_words(
+        neq, np.array([[1, 1], [0, 1]]), np.array([[1, 1], [1, 1]]), 1
+    )
+    assert not crossing.valid and "share their y" in crossing.reason
+    cells = lb.verify_fooling_words(neq, np.array([[1, 0], [1, 1]]), np.array([[1, 1], [1, 0]]), 1)
+    assert not cells.valid and cells.reason.startswith("pairs 0 and 1 violate")
+
+
 # ---------------------------------------------------------------------- Dyck, symbolic
 
 

@@ -63,7 +63,7 @@ def test_user_errors(kwargs):
 
 
 def _train(folder: Path, task: str, arch: str, length: int, steps: int) -> str:
-    config = TrainConfig(task=task, arch=arch, width=8, layers=1, length=length, steps=steps,
+    config = TrainConfig.of(task=task, arch=arch, width=8, layers=1, length=length, steps=steps,
                          batch=32, lr=1e-2, heads=2, eval_every=steps, eval_samples=50)  # fmt: skip
     result = train(config, checkpoint_dir=folder, progress=False, device="cpu")
     return result["checkpoint"]

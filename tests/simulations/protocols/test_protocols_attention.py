@@ -12,8 +12,18 @@ from ccomplexity.errors import InputError
 from ccomplexity.problems import Partition
 from simulations.protocols import attention, harness
 from simulations.protocols.attention import run_attention_protocol
+from simulations.protocols.requests import AttentionProtocolRequest
 
 N = 12
+
+
+def attend(width, heads, length, partition, precision, samples=2, seed=0, **options):
+    """The runner on a request made of these fields."""
+    request = AttentionProtocolRequest(
+        width=width, heads=heads, length=length, partition=partition, precision=precision,
+        samples=samples, seed=seed, **options,
+    )  # fmt: skip
+    return run_attention_protocol(request)
 
 
 def two_way_bits(vocab: int, heads: int, width: int, p: int, frac: int, length: int) -> int:
@@ -26,7 +36,7 @@ def two_way_bits(vocab: int, heads: int, width: int, p: int, frac: int, length: 
 @pytest.mark.parametrize("heads", [1, 2, 4])
 @pytest.mark.parametrize("layer_norm", [True, False])
 def test_two_way_is_exact(partition, heads, layer_norm):
-    r = run_attention_protocol(8, heads, N, partition, precision=16, samples=4, seed=heads,
+    r = attend(8, heads, N, partition, precision=16, samples=4, seed=heads,
                                layer_norm=layer_norm)  # fmt: skip
     assert r["agreement"] == r["logits_exact"] == 1.0
     assert r["max_logit_error"] == 0.0
@@ -58,7 +68,7 @@ def test_bits_sent_are_the_registry_count_and_the_output_is_exact(variant, case)
     """Both Theorem 4 protocols reproduce the model bit for bit, and send exactly what
     ``bounds.thm4_run_bits`` counts (at the run's frac and vocabulary), step by step."""
     width, heads, length, partition, p, frac, vocab = case
-    r = run_attention_protocol(width, heads, length, partition, p, samples=5, seed=length,
+    r = attend(width, heads, length, partition, p, samples=5, seed=length,
                                variant=variant, frac=frac, vocab_size=vocab)  # fmt: skip
     assert r["agreement"] == r["logits_exact"] == 1.0 and r["max_logit_error"] == 0.0
     single = variant == "single-output"
@@ -78,11 +88,11 @@ def test_bits_sent_are_the_registry_count_and_the_output_is_exact(variant, case)
 
 
 def test_acceptance_sizes_at_24_bits():
-    r = run_attention_protocol(8, 2, 64, "odd-even", precision=24, samples=20, seed=0)
+    r = attend(8, 2, 64, "odd-even", precision=24, samples=20, seed=0)
     assert r["agreement"] == r["logits_exact"] == 1.0
     assert r["bits_sent"] == two_way_bits(8, 2, 8, 24, 12, 64) == 795
     assert r["bits_paper_formula"] == 720.0
-    single = run_attention_protocol(8, 2, 64, "odd-even", precision=24, samples=20, seed=0,
+    single = attend(8, 2, 64, "odd-even", precision=24, samples=20, seed=0,
                                     variant="single-output")  # fmt: skip
     assert single["agreement"] == single["logits_exact"] == 1.0
     # log2 8 + 2*2*24 + 2*(24 + 6) + 2*24 + 2*4*(24 + 12): the query, maxima, Z_P, Z, U_P
@@ -101,7 +111,7 @@ def test_random_partition_is_seeded_and_leaves_the_query_to_bob():
 @pytest.mark.parametrize("partition", ["random", "prefix:3", "odd-even"])
 @pytest.mark.parametrize("heads", [1, 2])
 def test_one_way_variant(partition, heads):
-    r = run_attention_protocol(8, heads, N, partition, precision=20, samples=6, seed=1,
+    r = attend(8, heads, N, partition, precision=20, samples=6, seed=1,
                                variant="one-way", query_token=5)  # fmt: skip
     p, dh = 20, 8 // heads
     assert r["one_way"] is True and r["outputs"] == ["bob"]
@@ -121,24 +131,24 @@ def test_one_way_variant(partition, heads):
 
 def test_one_way_needs_the_query_on_bobs_side():
     with pytest.raises(InputError, match="must be Bob's"):
-        run_attention_protocol(8, 2, N, f"alice:2,{N}", 16, 2, 0, variant="one-way")
+        attend(8, 2, N, f"alice:2,{N}", 16, 2, 0, variant="one-way")
 
 
 def test_one_way_query_token_is_public_and_carried_by_every_input():
     """Alice is handed the public token, never an input's: every input must carry it at N, and
     her messages follow the public token, not Bob's inputs."""
     model = harness.build_seeded("transformer", {"width": 8, "heads": 2, "max_length": N}, 0)[0]
-    model.set_precision(harness.fixed_point(16, None))
+    numbers = harness.finite_numbers(model, harness.fixed_point(16, None))
     part = Partition.parse("prefix:6", N)
     inputs = harness.random_tokens(4, N, 8, seed=3)
     inputs[:, -1] = 2
     with pytest.raises(InputError, match="public query token 5"):
-        attention.setup(model, part, inputs, "one-way", query_token=5)
-    alice = attention.setup(model, part, inputs, "one-way", query_token=2).parties["alice"]
+        attention.setup(model, part, inputs, numbers, "one-way", query_token=5)
+    alice = attention.setup(model, part, inputs, numbers, "one-way", query_token=2).parties["alice"]
     assert alice.tokens.shape == (4, 6)  # her own positions only
     other = inputs.clone()
     other[:, -1] = 7
-    moved = attention.setup(model, part, other, "one-way", query_token=7).parties["alice"]
+    moved = attention.setup(model, part, other, numbers, "one-way", query_token=7).parties["alice"]
     assert alice.send("max_logit") != moved.send("max_logit")
 
 
@@ -154,7 +164,7 @@ def messages_before_first_receipt(transcript, party: str) -> list[str]:
 def run_pair(partition: str, position: int, variant: str):
     """Transcripts of the same inputs, and of inputs changed at 0-based ``position``."""
     model = harness.build_seeded("transformer", {"width": 8, "heads": 2, "max_length": N}, 0)[0]
-    model.set_precision(harness.fixed_point(16, None))
+    numbers = harness.finite_numbers(model, harness.fixed_point(16, None))
     part = Partition.parse(partition, N)
     inputs = harness.random_tokens(5, N, 8, seed=3)
     public = 0 if variant == "one-way" else None
@@ -163,8 +173,8 @@ def run_pair(partition: str, position: int, variant: str):
     changed = inputs.clone()
     changed[:, position] = (changed[:, position] + 1) % 8
     with torch.no_grad():
-        first = harness.run(attention.setup(model, part, inputs, variant, public), 5)
-        second = harness.run(attention.setup(model, part, changed, variant, public), 5)
+        first = harness.run(attention.setup(model, part, inputs, numbers, variant, public), 5)
+        second = harness.run(attention.setup(model, part, changed, numbers, variant, public), 5)
     return first, second
 
 
@@ -223,4 +233,4 @@ def test_bad_input(kwargs):
     args = {"width": 8, "heads": 2, "length": N, "partition": "prefix:4", "precision": 16,
             "samples": 2, "seed": 0, **kwargs}  # fmt: skip
     with pytest.raises(InputError):
-        run_attention_protocol(**args)
+        attend(**args)

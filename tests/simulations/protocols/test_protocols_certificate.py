@@ -11,19 +11,36 @@ from ccomplexity.certificates import write_certificate
 from simulations.protocols import harness
 from simulations.protocols.attention import run_attention_protocol
 from simulations.protocols.certificate import verify_protocol_certificate
+from simulations.protocols.requests import AttentionProtocolRequest, RnnProtocolRequest
 from simulations.protocols.rnn import run_rnn_protocol
+
+TWO_WAY = {"width": 8, "heads": 2, "length": 8, "precision": 16, "samples": 4, "seed": 7,
+           "certificate": True}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
 def certs() -> dict[str, dict]:
     runs = {
-        "rnn": run_rnn_protocol("lstm", 4, 8, 3, 12, 4, seed=7, certificate=True),
-        "two_way": run_attention_protocol(8, 2, 8, "odd-even", 16, 4, seed=7, certificate=True),
+        "rnn": run_rnn_protocol(
+            RnnProtocolRequest(
+                arch="lstm",
+                width=4,
+                length=8,
+                cut=3,
+                precision=12,
+                samples=4,
+                seed=7,
+                certificate=True,
+            )
+        ),  # fmt: skip
+        "two_way": run_attention_protocol(
+            AttentionProtocolRequest(partition="odd-even", **TWO_WAY)
+        ),
         "single_output": run_attention_protocol(
-            8, 2, 8, "odd-even", 16, 4, seed=7, variant="single-output", certificate=True
+            AttentionProtocolRequest(partition="odd-even", variant="single-output", **TWO_WAY)
         ),
         "one_way": run_attention_protocol(
-            8, 2, 8, "random", 16, 4, seed=7, variant="one-way", certificate=True
+            AttentionProtocolRequest(partition="random", variant="one-way", **TWO_WAY)
         ),
     }
     return {name: json.loads(json.dumps(r["certificate"])) for name, r in runs.items()}

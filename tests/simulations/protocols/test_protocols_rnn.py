@@ -7,7 +7,18 @@ import torch
 
 from ccomplexity.errors import InputError
 from simulations.protocols import harness, rnn
+from simulations.protocols.requests import RnnProtocolRequest
 from simulations.protocols.rnn import run_rnn_protocol
+
+
+def run_rnn(arch, width, length, cut, precision, samples=2, seed=0, **options):
+    """The runner on a request made of these fields."""
+    request = RnnProtocolRequest(
+        arch=arch, width=width, length=length, cut=cut, precision=precision, samples=samples,
+        seed=seed, **options,
+    )  # fmt: skip
+    return run_rnn_protocol(request)
+
 
 ARCHS = ["lstm", "gru", "mamba", "dss", "linear-transformer", "retnet"]
 
@@ -18,7 +29,7 @@ def test_every_recurrent_model_is_covered():
 
 @pytest.mark.parametrize("arch", ARCHS)
 def test_agreement_and_bits(arch):
-    r = run_rnn_protocol(arch, width=8, length=10, cut=4, precision=12, samples=6, seed=0)
+    r = run_rnn(arch, width=8, length=10, cut=4, precision=12, samples=6, seed=0)
     assert r["agreement"] == r["logits_exact"] == 1.0
     assert r["max_logit_error"] == 0.0
     assert r["bits_sent"] == r["state_numel"] * 12 == r["bits_theorem"]
@@ -29,7 +40,7 @@ def test_agreement_and_bits(arch):
 
 @pytest.mark.parametrize("cut", [1, 9])
 def test_two_layers_and_extreme_cuts(cut):
-    r = run_rnn_protocol("lstm", width=4, length=10, cut=cut, precision=16, samples=5, seed=2,
+    r = run_rnn("lstm", width=4, length=10, cut=cut, precision=16, samples=5, seed=2,
                          layers=2, frac=10)  # fmt: skip
     assert r["agreement"] == r["logits_exact"] == 1.0
     assert r["state_numel"] == 2 * 2 * 4  # h and c of both layers
@@ -38,10 +49,10 @@ def test_two_layers_and_extreme_cuts(cut):
 
 def test_the_message_is_the_complete_state():
     model = rnn.recurrent_source("mamba", 8, seed=0).model
-    model.set_precision(harness.fixed_point(12, None))
+    numbers = harness.finite_numbers(model, harness.fixed_point(12, None))
     inputs = harness.random_tokens(3, 7, 8, seed=1)
     with torch.no_grad():
-        setup = rnn.setup(model, 3, inputs)
+        setup = rnn.setup(model, 3, inputs, numbers)
         bits = setup.parties["alice"].send("hidden_state")
         _, state = model.run_steps(inputs[:, :3])
     fmt = model.quant.fmt
@@ -53,13 +64,13 @@ def test_the_message_is_the_complete_state():
 
 def test_alice_sees_only_her_tokens_and_ignores_bobs():
     model = rnn.recurrent_source("gru", 8, seed=0).model
-    model.set_precision(harness.fixed_point(12, None))
+    numbers = harness.finite_numbers(model, harness.fixed_point(12, None))
     inputs = harness.random_tokens(4, 9, 8, seed=5)
     changed = inputs.clone()
     changed[:, 6] = (changed[:, 6] + 1) % 8  # a token of Bob's (cut 4)
     with torch.no_grad():
-        first = rnn.setup(model, 4, inputs)
-        second = rnn.setup(model, 4, changed)
+        first = rnn.setup(model, 4, inputs, numbers)
+        second = rnn.setup(model, 4, changed, numbers)
         assert first.parties["alice"].tokens.shape == (4, 4)
         assert second.parties["bob"].tokens.shape == (4, 5)
         t1, out1 = harness.run(first, 4)
@@ -86,4 +97,4 @@ def test_bad_input(kwargs):
     args = {"arch": "gru", "width": 4, "length": 10, "cut": 3, "precision": 12, "samples": 2,
             "seed": 0, **kwargs}  # fmt: skip
     with pytest.raises(InputError):
-        run_rnn_protocol(**args)
+        run_rnn(**args)

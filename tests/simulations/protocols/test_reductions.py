@@ -105,8 +105,19 @@ def test_user_errors(kwargs):
 
 
 def _train(folder, task: str, arch: str, length: int, steps: int, layers: int = 1) -> str:
-    config = TrainConfig(task=task, arch=arch, width=8, layers=layers, length=length, steps=steps,
-                         batch=32, lr=1e-2, heads=2, eval_every=steps, eval_samples=50)  # fmt: skip
+    config = TrainConfig.of(
+        task=task,
+        arch=arch,
+        width=8,
+        layers=layers,
+        length=length,
+        steps=steps,
+        batch=32,
+        lr=1e-2,
+        heads=2,
+        eval_every=steps,
+        eval_samples=50,
+    )
     return train(config, checkpoint_dir=folder, progress=False, device="cpu")["checkpoint"]
 
 

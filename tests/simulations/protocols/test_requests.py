@@ -25,7 +25,7 @@ def test_rnn_request_is_the_runner():
     request = RnnProtocolRequest(
         length=6, cut=2, precision=12, arch="gru", width=4, samples=5, seed=3
     )
-    assert run_protocol(request) == run_rnn_protocol("gru", 4, 6, 2, 12, 5, 3)
+    assert run_protocol(request) == run_rnn_protocol(request)
 
 
 def test_attention_request_is_the_runner():
@@ -33,8 +33,26 @@ def test_attention_request_is_the_runner():
         length=6, partition="odd-even", precision=16, width=8, heads=2, samples=5, seed=1,
         variant="single-output",
     )  # fmt: skip
-    expected = run_attention_protocol(8, 2, 6, "odd-even", 16, 5, 1, variant="single-output")
-    assert run_protocol(request) == expected
+    assert run_protocol(request) == run_attention_protocol(request)
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"cut": -1}, "cut must be an integer"),
+        ({"length": 0}, "length must be an integer"),
+        ({"precision": 0}, "precision must be an integer"),
+        ({"samples": 0}, "samples must be an integer"),
+        ({"seed": -1}, "seed must be an integer"),
+        ({"arch": None}, "give arch and width, or a checkpoint"),
+        ({"length": None}, "give the length N"),
+    ],
+)
+def test_a_request_is_checked_when_made(fields, message):
+    """Its numbers against the one table, and what ties them, before any model is built."""
+    base = {"length": 6, "cut": 2, "precision": 12, "arch": "gru", "width": 4}
+    with pytest.raises(InputError, match=message):
+        RnnProtocolRequest(**{**base, **fields})
 
 
 def test_the_parrots_protocol_has_no_certificate():

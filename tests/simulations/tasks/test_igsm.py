@@ -60,7 +60,7 @@ def test_options_and_limits():
 def test_trains(tmp_path):
     from simulations.training import TrainConfig, train
 
-    config = TrainConfig(task="i-gsm", arch="looped", width=16, layers=1, loops=2, length=4,
+    config = TrainConfig.of(task="i-gsm", arch="looped", width=16, layers=1, loops=2, length=4,
                          query_depth=1, steps=3, batch=8, heads=2, eval_every=3,
                          eval_samples=20)  # fmt: skip
     result = train(config, checkpoint_dir=str(tmp_path), progress=False)
@@ -80,7 +80,7 @@ def test_query_depth_keeps_stored_hashes():
     from simulations.training import TrainConfig
 
     stored = TrainConfig.from_dict(LEGACY)
-    assert stored.query_depth == 2 and stored.depth is None
+    assert stored.task.query_depth == 2 and stored.task.depth is None
     assert stored.config_hash() == LEGACY_HASH
     renamed = {k: v for k, v in LEGACY.items() if k != "depth"} | {"query_depth": 2}
     assert TrainConfig.from_dict(renamed) == stored
@@ -90,6 +90,6 @@ def test_query_depth_keeps_stored_hashes():
     assert stored.make_task().query_depth == 2
     with pytest.raises(InputError, match="give query_depth only"):
         TrainConfig.from_dict({**LEGACY, "query_depth": 2})
-    var = TrainConfig(task="var-assign", arch="transformer", width=8, layers=1, length=6,
+    var = TrainConfig.of(task="var-assign", arch="transformer", width=8, layers=1, length=6,
                       depth=2)  # fmt: skip
-    assert var.depth == 2 and var.query_depth is None  # var-assign keeps its own depth
+    assert var.task.depth == 2 and var.task.query_depth is None  # var-assign keeps its own depth

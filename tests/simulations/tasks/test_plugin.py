@@ -116,6 +116,7 @@ def test_a_spawned_worker_loads_the_sweeps_plugin_files(tmp_path, monkeypatch):
 def test_rejection_draws_at_most_its_symbols_at_long_lengths():
     """At N = 2^20 a class of 1 in 65,536 words is given up after 64 words (2^26 symbols), in
     chunks of at most 2^22 symbols: one line, never hours of drawing or 512 GB at once."""
+
     @plugins.task(name="rare-wide", alphabet=1 << 16, lengths=(1, 1 << 20))
     def rare(words):
         return (words[:, 0] == words[:, -1]).astype(np.int8)

@@ -1,0 +1,188 @@
+"""Figure ``bite``: how close to the information-theoretic wall gradient descent gets.
+
+Every model drawn was trained at p bits: it held the numbers its protocol sends on a p-bit grid
+while it trained (``ccx train --precision``), so it *is* the protocol of its theorem and the
+bound applies with no gap. One panel per task and family of models. Each model (architecture,
+width, heads, p) is a marker at its bits (x: the m H p of its bound, m the state numbers of a
+recurrent model, the width per head of an attention model) and its empirical threshold N* (y:
+the largest N with every swept length up to N at the target, best over learning rates and
+seeds, :func:`simulations.thresholds.thresholds`), with the verdict marks of the other figures
+(an undecided threshold is one-sided, an arrow up). Its wall, the largest N its own bound
+allows at its own m, H and p (the claims table's held row: Thm 3 or 11 for recurrent models,
+Thm 5 or 12 for the protocol of a held one-layer transformer, Thm 3.1 counted exactly for the
+mixture of parrots' class), is the black line, with the ruled-out side shaded. The CSV gives
+each model's reach N* / N_wall; the caption states the reach per panel, computed from the store.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import matplotlib.pyplot as plt
+
+import models
+from paper_figures import style
+
+NAME = "bite"
+FILL_PROFILE = "bite"
+PANELS: dict[tuple[str, str], str] = {
+    ("index-lookup", "recurrent"): "Index lookup, recurrent models (Thm 3: m p >= N)",
+    ("eq-random", "recurrent"): "Equality, recurrent models (Thm 11: m p >= N / 2)",
+    ("dyck", "attention"): "Dyck-(2,2), one-layer transformers (Thm 5, held protocol)",
+    ("eq-random", "attention"): "Equality, one-layer transformers (Thm 12, held protocol)",
+    ("length2-path", "concat-attention"): "Length-2 path, one-layer MoE (Thm 3.1, exact)",
+}
+"""(task, family) -> panel title; a panel with no model trained at p bits is left out."""
+COLUMNS = ("task", "family", "arch", "width", "heads", "experts", "precision", "bits",
+           "threshold", "threshold_at_least", "bound_length", "reach", "verdict", "bound_id",
+           "runs")  # fmt: skip
+
+
+def model_points(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One point per threshold row of a model trained at p bits with a wall: its bits, its
+    threshold (a length, or None when the shortest length failed, or "undecided"), its wall
+    and its reach (threshold / wall; of the one-sided threshold when undecided)."""
+    points = []
+    for row in rows:
+        params = row.get("bound_params")
+        if not row.get("held") or row.get("bound_length") is None or params is None:
+            continue
+        threshold = row["threshold_length"]
+        decided = threshold != "undecided"
+        shown = threshold if decided else row.get("threshold_at_least")
+        options = row.get("options", {})
+        points.append({
+            "task": row["task"], "family": models.family(row["arch"]), "arch": row["arch"],
+            "width": row["width"], "heads": params["H"], "experts": options.get("experts", 1),
+            "precision": params["p"], "bits": params["m"] * params["H"] * params["p"],
+            "threshold": threshold if decided else None,
+            "threshold_at_least": None if decided else shown,
+            "bound_length": row["bound_length"],
+            "reach": None if shown is None else shown / row["bound_length"],
+            "verdict": _verdict(row), "bound_id": row["bound_id"], "runs": row["runs"],
+        })  # fmt: skip
+    return points
+
+
+def _verdict(row: dict[str, Any]) -> str:
+    """The verdict of a threshold: undecided where an undecided run would decide it, else the
+    verdict of the first length not reached (plateaued), or reached when every length was."""
+    if row["threshold_length"] == "undecided":
+        return "undecided"
+    points = sorted(row.get("points", []), key=lambda p: p["length"])
+    missed = [p for p in points if p["verdict"] != "reached"]
+    return missed[0]["verdict"] if missed else "reached"
+
+
+WALL_SPAN = 1.18
+"""Half-width (a factor on the log axis) of the shaded column above each model's wall."""
+
+
+def _panel(ax: Any, points: list[dict[str, Any]], title: str) -> None:
+    """One panel: each model's wall (a black bar, the ruled-out side above it shaded, the bars
+    joined in order of bits) and its threshold."""
+    walls = sorted({(p["bits"], p["bound_length"]) for p in points})
+    reached = [p["threshold"] or p["threshold_at_least"] or 1 for p in points]
+    top = max([w for _, w in walls] + reached) * 3
+    ax.plot([b for b, _ in walls], [w for _, w in walls], color="black", lw=1, alpha=0.5)
+    for i, (bits, wall) in enumerate(walls):
+        span = [bits / WALL_SPAN, bits * WALL_SPAN]
+        ax.plot(
+            span,
+            [wall, wall],
+            color="black",
+            lw=2.2,
+            label="its wall: the largest N its own bound allows" if i == 0 else None,
+        )
+        ax.fill_between(
+            span,
+            [wall, wall],
+            [top, top],
+            color="black",
+            alpha=0.1,
+            lw=0,
+            label="ruled out at that model's m, H and p" if i == 0 else None,
+        )
+    for p in points:
+        colour = style.colour(p["arch"])
+        label = f"{p['arch']} width {p['width']}" + (
+            f", {p['experts']} experts" if p["experts"] > 1 else ""
+        )
+        y = p["threshold"] if p["threshold"] is not None else p["threshold_at_least"]
+        if p["verdict"] == "undecided":  # at least y (the bottom edge when nothing was reached)
+            style.one_sided(ax, p["bits"], y or 1, colour, label=label)
+        elif y is None:  # the shortest length tried was not reached: on the bottom edge
+            ax.plot([p["bits"]], [1], ls="none", marker="x", ms=8, color=colour, label=label)
+        else:
+            ax.plot([p["bits"]], [y], ls="none", marker="o", ms=8, label=label,
+                    **style.verdict_marks(p["verdict"], colour))  # fmt: skip
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    lo, hi = min(b for b, _ in walls), max(b for b, _ in walls)
+    ax.set_xlim(lo / 1.6, hi * 1.6)
+    ax.set_ylim(0.8, top)
+    ax.set_xlabel("model bits m H p (m: state numbers, or width per head)")
+    ax.set_ylabel("length N (x: the shortest tried was not reached)")
+    ax.set_title(title, fontsize=10)
+    style.add_undecided_entry(ax)
+    ax.legend(*style.legend_entries(ax), fontsize=7)
+
+
+def reach_sentence(points: list[dict[str, Any]]) -> str:
+    """Per panel: the models' reach N* / N_wall (decided thresholds; undecided ones at least),
+    computed from the points drawn."""
+    parts = []
+    for (task, family), title in PANELS.items():
+        here = [p for p in points if (p["task"], p["family"]) == (task, family)]
+        if not here:
+            continue
+        decided = [p["reach"] for p in here if p["verdict"] != "undecided" and p["reach"]]
+        failed = sum(1 for p in here if p["threshold"] is None and p["verdict"] != "undecided")
+        span = f"reach {min(decided):.2f}-{max(decided):.2f} of the wall" if decided else "no reach"
+        undecided = sum(1 for p in here if p["verdict"] == "undecided")
+        parts.append(
+            f"{title.split(' (')[0]}: {len(here)} models, {span} (decided)"
+            + (f", {failed} below the shortest length tried" if failed else "")
+            + (f", {undecided} undecided" if undecided else "")
+        )
+    return "; ".join(parts)
+
+
+def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str, Any]:
+    """Draw the figure from the store at ``store_path`` into ``out_dir``."""
+    runs, missing = style.load_runs(store_path)
+    target = style.target_of(runs)
+    rows, _ = style.load_thresholds(store_path, target, 32)
+    points = model_points(rows)
+    drawn = {k: t for k, t in PANELS.items() if any((p["task"], p["family"]) == k for p in points)}
+    for task, family in PANELS.keys() - drawn.keys():
+        missing.append(f"{NAME}: no {family} model trained at p bits on {task}")
+    cols = min(3, max(1, len(drawn)))
+    rows_of_panels = -(-max(1, len(drawn)) // cols)
+    fig, axes = plt.subplots(rows_of_panels, cols, figsize=(5.4 * cols, 4.8 * rows_of_panels),
+                             squeeze=False)  # fmt: skip
+    for ax, ((task, family), title) in zip(axes.flat, drawn.items(), strict=False):
+        _panel(ax, [p for p in points if (p["task"], p["family"]) == (task, family)], title)
+    for ax in list(axes.flat)[len(drawn) :]:
+        ax.set_visible(False)
+    if not drawn:
+        axes.flat[0].set_visible(True)
+        style.note(axes.flat[0], "no model trained at p bits in the store")
+    beyond = [p for p in points if p["threshold"] and p["threshold"] > p["bound_length"]]
+    fig.suptitle(
+        "Models trained at p bits against their proved walls: "
+        + (f"{len(beyond)} beyond the wall (a bug)" if beyond else "none beyond its wall")
+    )
+    fig.tight_layout()
+    files = style.save(fig, out_dir, NAME, points, COLUMNS)
+    caption = (
+        "Each model trained at p bits (it holds the numbers its protocol sends on a p-bit grid, "
+        "so it is that protocol) at its bits m H p and its threshold N* (largest N with every "
+        "swept length up to N at the target, best over learning rates and seeds); black: the "
+        "largest N its own bound allows at its m, H and p, the shaded side ruled out. "
+        f"Measured: {reach_sentence(points) or 'no model trained at p bits'}. "
+        f"Training: {style.training_summary(runs)} "
+        f"Data: {style.store_label(store_path, profile)}."
+    )
+    return {"name": NAME, "files": files, "caption": caption, "missing": missing}
