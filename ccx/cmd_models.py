@@ -241,7 +241,8 @@ def protocol_rnn(
     check_certificate_path(certificate, checkpoint)
     need_model(checkpoint, arch=arch, width=width)
     from ccomplexity.requests import request_from
-    from simulations.protocols.requests import RnnProtocolRequest, run_protocol
+    from simulations.protocols.requests import RnnProtocolRequest
+    from simulations.protocols.run import run_protocol
 
     wanted = {**locals(), "certificate": certificate is not None}
     result = run_protocol(request_from(RnnProtocolRequest, wanted))
@@ -317,11 +318,8 @@ def protocol_attention(
         if not one_way:
             refuse_given(ctx, ("query_token",), "without --one-way")
     from ccomplexity.requests import request_from
-    from simulations.protocols.requests import (
-        AttentionProtocolRequest,
-        ParrotsProtocolRequest,
-        run_protocol,
-    )
+    from simulations.protocols.requests import AttentionProtocolRequest, ParrotsProtocolRequest
+    from simulations.protocols.run import run_protocol
 
     wanted = {**locals(), "certificate": certificate is not None}
     if task is not None:

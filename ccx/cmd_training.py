@@ -301,6 +301,7 @@ def sweep_cmd(
         return
     from simulations.sweeps import run_sweep
 
+    _announce(spec or profile, store, workers, ensemble, allow_large_grid)
     result = run_sweep(
         spec or profile, store, workers=workers, backend=backend, checkpoint_dir=checkpoint_dir,
         ensemble=ensemble, allow_large_grid=allow_large_grid, extend_undecided=extend_undecided,
@@ -309,6 +310,31 @@ def sweep_cmd(
     emit(result, as_json, "Sweep")
     if result["failed"]:
         raise typer.Exit(1)
+
+
+ANNOUNCED_RUNS = 50
+"""A sweep with at least this many runs to train says first what it will cost (the dry run's
+upper bound, probed now): its first runs, the costliest, may take minutes to report."""
+
+
+def _announce(
+    spec: str, store: str, workers: int | None, ensemble: int | None, allow_large_grid: bool
+) -> None:
+    """One line on stderr: the runs to train and the dry run's estimate, for a long sweep."""
+    import sys
+
+    from simulations.estimate import dry_run, pending_runs
+
+    if pending_runs(spec, store, allow_large_grid) < ANNOUNCED_RUNS:
+        return
+    estimated = dry_run(spec, store, workers, ensemble, allow_large_grid)
+    minutes = estimated["estimated_seconds"] / 60
+    print(
+        f"ccx: {estimated['pending']} runs to train on {estimated['workers']} workers; "
+        f"estimated at most {minutes:.0f} min (`ccx sweep --dry-run`'s upper bound, probed now)",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 @app.command("rerun")

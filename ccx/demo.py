@@ -289,7 +289,38 @@ def separations_share() -> dict[str, str]:
         path = str(folder / f"{name}.json")
         _ccx("fooling", *args, "--certificate", path)
         _ccx("verify", path)
-    return {"separations": str(store)}
+    return {"separations": str(store), "bite": bite_slice()}
+
+
+BITE_PROFILE = "bite"
+
+
+def bite_part(config: Any) -> bool:
+    """The demo's slice of the ``bite`` profile, one learning rate and one seed: the GRU of
+    state 2 x 2 bits on index lookup at every length it is tried at (its wall: N = 4), and the
+    one-layer transformer of width 1 at 2 bits on Dyck-(2,2) at N = 6 and 10 (its wall: 20)."""
+    model, n = config.model, config.task.length
+    gru = (model.arch, model.width, model.precision) == ("gru", 2, 2)
+    transformer = (model.arch, model.width, model.precision) == ("transformer", 1, 2) and n <= 10
+    return (gru or transformer) and config.seed == 0 and config.recipe.lr == 1e-2
+
+
+def bite_slice() -> str:
+    """Train the demo's slice of the ``bite`` profile (:func:`bite_part`) into its own store,
+    then check that no run beat its own wall (``ccx threshold --check``); returns the store."""
+    import dataclasses
+
+    from paper_figures import profile_store
+    from simulations.sweeps import load_spec, run_sweep
+
+    spec = load_spec(BITE_PROFILE)
+    part = dataclasses.replace(spec, configs=tuple(c for c in spec.configs if bite_part(c)))
+    store = profile_store(BITE_PROFILE)
+    print(f"  models trained at p bits, a slice of {BITE_PROFILE!r}: {len(part.configs)} of its "
+          f"{len(spec.configs)} runs into {store}", flush=True)  # fmt: skip
+    run_sweep(part, store)
+    _ccx("threshold", "--store", str(store), "--check", "--json", keys=("checked",))
+    return str(store)
 
 
 PARROTS_PROFILE = "parrots"

@@ -68,15 +68,15 @@ class MambaConfig(ModelConfig):
 class SelectiveScan(torch.autograd.Function):
     """y_t = C_t . h_t with h_t = exp(delta_t A) h_{t-1} + B_t (delta_t x_t), h_0 = 0.
 
-    Shapes: delta, x (L, B, D); A (N, D); Bm, Cm (L, B, N) -> y (L, B, D), D = d_inner,
-    N = d_state. A may also be (G, N, D), one A per group of B / G consecutive sequences: the
+    Shapes: delta, x (N, B, D); A (DS, D); Bm, Cm (N, B, DS) -> y (N, B, D), D = d_inner,
+    DS = d_state. A may also be (G, DS, D), one A per group of B / G consecutive sequences: the
     members of an ensemble trained as one batch, each with its own A.
 
-    The (L, B, N, D) states are never stored: the scan runs in chunks of ``chunk`` steps in reused,
+    The (N, B, DS, D) states are never stored: the scan runs in chunks of ``chunk`` steps in reused,
     cache-sized buffers, keeps only the state entering each chunk, and the backward pass recomputes
     one chunk at a time. Within a chunk the recurrence stays sequential, as in ``step``: exact, and
     stable (no exp of cumulative sums). An SSD-style (chunk x chunk) contraction would cost
-    ``chunk`` times more work here, as the decay differs per (N, D) entry. Letting autograd record
+    ``chunk`` times more work here, as the decay differs per (DS, D) entry. Letting autograd record
     the loop instead would keep one graph node per step and write a full-size gradient for every
     time slice.
     """
@@ -91,22 +91,22 @@ class SelectiveScan(torch.autograd.Function):
         x: torch.Tensor,
         chunk: int,
     ) -> torch.Tensor:
-        L, B, D = x.shape
-        N = A.shape[-2]
-        dx = delta * x  # (L, B, D)
+        N, B, D = x.shape
+        DS = A.shape[-2]
+        dx = delta * x  # (N, B, D)
         A2 = A * math.log2(math.e)  # exp(delta A) = 2^(delta A2): torch's exp2 is ~5x faster on CPU
-        starts = x.new_empty(math.ceil(L / chunk), B, N, D)  # state entering each chunk
+        starts = x.new_empty(math.ceil(N / chunk), B, DS, D)  # state entering each chunk
         starts[0] = 0
-        dA = x.new_empty(chunk, B, N, D)
-        H = x.new_empty(chunk, B, N, D)
-        y = x.new_empty(L, B, 1, D)
-        for c, t0 in enumerate(range(0, L, chunk)):
-            t = slice(t0, min(t0 + chunk, L))
+        dA = x.new_empty(chunk, B, DS, D)
+        H = x.new_empty(chunk, B, DS, D)
+        y = x.new_empty(N, B, 1, D)
+        for c, t0 in enumerate(range(0, N, chunk)):
+            t = slice(t0, min(t0 + chunk, N))
             n = t.stop - t0
             _chunk_states(delta[t], A2, Bm[t], dx[t], starts[c], dA[:n], H[:n])
             if c + 1 < len(starts):
                 starts[c + 1] = H[n - 1]
-            torch.matmul(Cm[t, :, None, :], H[:n], out=y[t])  # (n, B, 1, N) @ (n, B, N, D)
+            torch.matmul(Cm[t, :, None, :], H[:n], out=y[t])  # (n, B, 1, DS) @ (n, B, DS, D)
         ctx.save_for_backward(delta, A, Bm, Cm, x, dx, starts)
         ctx.chunk = chunk
         return y.squeeze(2)
@@ -115,34 +115,34 @@ class SelectiveScan(torch.autograd.Function):
     def backward(ctx: Any, gy: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
         delta, A, Bm, Cm, x, dx, starts = ctx.saved_tensors
         chunk = ctx.chunk
-        L, B, D = x.shape
-        N = A.shape[-2]
-        groups = A.numel() // (N * D)  # of B / groups sequences sharing one A
+        N, B, D = x.shape
+        DS = A.shape[-2]
+        groups = A.numel() // (DS * D)  # of B / groups sequences sharing one A
         gy = gy.contiguous()
         A2 = A * math.log2(math.e)
-        dA, H, G, W = (x.new_empty(chunk, B, N, D) for _ in range(4))  # W: scratch
+        dA, H, G, W = (x.new_empty(chunk, B, DS, D) for _ in range(4))  # W: scratch
         g_delta = torch.empty_like(delta)
-        g_dx = x.new_empty(L, B, 1, D)
+        g_dx = x.new_empty(N, B, 1, D)
         g_Bm = torch.empty_like(Bm)
         g_Cm = torch.empty_like(Cm)
-        g_A = A.new_zeros((groups, N, D))
-        A_g = A.view(groups, 1, N, D)
+        g_A = A.new_zeros((groups, DS, D))
+        A_g = A.view(groups, 1, DS, D)
         g_carry = None  # dL/dh at the end of this chunk through the next chunk: exp(delta A) g
         for c in reversed(range(len(starts))):
             t0 = c * chunk
-            t = slice(t0, min(t0 + chunk, L))
+            t = slice(t0, min(t0 + chunk, N))
             n = t.stop - t0
             a, h, g, w = dA[:n], H[:n], G[:n], W[:n]
             _chunk_states(delta[t], A2, Bm[t], dx[t], starts[c], a, h)
             # g_s = dL/dh_s = C_s gy_s + exp(delta_{s+1} A) g_{s+1}, accumulated backwards in time
-            torch.mul(Cm[t, :, :, None], gy[t, :, None, :], out=g)  # (n, B, N, D)
+            torch.mul(Cm[t, :, :, None], gy[t, :, None, :], out=g)  # (n, B, DS, D)
             if g_carry is not None:
                 g[n - 1] += g_carry
             for s in range(n - 2, -1, -1):
                 g[s].addcmul_(a[s + 1], g[s + 1])
             g_carry = a[0] * g[0]
-            torch.sum(torch.mul(h, gy[t, :, None, :], out=w), -1, out=g_Cm[t])  # (n, B, N)
-            torch.sum(torch.mul(g, dx[t, :, None, :], out=w), -1, out=g_Bm[t])  # (n, B, N)
+            torch.sum(torch.mul(h, gy[t, :, None, :], out=w), -1, out=g_Cm[t])  # (n, B, DS)
+            torch.sum(torch.mul(g, dx[t, :, None, :], out=w), -1, out=g_Bm[t])  # (n, B, DS)
             torch.matmul(Bm[t, :, None, :], g, out=g_dx[t])  # (n, B, 1, D)
             # w = dL/d(delta A) = g_s * h_{s-1} * exp(delta_s A)
             torch.mul(g[1:], h[:-1], out=w[1:])
@@ -168,11 +168,11 @@ def _chunk_states(
 ) -> None:
     """Fill dA = exp(delta A) = 2^(delta A2) and H = the states h_1..h_n of one chunk from h0.
 
-    delta, dx (n, B, D); A2 (N, D) or (G, N, D); Bm (n, B, N); h0 (B, N, D); dA, H (n, B, N, D)
+    delta, dx (n, B, D); A2 (DS, D) or (G, DS, D); Bm (n, B, DS); h0 (B, DS, D); dA, H (n, B, DS, D)
     written.
     """
-    N, D = A2.shape[-2:]
-    A2 = A2.view(-1, 1, N, D)  # (G, 1, N, D) against the batch split as (G, B / G)
+    DS, D = A2.shape[-2:]
+    A2 = A2.view(-1, 1, DS, D)  # (G, 1, DS, D) against the batch split as (G, B / G)
     torch.mul(
         delta.unflatten(1, (len(A2), -1))[..., None, :], A2, out=dA.unflatten(1, (len(A2), -1))
     )
@@ -244,21 +244,21 @@ class MambaBlock(nn.Module):
             self.dt_proj.bias.copy_(dt + torch.log(-torch.expm1(-dt)))
         # S4D-real initialisation A = -(1, 2, ..., d_state) in every channel
         A = torch.arange(1, d_state + 1, dtype=torch.float32)[:, None].repeat(1, d_inner)
-        self.A_log = nn.Parameter(torch.log(A))  # (N, D)
+        self.A_log = nn.Parameter(torch.log(A))  # (DS, D)
         self.D = nn.Parameter(torch.ones(d_inner))
         self.out_proj = nn.Linear(d_inner, width, bias=False)
 
     def forward(self, h: torch.Tensor) -> torch.Tensor:
-        """Float mode, one time-major sequence: h (L, B, width) -> block output (L, B, width)."""
-        L = h.shape[0]
-        x, z = self.in_proj(self.norm(h)).chunk(2, dim=-1)  # (L, B, D) each
+        """Float mode, one time-major sequence: h (N, B, width) -> block output (N, B, width)."""
+        N = h.shape[0]
+        x, z = self.in_proj(self.norm(h)).chunk(2, dim=-1)  # (N, B, D) each
         xp = F.pad(x, (0, 0, 0, 0, len(self.conv_weight) - 1, 0))  # zeros before t = 0
         conv = self.conv_bias
         for k, w in enumerate(self.conv_weight):
-            conv = conv + w * xp[k : k + L]
+            conv = conv + w * xp[k : k + N]
         x = F.silu(conv)
-        dt, Bm, Cm = self.x_proj(x).split(self.split, dim=-1)  # (L, B, R), (L, B, N), (L, B, N)
-        delta = F.softplus(self.dt_proj(dt))  # (L, B, D)
+        dt, Bm, Cm = self.x_proj(x).split(self.split, dim=-1)  # (N, B, R), (N, B, DS), (N, B, DS)
+        delta = F.softplus(self.dt_proj(dt))  # (N, B, D)
         y = selective_scan(delta, -torch.exp(self.A_log), Bm, Cm, x) + self.D * x
         return h + self.out_proj(y * F.silu(z))
 
@@ -303,11 +303,11 @@ class Mamba(RecurrentModel):
             raise InputError(f"tokens must lie in 0..{self.config.vocab_size - 1}")
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
-        """tokens (B, L) -> logits (B, L, n_out)."""
+        """tokens (B, N) -> logits (B, N, n_out)."""
         self._check(tokens, 2)
         if self.quant is not None:
             return self.run_steps(tokens)[0]
-        h = self.embedding(tokens.T)  # (L, B, width)
+        h = self.embedding(tokens.T)  # (N, B, width)
         for block in self.blocks:
             h = block(h)
         return self.head(self.ln_f(h.transpose(0, 1)))
@@ -336,17 +336,17 @@ class Mamba(RecurrentModel):
     def block_step(
         self, block: MambaBlock, h: torch.Tensor, conv: torch.Tensor, ssm: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """One token through one block: h (B, width), conv (B, d_conv - 1, D), ssm (B, N, D) ->
+        """One token through one block: h (B, width), conv (B, d_conv - 1, D), ssm (B, DS, D) ->
         the block output and the block's new conv buffer and SSM state."""
         q = self.q
         x, z = self.linear(block.in_proj, self.norm(block.norm, h)).chunk(2, dim=-1)  # (B, D)
         window = torch.cat([conv, x[:, None]], dim=1)  # (B, d_conv, D), oldest first
         conv_out = q((window * q(block.conv_weight)).sum(1) + q(block.conv_bias))
         x = self.qmap(conv_out, F.silu, silu)
-        dt, Bm, Cm = self.linear(block.x_proj, x).split(block.split, dim=-1)  # (B, R), (B, N)
+        dt, Bm, Cm = self.linear(block.x_proj, x).split(block.split, dim=-1)  # (B, R), (B, DS)
         delta = self.qmap(self.linear(block.dt_proj, dt), F.softplus, softplus)  # (B, D)
-        A = -self.qmap(block.A_log, torch.exp, math.exp)  # (N, D)
-        dA = self.qmap(q(delta[:, None, :] * A), torch.exp, math.exp)  # (B, N, D)
+        A = -self.qmap(block.A_log, torch.exp, math.exp)  # (DS, D)
+        dA = self.qmap(q(delta[:, None, :] * A), torch.exp, math.exp)  # (B, DS, D)
         ssm = q(dA * ssm + Bm[:, :, None] * q(delta * x)[:, None, :])
         y = q((Cm[:, None, :] @ ssm).squeeze(1) + q(block.D) * x)  # (B, D)
         out = self.linear(block.out_proj, q(y * self.qmap(z, F.silu, silu)))

@@ -1,10 +1,10 @@
 """The selective scan of :mod:`models.mamba` as fused Triton kernels, for GPUs.
 
 Same contract as :class:`models.mamba.SelectiveScan` (y_t = C_t . h_t, h_t = exp(delta_t A) h_{t-1}
-+ B_t delta_t x_t, h_0 = 0; delta, x (L, B, D); A (N, D) or (G, N, D); Bm, Cm (L, B, N)), in the
++ B_t delta_t x_t, h_0 = 0; delta, x (N, B, D); A (DS, D) or (G, DS, D); Bm, Cm (N, B, DS)), in the
 way of Gu & Dao's CUDA kernel (Mamba, Sec. 3.3.2): one program per (sequence b, block of
-``BLOCK_D`` channels) walks the sequence with its (N, BLOCK_D) state in registers, so the
-(L, B, N, D) states never reach memory. The forward writes the state entering every chunk of
+``BLOCK_D`` channels) walks the sequence with its (DS, BLOCK_D) state in registers, so the
+(N, B, DS, D) states never reach memory. The forward writes the state entering every chunk of
 ``CHUNK`` steps; the backward walks the chunks in reverse, recomputes a chunk's states into a
 per-program scratch buffer and runs the adjoint recurrence g_s = C_s gy_s + exp(delta_{s+1} A)
 g_{s+1} through it. Sums over channels (the gradients of B and C) are written per channel block
@@ -24,35 +24,35 @@ import torch
 import triton
 import triton.language as tl
 
-CHUNK = 32  # steps between saved states: the backward's scratch is (CHUNK, N, BLOCK_D)
+CHUNK = 32  # steps between saved states: the backward's scratch is (CHUNK, DS, BLOCK_D)
 BLOCK_D = 32  # channels per program
 
 
 @triton.jit
 def _scan_forward(
     delta_ptr, A_ptr, B_ptr, C_ptr, x_ptr, y_ptr, starts_ptr,
-    L, Bsz, D, per_group,
-    N: tl.constexpr, N_P2: tl.constexpr, BLOCK: tl.constexpr, CHUNK_: tl.constexpr,
+    N, Bsz, D, per_group,
+    DS: tl.constexpr, N_P2: tl.constexpr, BLOCK: tl.constexpr, CHUNK_: tl.constexpr,
 ):  # fmt: skip
     b = tl.program_id(0).to(tl.int64)
     d = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
     n = tl.arange(0, N_P2)
     d_ok = d < D
-    n_ok = n < N
+    n_ok = n < DS
     nd_ok = n_ok[:, None] & d_ok[None, :]
-    A = tl.load(A_ptr + (b // per_group) * N * D + n[:, None] * D + d[None, :], nd_ok, 0.0)
+    A = tl.load(A_ptr + (b // per_group) * DS * D + n[:, None] * D + d[None, :], nd_ok, 0.0)
     h = tl.zeros((N_P2, BLOCK), tl.float32)
-    for t in range(L):
+    for t in range(N):
         row = t * Bsz + b
         delta = tl.load(delta_ptr + row * D + d, d_ok, 0.0)
         x = tl.load(x_ptr + row * D + d, d_ok, 0.0)
-        Bt = tl.load(B_ptr + row * N + n, n_ok, 0.0)
-        Ct = tl.load(C_ptr + row * N + n, n_ok, 0.0)
+        Bt = tl.load(B_ptr + row * DS + n, n_ok, 0.0)
+        Ct = tl.load(C_ptr + row * DS + n, n_ok, 0.0)
         h = tl.exp(delta[None, :] * A) * h + Bt[:, None] * (delta * x)[None, :]
         tl.store(y_ptr + row * D + d, tl.sum(Ct[:, None] * h, axis=0), d_ok)
         if (t + 1) % CHUNK_ == 0:
             chunk = (t + 1) // CHUNK_
-            where = ((chunk * Bsz + b) * N + n[:, None]) * D + d[None, :]
+            where = ((chunk * Bsz + b) * DS + n[:, None]) * D + d[None, :]
             tl.store(starts_ptr + where, h, nd_ok)
 
 
@@ -60,33 +60,33 @@ def _scan_forward(
 def _scan_backward(
     delta_ptr, A_ptr, B_ptr, C_ptr, x_ptr, gy_ptr, starts_ptr, scratch_ptr,
     g_delta_ptr, g_x_ptr, g_B_ptr, g_C_ptr, g_A_ptr,
-    L, Bsz, D, per_group,
-    N: tl.constexpr, N_P2: tl.constexpr, BLOCK: tl.constexpr, CHUNK_: tl.constexpr,
+    N, Bsz, D, per_group,
+    DS: tl.constexpr, N_P2: tl.constexpr, BLOCK: tl.constexpr, CHUNK_: tl.constexpr,
 ):  # fmt: skip
     b = tl.program_id(0).to(tl.int64)
     block = tl.program_id(1)
     d = block * BLOCK + tl.arange(0, BLOCK)
     n = tl.arange(0, N_P2)
     d_ok = d < D
-    n_ok = n < N
+    n_ok = n < DS
     nd_ok = n_ok[:, None] & d_ok[None, :]
-    A = tl.load(A_ptr + (b // per_group) * N * D + n[:, None] * D + d[None, :], nd_ok, 0.0)
+    A = tl.load(A_ptr + (b // per_group) * DS * D + n[:, None] * D + d[None, :], nd_ok, 0.0)
     local = n[:, None] * BLOCK + tl.arange(0, BLOCK)[None, :]  # (N_P2, BLOCK) in one scratch slot
     scratch = scratch_ptr + (b * tl.num_programs(1) + block) * CHUNK_ * N_P2 * BLOCK
     g_A = tl.zeros((N_P2, BLOCK), tl.float32)
     carry = tl.zeros((N_P2, BLOCK), tl.float32)  # exp(delta_{s+1} A) g_{s+1}
-    chunks = tl.cdiv(L, CHUNK_)
+    chunks = tl.cdiv(N, CHUNK_)
     for back in range(chunks):
         c = chunks - 1 - back
         t0 = c * CHUNK_
-        t1 = tl.minimum(t0 + CHUNK_, L)
-        start = tl.load(starts_ptr + ((c * Bsz + b) * N + n[:, None]) * D + d[None, :], nd_ok, 0.0)
+        t1 = tl.minimum(t0 + CHUNK_, N)
+        start = tl.load(starts_ptr + ((c * Bsz + b) * DS + n[:, None]) * D + d[None, :], nd_ok, 0.0)
         h = start
         for t in range(t0, t1):
             row = t * Bsz + b
             delta = tl.load(delta_ptr + row * D + d, d_ok, 0.0)
             x = tl.load(x_ptr + row * D + d, d_ok, 0.0)
-            Bt = tl.load(B_ptr + row * N + n, n_ok, 0.0)
+            Bt = tl.load(B_ptr + row * DS + n, n_ok, 0.0)
             h = tl.exp(delta[None, :] * A) * h + Bt[:, None] * (delta * x)[None, :]
             tl.store(scratch + (t - t0) * N_P2 * BLOCK + local, h)
         for back_t in range(t1 - t0):
@@ -94,8 +94,8 @@ def _scan_backward(
             row = t * Bsz + b
             delta = tl.load(delta_ptr + row * D + d, d_ok, 0.0)
             x = tl.load(x_ptr + row * D + d, d_ok, 0.0)
-            Bt = tl.load(B_ptr + row * N + n, n_ok, 0.0)
-            Ct = tl.load(C_ptr + row * N + n, n_ok, 0.0)
+            Bt = tl.load(B_ptr + row * DS + n, n_ok, 0.0)
+            Ct = tl.load(C_ptr + row * DS + n, n_ok, 0.0)
             gy = tl.load(gy_ptr + row * D + d, d_ok, 0.0)
             h = tl.load(scratch + (t - t0) * N_P2 * BLOCK + local)
             if t > t0:  # noqa: SIM108 - a branch on a runtime scalar, as Triton compiles it
@@ -111,18 +111,18 @@ def _scan_backward(
             g_delta = g_dx * x + tl.sum(w * A, axis=0)
             tl.store(g_delta_ptr + row * D + d, g_delta, d_ok)
             tl.store(g_x_ptr + row * D + d, g_dx * delta, d_ok)
-            part = (block * L * Bsz + row) * N + n  # per channel block, summed by torch
+            part = (block * N * Bsz + row) * DS + n  # per channel block, summed by torch
             tl.store(g_B_ptr + part, tl.sum(g * dx[None, :], axis=1), n_ok)
             tl.store(g_C_ptr + part, tl.sum(h * gy[None, :], axis=1), n_ok)
             carry = dA * g
-    tl.store(g_A_ptr + (b * N + n[:, None]) * D + d[None, :], g_A, nd_ok)
+    tl.store(g_A_ptr + (b * DS + n[:, None]) * D + d[None, :], g_A, nd_ok)
 
 
 def _sizes(A: torch.Tensor, x: torch.Tensor) -> tuple[int, int, int, int, int]:
-    L, B, D = x.shape
-    N = A.shape[-2]
-    groups = A.numel() // (N * D)
-    return L, B, D, N, groups
+    N, B, D = x.shape
+    DS = A.shape[-2]
+    groups = A.numel() // (DS * D)
+    return N, B, D, DS, groups
 
 
 class TritonScan(torch.autograd.Function):
@@ -130,13 +130,13 @@ class TritonScan(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx: Any, delta, A, Bm, Cm, x):
-        L, B, D, N, groups = _sizes(A, x)
+        N, B, D, DS, groups = _sizes(A, x)
         y = torch.empty_like(x)
-        starts = x.new_zeros(triton.cdiv(L, CHUNK) + 1, B, N, D)
+        starts = x.new_zeros(triton.cdiv(N, CHUNK) + 1, B, DS, D)
         grid = (B, triton.cdiv(D, BLOCK_D))
         _scan_forward[grid](
-            delta, A, Bm, Cm, x, y, starts, L, B, D, B // groups,
-            N=N, N_P2=triton.next_power_of_2(N), BLOCK=BLOCK_D, CHUNK_=CHUNK,
+            delta, A, Bm, Cm, x, y, starts, N, B, D, B // groups,
+            DS=DS, N_P2=triton.next_power_of_2(DS), BLOCK=BLOCK_D, CHUNK_=CHUNK,
         )  # fmt: skip
         ctx.save_for_backward(delta, A, Bm, Cm, x, starts)
         return y
@@ -144,19 +144,19 @@ class TritonScan(torch.autograd.Function):
     @staticmethod
     def backward(ctx: Any, gy):
         delta, A, Bm, Cm, x, starts = ctx.saved_tensors
-        L, B, D, N, groups = _sizes(A, x)
+        N, B, D, DS, groups = _sizes(A, x)
         blocks = triton.cdiv(D, BLOCK_D)
-        n_p2 = triton.next_power_of_2(N)
+        n_p2 = triton.next_power_of_2(DS)
         scratch = x.new_empty(B * blocks * CHUNK * n_p2 * BLOCK_D)
         g_delta, g_x = torch.empty_like(delta), torch.empty_like(x)
-        g_B, g_C = x.new_empty(blocks, L, B, N), x.new_empty(blocks, L, B, N)
-        g_A = x.new_empty(B, N, D)
+        g_B, g_C = x.new_empty(blocks, N, B, DS), x.new_empty(blocks, N, B, DS)
+        g_A = x.new_empty(B, DS, D)
         _scan_backward[(B, blocks)](
             delta, A, Bm, Cm, x, gy.contiguous(), starts, scratch,
-            g_delta, g_x, g_B, g_C, g_A, L, B, D, B // groups,
-            N=N, N_P2=n_p2, BLOCK=BLOCK_D, CHUNK_=CHUNK,
+            g_delta, g_x, g_B, g_C, g_A, N, B, D, B // groups,
+            DS=DS, N_P2=n_p2, BLOCK=BLOCK_D, CHUNK_=CHUNK,
         )  # fmt: skip
-        g_A = g_A.view(groups, B // groups, N, D).sum(1).view_as(A)
+        g_A = g_A.view(groups, B // groups, DS, D).sum(1).view_as(A)
         return g_delta, g_A, g_B.sum(0), g_C.sum(0), g_x
 
 

@@ -153,11 +153,11 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     """Draw the figure from the store at ``store_path`` into ``out_dir``."""
     runs, missing = style.load_runs(store_path)
     target = style.target_of(runs)
-    rows, _ = style.load_thresholds(store_path, target, 32)
+    rows, _ = style.load_thresholds(store_path, target, 32, held=True)
     points = model_points(rows)
     drawn = {k: t for k, t in PANELS.items() if any((p["task"], p["family"]) == k for p in points)}
-    for task, family in PANELS.keys() - drawn.keys():
-        missing.append(f"{NAME}: no {family} model trained at p bits on {task}")
+    absent = [f"no {family} model trained at p bits on {task}"
+              for (task, family) in PANELS if (task, family) not in drawn]  # fmt: skip
     cols = min(3, max(1, len(drawn)))
     rows_of_panels = -(-max(1, len(drawn)) // cols)
     fig, axes = plt.subplots(rows_of_panels, cols, figsize=(5.4 * cols, 4.8 * rows_of_panels),
@@ -176,6 +176,8 @@ def make(store_path: str | None, out_dir: Path, profile: str | None) -> dict[str
     )
     fig.tight_layout()
     files = style.save(fig, out_dir, NAME, points, COLUMNS)
+    if drawn:  # the panels not drawn at all, said as the panels a save leaves out are
+        style.LEFT_OUT[NAME] = [*style.LEFT_OUT.get(NAME, []), *absent]
     caption = (
         "Each model trained at p bits (it holds the numbers its protocol sends on a p-bit grid, "
         "so it is that protocol) at its bits m H p and its threshold N* (largest N with every "

@@ -72,8 +72,8 @@ def write_report(
     ``store``: plot that results store (nothing is run).  Only ``profile``: run or resume that
     profile's sweep into ``results/<profile>.db`` first, then plot it.  Neither: the figures
     that need no store are drawn in full, the others say what is missing.  ``stores`` maps a
-    paper to its own store (the demo: each paper's figures from its own training slice); a
-    figure of a paper not in it uses ``store``.
+    paper, or a figure, to its own store (the demo: each paper's figures from its own training
+    slice, the ``bite`` figure from its own); a figure of neither uses ``store``.
     """
     from ccomplexity.files import atomic_open, check_folder_files, check_output_folder
     from paper_figures import FIGURES, figure_files, make_figure, paper_of, prepare_store
@@ -87,7 +87,9 @@ def write_report(
     out.mkdir(parents=True, exist_ok=True)
     own = stores or {}
     results = [
-        make_figure(name, out, store=own.get(paper_of(name), store_path), profile=profile)
+        make_figure(
+            name, out, store=own.get(name, own.get(paper_of(name), store_path)), profile=profile
+        )  # fmt: skip
         for name in FIGURES
     ]
     now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

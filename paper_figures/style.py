@@ -330,16 +330,19 @@ def load_runs(store_path: str | None) -> tuple[list[dict[str, Any]], list[str]]:
 
 
 def load_thresholds(
-    store_path: str | None, target: float, precision: int
+    store_path: str | None, target: float, precision: int, held: bool = False
 ) -> tuple[list[dict[str, Any]], list[str]]:
-    """``simulations.thresholds.thresholds`` rows of the store (empty if there is none)."""
+    """``simulations.thresholds.thresholds`` rows of the store (empty if there is none): of the
+    float runs (their bounds at ``precision``), or with ``held`` of the runs trained at p bits
+    (each bound at its own p; the ``bite`` figure's)."""
     from simulations.thresholds import thresholds
 
     found, missing = load_runs(store_path)
     if not found:
         return [], missing
     assert store_path is not None
-    return thresholds(store_path, target=target, precision=precision), []
+    rows = thresholds(store_path, target=target, precision=precision)
+    return [r for r in rows if bool(r.get("held")) == held], []
 
 
 def _values(runs: Iterable[Mapping[str, Any]], key: str) -> list[Any]:

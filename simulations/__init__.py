@@ -24,7 +24,7 @@ _EXPORTS: dict[str, str] = {
     "AttentionProtocolRequest": "simulations.protocols.requests",
     "ParrotsProtocolRequest": "simulations.protocols.requests",
     "RnnProtocolRequest": "simulations.protocols.requests",
-    "run_protocol": "simulations.protocols.requests",
+    "run_protocol": "simulations.protocols.run",
     "verify_protocol_certificate": "simulations.protocols.certificate",
 }
 """Exported name -> the module that defines it."""
@@ -35,9 +35,9 @@ if TYPE_CHECKING:
         AttentionProtocolRequest,
         ParrotsProtocolRequest,
         RnnProtocolRequest,
-        run_protocol,
     )
     from simulations.protocols.rnn import run_rnn_protocol
+    from simulations.protocols.run import run_protocol
     from simulations.recipes import Recipe
     from simulations.run_config import Evaluation, ModelSpec, TaskSpec, TrainConfig
     from simulations.store import runs

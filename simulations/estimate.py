@@ -110,6 +110,19 @@ def makespan(durations: list[float], workers: int) -> float:
     return max(loads)
 
 
+def pending_runs(spec: Any, store_path: str | Path, allow_large_grid: bool = False) -> int:
+    """How many runs of ``spec`` the store does not hold yet (a capacity search: its first
+    round), read without training or probing anything."""
+    from simulations import sweeps
+
+    done: set[str] = set()
+    if Path(store_path).is_file():
+        with Store(store_path, readonly=True) as store:
+            done = store.done_hashes()
+    sweep = spec if isinstance(spec, sweeps.SweepSpec) else sweeps.load_spec(spec, allow_large_grid)
+    return sum(1 for h in sweep.hashes() if h not in done)
+
+
 def dry_run(
     spec: Any,
     store_path: str | Path,

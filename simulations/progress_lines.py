@@ -3,7 +3,7 @@
 Each line names the run by the fields every line names (:data:`LABEL_FIELDS`) and the others in
 which the sweep's runs differ (:func:`varying_fields`), then its outcome, the time since the
 sweep started and the time left at the pace of the runs finished so far:
-``[3/8] dyck lstm w=16 L=1 N=4 lr=0.01 seed=0: best acc 1.000 (9s; about 12s left)``.
+``[3/8] dyck lstm width=16 layers=1 N=4 lr=0.01 seed=0: best acc 1.000 (9s; about 12s left)``.
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ relations, tells the rounds of a capacity search apart."""
 
 
 def run_label(config: Any, fields: Sequence[str] = ()) -> str:
-    """``task arch w= L= N=``, then each of ``fields`` that the run sets, then ``lr= seed=``:
-    ``p-hop looped w=32 L=1 N=8 loops=2 hops=3 lr=0.003 seed=0`` (a task of
+    """``task arch width= layers= N=``, then each of ``fields`` that the run sets, then
+    ``lr= seed=``: ``p-hop looped width=32 layers=1 N=8 loops=2 hops=3 lr=0.003 seed=0`` (a task of
     :data:`TASK_LABELS` writes its length with its own letter and names its own fields)."""
 
     def shown(value: Any) -> str:
@@ -47,8 +47,9 @@ def run_label(config: Any, fields: Sequence[str] = ()) -> str:
     names = [*always, *(f for f in fields if f not in always)]
     flat = config.to_dict()
     extra = "".join(f" {name}={shown(flat[name])}" for name in names if flat.get(name) is not None)
+    model = config.model
     return (
-        f"{config.task.name} {config.model.arch} w={config.model.width} L={config.model.layers} "
+        f"{config.task.name} {model.arch} width={model.width} layers={model.layers} "
         f"{letter}={config.task.length}{extra} lr={config.recipe.lr:g} seed={config.seed}"
     )
 

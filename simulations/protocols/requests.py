@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
 
 from ccomplexity import limits, typed
 from ccomplexity.errors import InputError
@@ -119,30 +118,10 @@ class ParrotsProtocolRequest(ProtocolRequest):
             raise InputError("--certificate is not available for the length2-path protocol")
 
 
-def run_protocol(request: ProtocolRequest) -> dict[str, Any]:
-    """Run the protocol ``request`` names on its model and inputs; the result holds the bits
-    sent, per step and direction, and the agreement with the model's own run (with
-    ``certificate``: the certificate under "certificate")."""
-    if isinstance(request, RnnProtocolRequest):
-        from simulations.protocols.rnn import run_rnn_protocol
-
-        return run_rnn_protocol(request)
-    if isinstance(request, AttentionProtocolRequest):
-        from simulations.protocols.attention import run_attention_protocol
-
-        return run_attention_protocol(request)
-    if isinstance(request, ParrotsProtocolRequest):
-        from simulations.protocols.parrots import run_parrots_protocol
-
-        return run_parrots_protocol(request)
-    raise InputError(f"not a protocol request: {type(request).__name__}")
-
-
 __all__ = [
     "AttentionProtocolRequest",
     "ParrotsProtocolRequest",
     "ProtocolRequest",
     "RnnProtocolRequest",
     "VARIANTS",
-    "run_protocol",
 ]

@@ -161,14 +161,35 @@ def fake_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
             for n in lengths:
                 for lr in (1e-3, 1e-4):
                     store.add_run(fake_result(task, arch, width, layers, n, lr, ratio))
-        for result in [*looped_results(), *kg_results()]:
+        for result in [*looped_results(), *kg_results(), *held_results()]:
             store.add_run(result)
         store.note_sweep("fake-profile")
     return path
 
 
+def held_results() -> list[dict]:
+    """Fake runs of models trained at p bits (the bite figure): a GRU of state 2 x 2 bits on
+    index lookup around its wall N = 4, its length 3 still climbing, and a one-layer
+    transformer of width 2 at 3 bits on Dyck-(2,2), plateaued below its wall."""
+    out = []
+    for task, arch, width, heads, p, lengths in (
+        ("index-lookup", "gru", 2, 4, 2, (1, 2, 3, 8)),
+        ("dyck", "transformer", 2, 1, 3, (10, 20)),
+    ):
+        for n in lengths:
+            result = fake_result(task, arch, width, 1, n, 1e-2, 1 if arch == "gru" else 0)
+            result["config"].update(precision=p, frac=p // 2, heads=heads)
+            result["config_hash"] = hashlib.sha256(
+                json.dumps(result["config"], sort_keys=True).encode()
+            ).hexdigest()[:16]
+            reached = n <= 2 if arch == "gru" else n <= 10
+            shape = "undecided" if (arch, n) == ("gru", 3) else "plateaued"
+            out.append(with_accuracy(result, 1.0 if reached else 0.6, shape))
+    return out
+
+
 TRAINED = {"thresholds", "fig2", "fig3", "fig4", "looped-loops", "looped-table1",
-           "looped-regularizer", "kg-capacity"}  # fmt: skip
+           "looped-regularizer", "kg-capacity", "bite"}  # fmt: skip
 """Figures the fake store has trained points for (the parrots' have their own store)."""
 
 

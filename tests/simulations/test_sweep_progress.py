@@ -31,7 +31,10 @@ def test_looped_sweep_lines_tell_the_runs_apart(tmp_path, capsys):
     lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("[")]
     labels = [line.split("] ", 1)[1].split(":")[0] for line in lines]
     assert len(labels) == len(spec.configs) == len(set(labels)) > 6
-    assert "p-hop looped w=32 L=1 N=8 steps=400 loops=2 hops=1 alphabet=4 lr=0.003 seed=0" in labels
+    assert (
+        "p-hop looped width=32 layers=1 N=8 steps=400 loops=2 hops=1 alphabet=4 lr=0.003 seed=0"
+        in labels
+    )
 
 
 def test_varying_fields_are_those_that_differ():
@@ -41,7 +44,7 @@ def test_varying_fields_are_those_that_differ():
     assert varying_fields([base, base]) == ()
     assert varying_fields([]) == ()
     assert run_label(experts[3], ("experts",)) == (
-        "index-lookup transformer w=8 L=1 N=8 experts=4 lr=0.01 seed=0"
+        "index-lookup transformer width=8 layers=1 N=8 experts=4 lr=0.01 seed=0"
     )
 
 
@@ -58,7 +61,7 @@ def test_kg_lines_name_the_graph_and_the_hops():
     base = TrainConfig.of(task="kg-path", arch="looped", width=8, layers=1, length=2, loops=2,
                        entities=16, relations=4)  # fmt: skip
     assert run_label(base, ("loops",)) == (
-        "kg-path looped w=8 L=1 q=2 entities=16 relations=4 loops=2 lr=0.001 seed=0"
+        "kg-path looped width=8 layers=1 q=2 entities=16 relations=4 loops=2 lr=0.001 seed=0"
     )
 
 

@@ -11,9 +11,9 @@ from simulations.protocols.requests import (
     AttentionProtocolRequest,
     ParrotsProtocolRequest,
     RnnProtocolRequest,
-    run_protocol,
 )
 from simulations.protocols.rnn import run_rnn_protocol
+from simulations.protocols.run import run_protocol
 
 
 def test_requests_are_keyword_only():
