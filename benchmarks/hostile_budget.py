@@ -43,6 +43,12 @@ NAMED = [
     "codes --length 7449",
     "kg split --json --entities 1024 --relations 1 --hops 64 --cut 1 --seed 19326",
     "kg sample --json --entities 215 --relations 215 --hops 4096 --seed 2 --batch 10000",
+    "construct --task index-lookup --length 8 --samples 10000000",
+    "construct --task kg-path --entities 65536 --relations 2 --hops 2",
+    "task i-gsm --modulus 97 --length 512 --batch 2048",
+    "cc oneway --problem dyck --json --types 32768 --depth 0 --length 524289 --cut 2",
+    "cc oneway --problem dyck --json --types 2 --depth 2 --length 1000000 --cut 5",
+    "train --task dyck --arch transformer --width 64 --heads 1 --length 2048 --steps 1",
 ]
 """The issue's examples (and those the drawn cases found), run every time."""
 

@@ -251,6 +251,18 @@ def code_search(vectors: int, paper_k: int) -> tuple[int, int]:
     )
 
 
+REFINE_STEPS = 1 << 15
+"""Steps charged per refinement step of an automaton's exact-length classes (one ``np.unique``
+over its rows: 47 us measured for Dyck-(2,2)'s 8 states on the 2-core machine under load;
+``cc oneway --problem dyck`` at N = 10^6 took 47 s of CPU)."""
+
+
+def refinements(states: int, symbols: int, steps: int) -> tuple[int, int]:
+    """(memory, work) of ``steps`` rounds of refining the classes of a DFA's ``states`` x
+    ``symbols`` table one length at a time, every round's classes kept."""
+    return array_bytes(steps + 1, states) * 2, steps * (states * symbols * 16 + REFINE_STEPS)
+
+
 def dyck_automaton(types: int, depth: int, states: int) -> tuple[int, int]:
     """(memory, work) of building the Dyck-(n,k) DFA's ``states`` stacks (each a tuple of up to
     k symbols) and minimising it (rounds up to k + 2: stacks of other heights part by their
@@ -278,6 +290,84 @@ def evaluated(pairs: int, length: int) -> int:
     """Work of evaluating a two-party function on ``pairs`` pairs of words of ``length``
     symbols together (a certificate's cross matrix)."""
     return pairs * length * EVALUATE_STEPS
+
+
+PLAN_STEPS = 1 << 18
+"""Steps charged per run of a sweep's grid, planned before anything runs (its config validated:
+ranges, task, model size on the meta device, its batch's memory): 0.8-1.5 ms measured per run
+(2.5 ms on the 2-core machine under load), so that the default work budget plans grids of up
+to 16,384 runs (the 10,000 a spec may have without ``--allow-large-grid``), priced from the
+grid's size before one is expanded."""
+
+
+def planned(runs: int) -> int:
+    """Work of planning a sweep of ``runs`` runs."""
+    return runs * PLAN_STEPS
+
+
+STORE_READ_STEPS = 256
+"""Steps charged per byte of a results store read whole (every row decoded and checked, and
+what its readers do per row): ``ccx figure thresholds`` took 8.8 s of CPU on a store of 32 MiB
+(21,655 runs) on the 2-core machine under load, so that the default work budget reads stores
+of up to 16 MiB within a few seconds."""
+STORE_READ_MEMORY = 12
+"""Bytes held per byte of a store read whole (its rows as Python dicts)."""
+
+
+def store_read(size: int) -> tuple[int, int]:
+    """(memory, work) of reading every run of a results store of ``size`` bytes."""
+    return size * STORE_READ_MEMORY, size * STORE_READ_STEPS
+
+
+LOOKUP_STEPS = 1 << 10
+"""Steps charged per token of the Theorem 1 index-lookup model checked on random inputs: 1.2 us
+measured per token (N = 8 to 1024, 10^4 to 10^6 inputs) on the 2-core machine under load,
+about 600 steps; charged at 1024 for the margin of a shared machine."""
+
+
+def index_lookup(samples: int, length: int) -> int:
+    """Work of checking the Theorem 1 model on ``samples`` inputs of length N (its tables and
+    one attention read per input, in chunks)."""
+    return samples * (length + 8) * LOOKUP_STEPS
+
+
+KG_OP_STEPS = 1 << 16
+"""Steps charged per torch operation of the KG path constructions (each counted by torch's FLOP
+counter in Python: 0.13-0.17 ms measured per operation on the 2-core machine under load)."""
+KG_FIXED_STEPS = 1 << 31
+"""Steps charged once for the KG path constructions: the first use of torch's FLOP counter
+imports its compiler stack (4 s measured on the 2-core machine under load)."""
+KG_BATCH_NUMBERS = 1 << 21
+"""Numbers per chunk of queries the KG path constructions evaluate at once (their
+``BATCH_NUMBERS``)."""
+
+
+def kg_construction(entities: int, relations: int, hops: int, queries: int, bits: int,
+                    experts: int) -> tuple[int, int]:  # fmt: skip
+    """(memory, work) of building and checking the three KG path constructions (standard,
+    looped, looped with ``experts`` experts) on ``queries`` q-hop queries over E entities and R
+    relations (T = E R triples, codes of ``bits`` bits): each chunk of queries runs q blocks
+    whose lookup scores every row against every triple (q^2 T 2b multiply-adds a query), the
+    experts' lookup one Python step per expert; the standard composition holds q copies of the
+    T detectors."""
+    triples = entities * relations
+    batch = max(1, KG_BATCH_NUMBERS // max(1, hops * triples))
+    chunks = -(-queries // batch)
+    operations = chunks * hops * (8 * experts + 80)
+    madds = queries * hops * hops * 2 * bits * (2 * triples + triples // max(1, experts))
+    memory = (hops + 2) * triples * (3 * bits + 1) * 4 + batch * hops * triples * 4 * 3
+    return memory, KG_FIXED_STEPS + madds + operations * KG_OP_STEPS
+
+
+IGSM_STATEMENT_STEPS = 1 << 14
+"""Steps charged per i-GSM statement drawn (each problem is sampled, encoded and solved in
+Python: 28 us measured per statement at 2,048 problems of 512 statements on the 2-core machine
+under load)."""
+
+
+def igsm_statements(statements: int) -> int:
+    """Work of drawing i-GSM problems of ``statements`` statements in all."""
+    return statements * IGSM_STATEMENT_STEPS
 
 
 STEPS_PER_SECOND = 1 << 29
@@ -308,3 +398,113 @@ def samples(rows: int, tokens: int, shown: bool = True) -> tuple[int, int]:
     return words(rows, tokens, copies=6), rows * tokens * 8 + (
         printed(rows * tokens) if shown else 0
     )
+
+
+# --- training: one run or an ensemble, before its first step ------------------------------------
+
+TRAINING_ENV = "CCX_TRAINING_BUDGET"
+TRAINING_DEFAULT = 7 * 24 * 3600
+"""Default training budget: the estimated seconds of one training run (or ensemble), 7 days."""
+STEP_SECONDS = {"cpu": 4e-3, "cuda": 2e-3}
+"""Fixed seconds of one training step per device (drawing the batch, Python, autograd, the
+optimiser): 4.5 ms measured for a one-layer LSTM of width 16 on one core of the 2-core machine
+under load; a GPU step launches its kernels (stacked ensembles share them)."""
+MADDS_PER_SECOND = {"cpu": 10**9, "cuda": 10**13}
+"""Multiply-adds a second of a training step per device: 0.9-2.2e9 measured for transformers
+of width 64 at N = 64..256 on one shared core (1e9 leaves the margin of a loaded machine); a
+GPU's float32 at a tenth of its peak."""
+ATTENTION_COPIES = (10, 4)
+"""Copies of a layer's attention weights (rows x H x T^2 numbers) a training step keeps for its
+backward pass (scores, softmax, their gradients: 8.5 measured at N = 512, 1024) and an
+evaluation pass holds at once (3.5 measured)."""
+ACTIVATION_COPIES = (24, 8)
+"""Copies of rows x T x width numbers per layer a training step keeps (projections, the MLP's
+hidden layer, norms, gates: 15 measured for an LSTM) and an evaluation pass holds at once."""
+RECURRENT_GATES = 8
+"""Products of w x w per token and layer of a recurrent model's step, forward and backward
+priced: an LSTM's four gates on its input and its state (0.87 s measured per step of width 64
+at N = 400, batch 64, on one loaded core; 0.22 s priced with one)."""
+OPTIMISER_COPIES = 4
+"""Numbers per parameter while training: the weight, its gradient, Adam's two moments."""
+
+
+def training_budget() -> int:
+    """Seconds one training run may be estimated to take: ``CCX_TRAINING_BUDGET`` (default
+    :data:`TRAINING_DEFAULT`), a number of seconds."""
+    text = os.environ.get(TRAINING_ENV)
+    return TRAINING_DEFAULT if text is None else parse_size(text, TRAINING_ENV)
+
+
+def step_madds(
+    batch: int, tokens: int, width: int, layers: int, classes: int, pairs: bool, gates: int = 1
+) -> int:
+    """Multiply-adds of one training step of one model, roughly: ``batch * T * (layers *
+    per-token + w * classes)``, per token ``12 w^2 + 2 T w`` for a model whose float forward
+    scores all pairs of positions (``pairs``), ``gates w^2 + 32 w`` for the others; T the
+    task's tokens, w the width. (``gates`` 1 is the ranking of a sweep's units; a price uses
+    :data:`RECURRENT_GATES`.)"""
+    per_token = (
+        12 * width * width + 2 * tokens * width if pairs else gates * width * width + 32 * width
+    )
+    return batch * tokens * (layers * per_token + width * classes)
+
+
+def training(
+    *, steps: int, batch: int, tokens: int, width: int, layers: int, heads: int, classes: int,
+    parameters: int, pairs: bool, eval_rows: int, evaluations: int, members: int = 1,
+    device: str = "cpu",
+) -> tuple[int, float]:  # fmt: skip
+    """(memory in bytes, seconds) of training ``members`` models (an ensemble) of one shape for
+    ``steps`` steps on ``device``, estimated before the first forward pass. Memory: the
+    optimiser's numbers (:data:`OPTIMISER_COPIES` per parameter) and the larger of one training
+    step's activations (every layer's, kept for the backward pass: attention's batch x H x T^2
+    weights and batch x T x width numbers, :data:`ATTENTION_COPIES` and
+    :data:`ACTIVATION_COPIES`) and one evaluation chunk's (``eval_rows`` rows, one layer at a
+    time), float32. Seconds: each step's fixed cost and multiply-adds (:func:`step_madds`) at
+    the device's rates, and ``evaluations`` forward passes of a batch (a third of a step
+    each)."""
+    kind = "cuda" if device.startswith("cuda") else "cpu"
+    train_numbers = (
+        layers
+        * batch
+        * tokens
+        * (ATTENTION_COPIES[0] * heads * tokens + ACTIVATION_COPIES[0] * width)
+    )
+    eval_numbers = (
+        eval_rows * tokens * (ATTENTION_COPIES[1] * heads * tokens + ACTIVATION_COPIES[1] * width)
+    )
+    memory = 4 * members * (OPTIMISER_COPIES * parameters + max(train_numbers, eval_numbers))
+    madds = step_madds(batch, tokens, width, layers, classes, pairs, RECURRENT_GATES) * members
+    step = STEP_SECONDS[kind] * (members if kind == "cpu" else 1) + madds / MADDS_PER_SECOND[kind]
+    return memory, (steps + evaluations / 3) * step
+
+
+def duration_text(seconds: float) -> str:
+    """Seconds in words: ``45 s``, ``12 min``, ``3.5 h``, ``46 days``, ``2e+04 years``."""
+    for unit, size in (("years", 365 * 86400), ("days", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= 2 * size or (unit == "min" and seconds >= size):
+            value = seconds / size
+            return f"{value:.2g} {unit}" if value >= 1e4 else f"{value:.3g} {unit}"
+    return f"{seconds:.0f} s"
+
+
+def check_training(what: str, memory: int, seconds: float, memory_limit: int | None = None) -> None:
+    """Refuse a training run (InputError, one line) estimated to need more than the memory
+    budget (or ``memory_limit``, a GPU's memory) or to take longer than the training budget."""
+    limit = memory_budget() if memory_limit is None else memory_limit
+    if memory > limit:
+        where, raise_it = (
+            ("", f" (raise it with {MEMORY_ENV})") if memory_limit is None else (" of the GPU", "")
+        )
+        raise InputError(
+            f"{what} needs about {size_text(memory)} of memory{where} at once (a training step "
+            f"or an evaluation chunk); the budget is {size_text(limit)}{raise_it}: use a "
+            "smaller batch, a shorter length or a smaller model"
+        )
+    budget = training_budget()
+    if seconds > budget:
+        raise InputError(
+            f"{what} would take about {duration_text(seconds)} (estimated); the training budget "
+            f"is {duration_text(budget)} (raise it with {TRAINING_ENV}, in seconds): use fewer "
+            "steps or a smaller model"
+        )

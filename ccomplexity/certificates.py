@@ -123,6 +123,6 @@ def write_certificate(cert: dict[str, Any], path: str | os.PathLike[str]) -> Pat
             f"the {cert.get('kind')} certificate would take {len(text)} bytes; the limit for its "
             f"kind is {most} (what `ccx verify` reads): use a smaller problem"
         )
-    with atomic_open(target) as fh:
+    with atomic_open(target, what="certificate") as fh:
         fh.write(text)
     return target

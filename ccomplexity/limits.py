@@ -24,6 +24,7 @@ from math import isqrt
 from pathlib import Path
 
 from ccomplexity.errors import InputError, check_int, shown
+from ccomplexity.files import note_input
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,18 @@ ENSEMBLE = Limit("ensemble", 1, 1024, "use smaller ensembles")
 """Most runs trained together as one batched model (``ccx sweep --ensemble``)."""
 TIME_LIMIT = Limit("time-limit", 1, 30 * 24 * 3600, "give at most 30 days, in seconds")
 """Seconds after which a sweep starts no new unit (``ccx sweep --time-limit``)."""
-THREADS = Limit("threads", 1, 1024, "use fewer threads")
+
+
+def cores() -> int:
+    """Cores this process may run on (its CPU affinity where the system reports one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+THREADS = Limit("threads", 1, cores(), "use at most the machine's cores")
+"""Torch CPU threads of a run: at most the cores (more only slow it down, and thousands fail
+to start: ``libgomp: Thread creation failed``)."""
 
 # --- the exact core ---------------------------------------------------------------------------
 
@@ -351,6 +363,14 @@ GRID_RUNS = 10_000
 GRID_RUNS_MOST = 1_000_000
 """Most runs a sweep spec may expand to at all."""
 
+# --- results stores ---------------------------------------------------------------------------
+
+STORE_CELL_CHARS = {"config": 1 << 16, "ensemble": 1 << 16}
+"""Most characters of a stored run's JSON column, checked before it is parsed: a config (some
+40 fields) and an ensemble (at most :data:`ENSEMBLE` config hashes) in 64 Ki; any other (a
+curve, accuracies by length, diagnostics, the environment) in :data:`STORE_CELL_MOST`."""
+STORE_CELL_MOST = 1 << 20
+
 
 def check_numbers(numbers: int, what: str) -> None:
     """Refuse ``what`` when it needs more than :data:`FORWARD_NUMBERS` numbers at once."""
@@ -409,6 +429,7 @@ def read_bytes(path: str | os.PathLike[str], most: int, what: str) -> bytes:
     p = Path(path)
     if not p.is_file():
         raise InputError(f"{what} {p} does not exist or is not a file")
+    note_input(p)  # no file the command writes may replace it
     size = p.stat().st_size
     if size > most:
         raise InputError(f"{what} {p} has {size} bytes; the limit is {most}")
@@ -429,6 +450,7 @@ def check_zip_file(path: str | os.PathLike[str], most: int, what: str) -> Path:
     p = Path(path)
     if not p.is_file():
         raise InputError(f"{what} {p}: no such file")
+    note_input(p)
     size = p.stat().st_size
     if size > most:
         raise InputError(f"{what} {p} has {size} bytes; the limit is {most}")

@@ -153,6 +153,9 @@ def minimal_dfa(name: str, length: int | None = None) -> tuple[DFA, str]:
     if length is None:
         if task.dfa is None:
             raise InputError(f"{name} has no DFA of its own: give --length N (a bounded length)")
+        states, symbols = task.dfa.transitions.shape
+        what = f"{name}: minimising its DFA of {states} states x {symbols} symbols"
+        budget.check(what, *budget.automaton(states, symbols), "give a smaller DFA")
         return minimize(task.dfa), "given"
     n = task.check_length(limits.LENGTH.check(length, "--length"))
     machine = function_automaton(name, n, "dfa task")
@@ -167,8 +170,10 @@ def dfa_agrees(name: str, length: int) -> bool:
     n = task.check_length(length)
     if task.dfa is None:
         raise InputError(f"{name} has no DFA of its own")
-    if task.alphabet**n > problems.DENSE_LIMIT:
+    if not limits.power_at_most(task.alphabet, n, problems.DENSE_LIMIT):
         raise InputError(f"{name}: {task.alphabet}^{n} words exceed the dense limit")
+    what = f"{name}: checking its DFA on all {task.alphabet}^{n} words"
+    price_words(name, n, task.alphabet**n, what, "use a shorter --length")
     words = problems.digits(np.arange(task.alphabet**n), task.alphabet, n)
     return bool(np.array_equal(task.dfa.accepts(words), task.evaluate(words) == 1))
 

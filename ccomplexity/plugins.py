@@ -12,8 +12,17 @@ interface (:mod:`models.base`), registered by :func:`model`.
 
 A plugin is the user's own code, run only on request: :func:`load_file` executes one file,
 :func:`load_entry_points` the groups ``ccomplexity.tasks`` and ``ccomplexity.models`` of the
-installed packages. Data files (sweep specs, stores, certificates) only *name* a plugin's task
-or model; nothing here is ever reached from reading one. A certificate about a plugin task
+installed packages, and only once the user opted in (``ccx --entry-points``, or
+``CCX_ENTRY_POINTS=1`` in the environment: :func:`entry_points_allowed`). Entry points are read
+from installed distributions only, never from the working folder: the folders searched are
+``sys.path`` without the working folder, and the module an entry point names is imported with
+the working folder off the path (:func:`installed_paths`). Data files (sweep specs, stores,
+certificates) only *name* a plugin's task or model: a name no loaded plugin defines is refused
+in one line, and no code is looked for because a data file asked.
+
+Code of a plugin that raises when it is called (its word function, sampler, model) is named by
+:func:`culprit`, so that ``ccx`` reports it in one line: the plugin, its function and the
+exception. A certificate about a plugin task
 records the plugin's source (its file name) and the SHA-256 of that source
 (:attr:`TaskDefinition.sha256`), and is re-checked only against the same bytes.
 
@@ -160,6 +169,8 @@ class _Registry:
     models: dict[str, ModelDefinition] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
     entry_points_loaded: bool = False
+    code: dict[str, str] = field(default_factory=dict)
+    """Code file name (as its frames name it) -> the plugin it belongs to, for :func:`culprit`."""
 
 
 _REGISTRY = _Registry()
@@ -302,11 +313,12 @@ def load_file(path: str | os.PathLike[str]) -> list[str]:
     module.__file__ = str(p.resolve())
     sys.modules[module_name] = module  # dataclasses of the plugin look their module up here
     _LOADING.append((p.name, sha))
+    _REGISTRY.code[str(p)] = str(p)
     try:
         exec(compile(data, str(p), "exec"), module.__dict__)  # noqa: S102 - run on request
     except InputError:
         raise
-    except Exception as err:  # the user's code: one line, not a traceback
+    except (Exception, SystemExit) as err:  # the user's code: one line, not a traceback
         raise InputError(f"plugin {p} failed: {type(err).__name__}: {err}") from None
     finally:
         _LOADING.pop()
@@ -317,27 +329,82 @@ def load_file(path: str | os.PathLike[str]) -> list[str]:
     return sorted(after - before)
 
 
+ENTRY_POINTS_ENV = "CCX_ENTRY_POINTS"
+"""Set to 1 to let the installed packages' entry points be loaded (``ccx --entry-points`` sets
+it for its call): in this process and in a sweep's worker processes, which inherit it."""
+
+
+def entry_points_allowed() -> bool:
+    """Whether the user opted in to entry points (:data:`ENTRY_POINTS_ENV` is 1)."""
+    return os.environ.get(ENTRY_POINTS_ENV, "") == "1"
+
+
+def installed_paths() -> list[str]:
+    """``sys.path`` without the working folder (``""``, ``"."`` or the current directory):
+    where installed distributions are looked for."""
+    here = os.path.realpath(os.getcwd())
+    return [p for p in sys.path if p not in ("", ".") and os.path.realpath(p) != here]
+
+
+@contextlib.contextmanager
+def _without_working_folder() -> Iterator[None]:
+    """``sys.path`` without the working folder for the block (an entry point's module is
+    imported from installed code only)."""
+    saved = list(sys.path)
+    sys.path[:] = installed_paths()
+    try:
+        yield
+    finally:
+        sys.path[:] = saved
+
+
 def load_entry_points() -> None:
     """Load the ``ccomplexity.tasks`` and ``ccomplexity.models`` entry points of the installed
-    packages, once per process. An entry point names a module (its decorators register), a
-    :class:`TaskDefinition` or a decorated model class."""
-    if _REGISTRY.entry_points_loaded:
+    distributions, once per process, when the user opted in (:func:`entry_points_allowed`;
+    otherwise nothing is looked up). An entry point names a module (its decorators register), a
+    :class:`TaskDefinition` or a decorated model class; it is read from the distributions on
+    :func:`installed_paths` and imported with the working folder off the path."""
+    if _REGISTRY.entry_points_loaded or not entry_points_allowed():
         return
     _REGISTRY.entry_points_loaded = True
-    from importlib.metadata import entry_points
+    from importlib.metadata import distributions
 
-    for group in (TASK_GROUP, MODEL_GROUP):
-        for point in entry_points(group=group):
+    seen: set[str] = set()
+    points = []
+    for dist in distributions(path=installed_paths()):
+        name = (dist.metadata["Name"] or "").lower()
+        if name in seen:  # the first on the path wins, as for imports
+            continue
+        seen.add(name)
+        points += [p for p in dist.entry_points if p.group in (TASK_GROUP, MODEL_GROUP)]
+    for point in points:
+        with _without_working_folder():
             try:
                 loaded = point.load()
             except InputError:
                 raise
-            except Exception as err:  # an installed package's code: one line
+            except (Exception, SystemExit) as err:  # an installed package's code: one line
                 raise InputError(
-                    f"entry point {point.name} of {group} failed: {type(err).__name__}: {err}"
+                    f"entry point {point.name} of {point.group} failed: {type(err).__name__}: {err}"
                 ) from None
-            if isinstance(loaded, TaskDefinition):
-                _register("task", loaded)
+        module = sys.modules.get(point.module)
+        if getattr(module, "__file__", None):
+            _REGISTRY.code[module.__file__] = f"entry point {point.name} ({point.module})"
+        if isinstance(loaded, TaskDefinition):
+            _register("task", loaded)
+
+
+def culprit(trace: Any) -> tuple[str, str] | None:
+    """(plugin, function) of the innermost frame of traceback ``trace`` that runs a loaded
+    plugin's code, or None when no plugin code is on it: who raised an exception at call time."""
+    found = None
+    while trace is not None:
+        code = trace.tb_frame.f_code
+        plugin = _REGISTRY.code.get(code.co_filename)
+        if plugin is not None:
+            found = (plugin, code.co_name)
+        trace = trace.tb_next
+    return found
 
 
 def loaded_files() -> list[str]:
@@ -392,7 +459,11 @@ def require_task(name: str) -> TaskDefinition:
 def not_loaded(kind: str, name: str, known: Sequence[str]) -> str:
     """The one line that refuses a ``kind`` (task, model, architecture) ``name`` that nothing
     defines, listing the ``known`` names."""
+    how = (
+        "or install its package" if entry_points_allowed()
+        else "or install its package and opt in with ccx --entry-points ..."
+    )  # fmt: skip
     return (
         f"unknown {kind} {name!r}; known: {', '.join(known) or 'none'} (no loaded plugin "
-        "defines it: load one with ccx --plugin FILE.py ..., or install its package)"
+        f"defines it: load one with ccx --plugin FILE.py ..., {how})"
     )

@@ -138,8 +138,19 @@ def emit(result: dict[str, Any], as_json: bool, title: str) -> None:
 
     table = Table(title=title, show_header=False)
     for key, value in result.items():
-        table.add_row(key, str(value))
+        table.add_row(cell(key), cell(value))
     print_table(table)
+
+
+def cell(value: object) -> Any:
+    """A table cell that prints ``value`` as it is: no rich markup read in it, control
+    characters escaped (:func:`ccomplexity.errors.one_line`): strings from stores and plugins
+    can neither drive the terminal nor break a row."""
+    from rich.text import Text
+
+    from ccomplexity.errors import one_line
+
+    return Text(one_line(value))
 
 
 def print_table(table: Any) -> None:

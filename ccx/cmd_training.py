@@ -13,6 +13,7 @@ from ccx.app import (
     JsonFlag,
     Seed,
     app,
+    cell,
     emit,
     field_option,
     print_json,
@@ -67,7 +68,7 @@ def task_cmd(
 
     task = get_task(name, length, **options)
     what = f"{batch} samples of {task.max_tokens} tokens"
-    budget.check(what, *budget.samples(batch, task.max_tokens), "use a smaller --batch or --length")
+    budget.check(what, *task.sampling_cost(batch, length), "use a smaller --batch or --length")
     tokens, targets, mask = task.sample(batch, length, torch.Generator().manual_seed(seed), train)
     render = getattr(task, "render", None)
     samples = []
@@ -271,6 +272,13 @@ def sweep_cmd(
             "wait for the next sweep on the store.",
         ),
     ] = None,
+    take_over_leases: Annotated[
+        bool,
+        typer.Option(
+            "--take-over-leases",
+            help="Train runs leased by another host, or whose lease row is no sweep's.",
+        ),
+    ] = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Run a grid of trainings into the store; a killed sweep resumes where it stopped, and
@@ -297,7 +305,7 @@ def sweep_cmd(
     result = run_sweep(
         spec or profile, store, workers=workers, backend=backend, checkpoint_dir=checkpoint_dir,
         ensemble=ensemble, allow_large_grid=allow_large_grid, extend_undecided=extend_undecided,
-        time_limit=time_limit,
+        time_limit=time_limit, take_over_leases=take_over_leases,
     )  # fmt: skip
     emit(result, as_json, "Sweep")
     if result["failed"]:
@@ -333,6 +341,9 @@ def _announce(
 def rerun_cmd(
     store: Annotated[str, typer.Option("--store", help="SQLite results store.")],
     run: Annotated[str, typer.Option("--run", help="The run: its row id or config hash.")],
+    allow_cpu: Annotated[
+        bool, typer.Option("--allow-cpu", help="Re-train a run of a GPU on this CPU anyway.")
+    ] = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Train one stored run again from its stored config, in the form it was trained (alone or
@@ -350,7 +361,7 @@ def rerun_cmd(
     find_run(store, run)  # a bad or missing run is refused before torch is loaded
     from simulations.rerun import rerun
 
-    result = rerun(store, run)
+    result = rerun(store, run, allow_cpu)
     if as_json:
         print_json(result)
     else:
@@ -466,10 +477,10 @@ def threshold_cmd(
             threshold += (
                 "" if r["threshold_at_least"] is None else f" (>= {r['threshold_at_least']})"
             )
-        table.add_row(
-            r["task"], r["arch"], str(r["width"]), str(r["layers"]), *shown,
-            threshold, str(r["bound_length"]), str(r["bound_id"]),
-        )  # fmt: skip
+        table.add_row(*map(cell, (
+            r["task"], r["arch"], r["width"], r["layers"], *shown,
+            threshold, r["bound_length"], r["bound_id"],
+        )))  # fmt: skip
     print_table(table)
 
 

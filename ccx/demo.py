@@ -59,7 +59,7 @@ REDUCTION_SAMPLES = 200
 def _write_json(path: Path, data: dict[str, Any]) -> None:
     """Write ``data`` as JSON to ``path`` atomically (temporary file, then rename)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_open(path) as handle:
+    with atomic_open(path, what="demo file") as handle:
         json.dump(data, handle, indent=2)
         handle.write("\n")
 

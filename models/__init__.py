@@ -90,7 +90,20 @@ def model_class(name: str) -> type[SequenceModel]:
 
 @functools.cache
 def config_class(cls: type[SequenceModel]) -> type[ModelConfig]:
-    return typing.get_type_hints(cls.__init__)["config"]
+    """The config class of model class ``cls``: the annotation of its ``config`` argument; an
+    InputError naming the model when there is none (a plugin's class)."""
+    from models.base import ModelConfig  # loaded with the class itself
+
+    try:
+        found = typing.get_type_hints(cls.__init__).get("config")
+    except Exception:  # a plugin's annotation that does not resolve
+        found = None
+    if not (isinstance(found, type) and issubclass(found, ModelConfig)):
+        raise InputError(
+            f"model {getattr(cls, 'name', cls.__name__)!r}: its __init__(self, config) must "
+            "annotate config with its ModelConfig class"
+        )
+    return found
 
 
 def build(name: str, **config: Any) -> SequenceModel:
@@ -155,7 +168,7 @@ def describe_models() -> list[dict[str, Any]]:
     for name in names():
         cls = model_class(name)
         fields = {f.name: f.default for f in dataclasses.fields(config_class(cls))}
-        description = (cls.__doc__ or "").strip().splitlines()[0]
+        description = next(iter(str(cls.__doc__ or "").strip().splitlines()), "")
         out.append(
             {"name": name, "recurrent": cls.recurrent, "config": fields, "description": description}
         )

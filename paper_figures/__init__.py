@@ -18,7 +18,7 @@ from types import ModuleType
 from typing import Any
 
 from ccomplexity.errors import InputError
-from ccomplexity.files import check_output_folder
+from ccomplexity.files import check_folder_files, check_output_folder
 from simulations.store import identify
 
 
@@ -101,6 +101,16 @@ def has_data(name: str, store_path: str | None) -> bool:
     return bool(FIGURES[name].summary(store_path).data)
 
 
+FIGURE_FILES = ("png", "pdf", "csv")
+"""What each figure writes: ``<name>.png``, ``<name>.pdf`` and ``<name>.csv``."""
+
+
+def figure_files(name: str) -> list[str]:
+    """The names of the files figure ``name`` writes into its folder (checked before it is
+    drawn: no link, no input of the command in their way)."""
+    return [f"{name}.{suffix}" for suffix in FIGURE_FILES]
+
+
 def fill_command(name: str) -> str:
     """The command that fills figure ``name``'s panels: run its paper's profile (or the
     figure's own ``FILL_PROFILE``, where its paper's CPU profile lacks some panels), then draw."""
@@ -163,6 +173,7 @@ def make_figure(
     if name not in FIGURES:
         raise InputError(f"unknown figure {name!r}; known: {', '.join(FIGURES)}")
     check_output_folder(out_dir, "figure folder")
+    check_folder_files(out_dir, figure_files(name), "figure file", inputs=[store])
     if name in NEEDS_STORE:
         store_path = prepare_store(store, profile)
     else:
@@ -191,6 +202,7 @@ __all__ = [
     "STANDALONE",
     "PROFILE_OF_PAPER",
     "FigureRegistry",
+    "figure_files",
     "fill_command",
     "has_data",
     "make_figure",

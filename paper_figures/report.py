@@ -89,10 +89,20 @@ def write_report(
     paper, or a figure, to its own store (the demo: each paper's figures from its own training
     slice, the ``bite`` figure from its own); a figure of neither uses ``store``.
     """
-    from ccomplexity.files import atomic_open, check_output_folder
-    from paper_figures import FIGURES, fill_command, has_data, make_figure, paper_of, prepare_store
+    from ccomplexity.files import atomic_open, check_folder_files, check_output_folder
+    from paper_figures import (
+        FIGURES,
+        figure_files,
+        fill_command,
+        has_data,
+        make_figure,
+        paper_of,
+        prepare_store,
+    )
 
     out = check_output_folder(out_dir, "report folder")
+    written = ["index.html", *(f for name in FIGURES for f in figure_files(name))]
+    check_folder_files(out, written, "report file", inputs=[store, *(stores or {}).values()])
     store_path = prepare_store(store, profile)
     for own_store in (stores or {}).values():
         prepare_store(own_store, None)
@@ -129,7 +139,7 @@ def write_report(
         ]
     )
     index = out / "index.html"
-    with atomic_open(index) as handle:
+    with atomic_open(index, what="report page") as handle:
         handle.write(page)
     return index
 

@@ -372,7 +372,7 @@ def _title_above_panels(fig: Figure) -> None:
 def write_csv(path: Path, rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> None:
     """Write ``rows`` (dicts) to ``path`` with a header of ``columns`` (missing keys empty),
     atomically (:func:`ccomplexity.files.atomic_open`)."""
-    with atomic_open(path) as handle:
+    with atomic_open(path, what="figure file") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(columns), extrasaction="ignore")
         writer.writeheader()
         for row in rows:
@@ -413,7 +413,7 @@ def save(
     out_dir.mkdir(parents=True, exist_ok=True)
     files = [out_dir / f"{name}.png", out_dir / f"{name}.pdf", out_dir / f"{name}.csv"]
     for path in files[:2]:
-        with atomic_open(path, "wb") as handle:
+        with atomic_open(path, "wb", what="figure file") as handle:
             fig.savefig(handle, format=path.suffix[1:], bbox_inches=box, dpi=dpi)
     plt.close(fig)
     write_csv(files[2], rows, columns)

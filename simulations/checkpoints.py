@@ -33,7 +33,7 @@ def save_checkpoint(model: SequenceModel, config: TrainConfig, directory: str | 
         "state_dict": {k: v.detach().cpu() for k, v in model.state_dict().items()},
     }
     path = folder / f"{config.config_hash()}.pt"
-    with atomic_open(path, "wb") as fh:
+    with atomic_open(path, "wb", what="checkpoint") as fh:
         torch.save(payload, fh)
     return path
 

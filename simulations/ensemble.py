@@ -41,6 +41,7 @@ from ccomplexity import limits
 from ccomplexity.errors import InputError
 from ccomplexity.files import check_output_folder
 from models.base import SequenceModel
+from simulations.pricing import check_training
 from simulations.stacks import LoopStack, Stack, batched_form, make_stack
 from simulations.training import (
     EVAL_BATCH,
@@ -224,6 +225,7 @@ def train_ensemble(
     dev = resolve_device(device)
     if checkpoint_dir is not None:
         check_output_folder(checkpoint_dir, "checkpoint folder")
+    check_training(configs, str(dev), checkpoint_dir)  # its memory and time, before any step
     with deterministic_on(dev):
         return _train_ensemble(configs, checkpoint_dir, dev, on_result)
 

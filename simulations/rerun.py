@@ -27,7 +27,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ccomplexity.errors import InputError
+from ccomplexity import budget, limits
+from ccomplexity.budget import duration_text
+from ccomplexity.errors import InputError, one_line
 from simulations.store import Store
 
 ROW_ID = re.compile(r"[0-9]{1,18}")
@@ -57,11 +59,58 @@ def find_run(store_path: str | Path, run: str) -> tuple[dict[str, Any], list[dic
         row = found[0]
         group = (row.get("ensemble") or {}).get("configs")
         if not isinstance(group, list) or len(group) < 2:
-            return row, []
+            return _priced(row, []), []
         members = {r["config_hash"]: r for r in store.runs(config_hash=group)}
     if set(group) - set(members):
-        return row, []
-    return row, [members[h] for h in group]
+        return _priced(row, []), []
+    return _priced(row, [members[h] for h in group]), [members[h] for h in group]
+
+
+def _priced(row: dict[str, Any], group: list[dict[str, Any]]) -> dict[str, Any]:
+    """``row``, refused before torch is loaded when even a lower bound of its training cost is
+    over the budgets: the stored config's own numbers (its length for the task's tokens, no
+    parameters) in :func:`ccomplexity.budget.training`. Values that are not integers are left
+    to the config's own checks."""
+    config = row["config"]
+    keys = ("steps", "batch", "width", "layers", "length")
+    numbers = {k: config.get(k) for k in (*keys, "heads", "eval_samples", "eval_every")}
+    if not all(type(numbers[k]) is int and numbers[k] > 0 for k in keys):
+        return row
+    heads = numbers["heads"] if type(numbers["heads"]) is int else 0
+    rows = numbers["eval_samples"] if type(numbers["eval_samples"]) is int else 1
+    device = "cuda" if str(row.get("device") or "").startswith("cuda") else "cpu"
+    memory, seconds = budget.training(
+        steps=numbers["steps"], batch=numbers["batch"], tokens=numbers["length"],
+        width=numbers["width"], layers=numbers["layers"], heads=max(0, heads), classes=1,
+        parameters=0, pairs=heads > 0, eval_rows=max(1, min(rows, 500)), evaluations=0,
+        members=max(1, len(group)), device=device,
+    )  # fmt: skip
+    what = f"run {row['id']} ({numbers['steps']} steps at N = {numbers['length']})"
+    budget.check_training(what, memory, seconds, None if device == "cpu" else 1 << 62)
+    return row
+
+
+GPU_ON_CPU_SECONDS = 600
+"""A run trained on a GPU is re-trained on the CPU without being asked only when it is estimated
+to take at most this long there (10 minutes)."""
+
+
+def check_stored(row: dict[str, Any], configs: list[Any], device: str, allow_cpu: bool) -> None:
+    """Price a stored run before it trains again: its config (or its ensemble's) against the
+    memory and training budgets of ``train`` (:func:`simulations.pricing.check_training`), and a
+    run trained on a GPU refused on the CPU with its estimate there when that is more than
+    :data:`GPU_ON_CPU_SECONDS`, unless ``allow_cpu``."""
+    from simulations.pricing import check_training, cost, describe
+
+    stored = str(row.get("device") or "cpu")
+    seconds = cost(configs, "cpu")[1] if stored.startswith("cuda") and device == "cpu" else 0
+    if seconds > GPU_ON_CPU_SECONDS and not allow_cpu:
+        raise InputError(
+            f"run {row['id']} was trained on a GPU ({one_line(stored)}), and there is none here: "
+            f"{describe(configs)} would take about {duration_text(seconds)} on this CPU "
+            "(estimated); pass --allow-cpu to train it here anyway"
+        )
+    check_training(configs, device)
 
 
 def _device(stored: str | None) -> str:
@@ -72,11 +121,12 @@ def _device(stored: str | None) -> str:
     return "cpu"
 
 
-def rerun(store_path: str | Path, run: str) -> dict[str, Any]:
+def rerun(store_path: str | Path, run: str, allow_cpu: bool = False) -> dict[str, Any]:
     """Train stored run ``run`` again in its form and compare: ``{"run", "config_hash",
     "form", "stored", "rerun", "identical", "differences", "max_difference",
     "verdict_changed", "environment"}`` (:func:`compare`); ``stored`` and ``rerun`` hold
-    best_accuracy, accuracy, steps, verdict and the curve."""
+    best_accuracy, accuracy, steps, verdict and the curve. Priced first, as ``train`` prices a
+    run (:func:`check_stored`)."""
     import torch
 
     from simulations.ensemble import train_ensemble
@@ -88,8 +138,10 @@ def rerun(store_path: str | Path, run: str) -> dict[str, Any]:
     if config.config_hash() != row["config_hash"]:
         raise InputError(f"run {row['id']}: its stored config does not give its hash")
     device = _device(row.get("device"))
+    members = [TrainConfig.from_dict(member["config"]) for member in group] or [config]
+    check_stored(row, members, device, allow_cpu)
     threads = row.get("threads")
-    threads = threads if isinstance(threads, int) and 0 < threads <= 1024 else None
+    threads = threads if isinstance(threads, int) and 0 < threads <= limits.THREADS.most else None
     form: dict[str, Any] = {"device": device, "threads": threads}
     if group:
         configs = [TrainConfig.from_dict(member["config"]) for member in group]

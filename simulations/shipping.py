@@ -15,12 +15,13 @@ not loaded is judged without one): how the shipped stores follow a change of the
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import sys
 from pathlib import Path
 
 from ccomplexity.errors import InputError
-from ccomplexity.files import check_output_file
+from ccomplexity.files import check_output_file, write_target
 from simulations.store import Store
 
 SHIPPED = Path("shipped")
@@ -71,7 +72,7 @@ def ship(source: str | Path, target: str | Path, rejudge: bool = False) -> dict[
             raise InputError(
                 f"the shipped store would be {size:,} bytes, over {MOST_BYTES:,}; ship fewer runs"
             )
-        part.replace(target)
+        os.replace(part, write_target(target, "shipped store"))
     finally:
         part.unlink(missing_ok=True)
     return {"runs": len(found), "bytes": size, "target": str(target),

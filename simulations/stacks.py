@@ -327,16 +327,14 @@ class LoopStack(Stack):
 
 
 def work(config: TrainConfig) -> float:
-    """Multiply-adds of one training step of one model, roughly: ``batch * T * (layers *
-    per-token + w * classes)``, per token ``12 w^2 + 2 T w`` for the models whose float forward
-    scores all pairs of positions (:data:`QUADRATIC`), ``w^2 + 32 w`` for the others; T is the
-    task's token length and w the width."""
+    """Multiply-adds of one training step of one model (:func:`ccomplexity.budget.step_madds`:
+    the models of :data:`QUADRATIC` score all pairs of positions)."""
+    from ccomplexity.budget import step_madds
     from simulations.tasks import get_task
 
     task = get_task(config.task.name, config.task.length)
-    T, w = task.max_tokens, config.model.width
-    per_token = 12 * w * w + 2 * T * w if config.model.arch in QUADRATIC else w * w + 32 * w
-    return config.recipe.batch * T * (config.model.layers * per_token + w * task.n_out)
+    return step_madds(config.recipe.batch, task.max_tokens, config.model.width,
+                      config.model.layers, task.n_out, config.model.arch in QUADRATIC)  # fmt: skip
 
 
 def batched_form(config: TrainConfig, device: torch.device) -> type[Stack]:

@@ -40,9 +40,9 @@ import json
 import math
 import os
 import secrets
+import shutil
 import socket
 import sqlite3
-import sys
 import tempfile
 import time
 from collections.abc import Mapping
@@ -53,8 +53,9 @@ from typing import Any
 from urllib.parse import quote
 
 import ccomplexity
-from ccomplexity.errors import InputError
-from ccomplexity.files import check_output_file, umask
+from ccomplexity import budget, limits
+from ccomplexity.errors import DiskFull, InputError, one_line, shown, warn_once
+from ccomplexity.files import check_output_file, full_disk, note_input, umask
 from simulations.verdicts import VERDICTS, evaluated_on, judge
 
 DEFAULT_STORE = Path("results") / "ccx.db"
@@ -114,6 +115,7 @@ _RESULT_COLUMNS = (
     "steps", "wall_seconds", "parameters", "state_numel", "device", "checkpoint", "threads"
 )  # fmt: skip
 _JSON_COLUMNS = ("config", "accuracy_by_length", "curve")
+_PARSED_COLUMNS = (*_JSON_COLUMNS, "diagnostics", "accuracy_ci", "ensemble", "environment")
 _V4_COLUMNS = ("verdict", "accuracy_ci", "ensemble")
 ENVIRONMENT = "environment"
 """The result key (and column, JSON object, NULL when a run has none) that records what trained
@@ -172,16 +174,20 @@ class Store:
                 self._conn.execute("PRAGMA journal_mode=WAL")
                 if version < SCHEMA_VERSION:
                     self._upgrade()
+        except sqlite3.OperationalError as err:  # a full disk: no room for its WAL files
+            raise write_failed(self.path, err) from None
         except sqlite3.DatabaseError as err:
             raise InputError(f"cannot open results store {str(self.path)!r}: {err}") from None
         present = {r[1] for r in self._conn.execute("PRAGMA table_info(runs)")}
         self._columns = tuple(c for c in COLUMNS if c in present)
+        self.malformed: list[tuple[object, str]] = []
+        """(key, warning) of each malformed row read so far."""
         if "config_hash" not in self._columns:
             self._conn.close()
             raise InputError(f"results store {str(self.path)!r} has no runs table (damaged)")
 
     def _transaction(self) -> _Transaction:
-        return _Transaction(self._conn)
+        return _Transaction(self._conn, self.path)
 
     def _upgrade(self) -> None:
         """Schema 1..4 -> 5 in one transaction: (from 1) the threads column, leases, the
@@ -250,6 +256,8 @@ class Store:
         names = ", ".join(row)
         marks = ", ".join("?" for _ in row)
         with self._transaction():
+            if self._decodes(row["config_hash"]) is False:  # a malformed row: replaced
+                self._conn.execute("DELETE FROM runs WHERE config_hash = ?", (row["config_hash"],))
             cursor = self._conn.execute(
                 f"INSERT OR IGNORE INTO runs ({names}) VALUES ({marks})", tuple(row.values())
             )
@@ -257,21 +265,36 @@ class Store:
         return cursor.rowcount == 1
 
     # -- leases ---------------------------------------------------------------------------------
-    def claim(self, config_hash: str, owner: str, ttl: float) -> str:
+    def claim(self, config_hash: str, owner: str, ttl: float, take_over: bool = False) -> str:
         """Lease run ``config_hash`` to ``owner`` for ``ttl`` seconds: "claimed"; or "stored"
-        when the run is in the store already, "leased" when another owner holds a live lease
-        on it (one not expired, of a process that is still running)."""
+        when the run is in the store already (a row that decodes), "leased" when another owner
+        holds a live lease on it (one not expired, of a process that is still running, or of
+        another host), "refused" when its lease row is not a sweep's (:func:`lease_problem`:
+        an expiry beyond :data:`LEASE_HORIZON`, an owner that is no lease owner), said once.
+        With ``take_over``, a lease of another host or a refused one is taken over."""
         now = time.time()
         with self._transaction():
-            if self._conn.execute(
-                "SELECT 1 FROM runs WHERE config_hash = ?", (config_hash,)
-            ).fetchone():
+            if self._decodes(config_hash):
                 return "stored"
             held = self._conn.execute(
                 "SELECT owner, expires FROM leases WHERE config_hash = ?", (config_hash,)
             ).fetchone()
-            if held is not None and held[0] != owner and held[1] > now and _alive(held[0]):
-                return "leased"
+            if held is not None and held[0] != owner and _alive(held[0]):  # else void at once
+                where = f"results store {self.path}: run {config_hash}"
+                problem = lease_problem(held[0], held[1], now)
+                if problem is not None and not take_over:
+                    warn_once(("lease", config_hash), f"{where} {problem}; left untrained "
+                              "(ccx sweep --take-over-leases trains it)")  # fmt: skip
+                    return "refused"
+                if problem is None and held[1] > now:
+                    if held[0].partition(":")[0] == socket.gethostname():
+                        return "leased"  # a live sweep of this host
+                    if not take_over:
+                        warn_once(("lease", config_hash), f"{where} is leased by "
+                                  f"{one_line(held[0])}, a sweep on another host, while it "
+                                  "renews the lease (ccx sweep --take-over-leases takes it "
+                                  "over)")  # fmt: skip
+                        return "leased"
             self._conn.execute(
                 "INSERT OR REPLACE INTO leases (config_hash, owner, expires) VALUES (?, ?, ?)",
                 (config_hash, owner, now + ttl),
@@ -363,8 +386,23 @@ class Store:
         return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
 
     def done_hashes(self) -> set[str]:
-        """Config hashes of every stored run: what a resumed sweep skips."""
-        return {h for (h,) in self._conn.execute("SELECT config_hash FROM runs")}
+        """Config hashes of every stored run that decodes: what a resumed sweep skips. A
+        malformed row (:func:`_decode`) is reported once and is not done: the sweep trains its
+        run again and replaces the row (:meth:`add_run`)."""
+        return {run["config_hash"] for run in self.runs()}
+
+    def _decodes(self, config_hash: str) -> bool | None:
+        """Whether the stored row of ``config_hash`` decodes (None: there is none)."""
+        row = self._conn.execute(
+            f"SELECT {', '.join(self._columns)} FROM runs WHERE config_hash = ?", (config_hash,)
+        ).fetchone()
+        if row is None:
+            return None
+        try:
+            _decode(dict(zip(self._columns, row, strict=True)))
+        except MalformedRun:
+            return False
+        return True
 
     def __len__(self) -> int:
         return self._conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
@@ -389,6 +427,11 @@ class Store:
                 clauses.append(f"{column} = ?")
                 values.append(value)
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+        if not clauses:  # every row: priced by the file's size
+            size = sum(os.path.getsize(p) for p in (self.path, Path(f"{self.path}-wal"))
+                       if os.path.exists(p))  # fmt: skip
+            what = f"reading results store {self.path} ({budget.size_text(size)}, every run)"
+            budget.check(what, *budget.store_read(size), "read a smaller store")
         try:
             cursor = self._conn.execute(
                 f"SELECT {', '.join(self._columns)} FROM runs{where} ORDER BY id", values
@@ -401,7 +444,10 @@ class Store:
             try:
                 out.append(_decode(raw))
             except MalformedRun as err:  # a store is data: a tampered row is skipped, and said
-                print(f"ccx: warning: results store {self.path}: {err}; skipped", file=sys.stderr)
+                key = (os.path.realpath(self.path), raw.get("id"))
+                message = f"results store {self.path}: {err}; skipped (a sweep trains it again)"
+                self.malformed.append((key, message))
+                warn_once(key, message)
         return out
 
 
@@ -435,6 +481,10 @@ def _decode(row: dict[str, Any]) -> dict[str, Any]:
     """The run's JSON columns decoded and its numbers checked; MalformedRun naming its id."""
     row = {column: row.get(column) for column in COLUMNS}  # older schemas lack some columns
     try:
+        for column in _PARSED_COLUMNS:  # sizes before parsing
+            most = limits.STORE_CELL_CHARS.get(column, limits.STORE_CELL_MOST)
+            if isinstance(row[column], str | bytes) and len(row[column]) > most:
+                raise ValueError(f"{column} has {len(row[column])} characters; the limit is {most}")
         for column in _JSON_COLUMNS:
             row[column] = json.loads(row[column])
         if not isinstance(row["config"], dict) or not isinstance(row["curve"], list):
@@ -449,7 +499,7 @@ def _decode(row: dict[str, Any]) -> dict[str, Any]:
         row["diagnostics"] = diagnostics
         _check_values(row)
         ensemble = json.loads(row["ensemble"]) if row["ensemble"] else None
-        row["ensemble"] = ensemble if isinstance(ensemble, dict) else None
+        row["ensemble"] = _ensemble(ensemble) if isinstance(ensemble, dict) else None
         environment = json.loads(row[ENVIRONMENT]) if row[ENVIRONMENT] else {}
         if not isinstance(environment, dict):
             raise ValueError(f"{ENVIRONMENT} must be an object")
@@ -467,6 +517,23 @@ def _decode(row: dict[str, Any]) -> dict[str, Any]:
         what = f"{column} is not valid JSON" if isinstance(err, json.JSONDecodeError) else err
         raise MalformedRun(f"run {row.get('id')} is malformed ({what})") from None
     return row
+
+
+def _ensemble(record: dict[str, Any]) -> dict[str, Any]:
+    """A stored ensemble record whose member list (``configs``) is at most
+    :data:`ccomplexity.limits.ENSEMBLE` distinct config hashes; ValueError otherwise."""
+    members = record.get("configs")
+    if members is None:
+        return record
+    if not (
+        isinstance(members, list) and len(members) <= limits.ENSEMBLE.most
+        and all(isinstance(h, str) and 0 < len(h) <= 64 for h in members)
+        and len(set(members)) == len(members)
+    ):  # fmt: skip
+        raise ValueError(
+            f"ensemble must list at most {limits.ENSEMBLE.most} distinct config hashes"
+        )
+    return record
 
 
 def _is_interval(value: object) -> bool:
@@ -498,11 +565,82 @@ def _judged(
     return judge(dict(config), pairs, accuracy, evaluated_on(dict(config), result), best, chance)
 
 
+def check_plugin_sources(found: list[dict[str, Any]]) -> None:
+    """Refuse (one line) to read ``found`` runs beside a plugin's bound when plugin code other
+    than the loaded one trained them: runs of one plugin task or model recorded with different
+    source hashes (their ``environment``'s ``plugins``), or with another hash than the plugin
+    loaded now. Runs that recorded no plugin (stores before schema 5) are read as they are."""
+    from ccomplexity import plugins
+
+    seen: dict[tuple[str, str], tuple[str, str, object]] = {}
+    for run in found:
+        for entry in run[ENVIRONMENT].get("plugins") or ():
+            if not isinstance(entry, dict):
+                continue
+            kind, name, sha = entry.get("kind"), entry.get("name"), entry.get("sha256")
+            if not (isinstance(kind, str) and isinstance(name, str) and isinstance(sha, str)):
+                continue
+            source = str(entry.get("source", "?"))
+            first = seen.setdefault((kind, name), (sha, source, run["id"]))
+            if first[0] != sha:
+                raise InputError(
+                    f"runs {first[2]} and {run['id']} of {kind} {shown(name)} were trained by "
+                    f"different plugin code ({shown(first[1])} sha256 {first[0][:12]}, "
+                    f"{shown(source)} sha256 {sha[:12]}): one bound cannot stand beside both; "
+                    "keep one plugin's runs in a store"
+                )
+    for (kind, name), (sha, source, run_id) in seen.items():
+        find = {"task": plugins.task_definition, "model": plugins.model_definition}.get(kind)
+        loaded = find(name) if find is not None else None
+        if loaded is not None and loaded.sha256 != sha:
+            raise InputError(
+                f"run {run_id} of {kind} {shown(name)} was trained by {shown(source)} (sha256 "
+                f"{sha[:12]}), but the loaded plugin {loaded.source} has sha256 "
+                f"{loaded.sha256[:12]}: its bound would not be about these runs; load the plugin "
+                "that trained them"
+            )
+
+
 def runs(path: str | Path, **filters: object) -> list[dict[str, Any]]:
     """Read-only: ``Store(path, readonly=True).runs(**filters)``; InputError if there is no
-    store at ``path`` or the file there is not a results store."""
-    with Store(path, readonly=True) as store:
-        return store.runs(**filters)
+    store at ``path`` or the file there is not a results store. Every run of an unchanged file
+    is read (and priced, and its malformed rows reported) once: a figure or a report reads its
+    store many times."""
+    if filters:
+        with Store(path, readonly=True) as store:
+            return store.runs(**filters)
+    state = _file_state(path)
+    if state is None or state not in _READ:
+        with Store(path, readonly=True) as store:
+            found, malformed = store.runs(), store.malformed
+        _READ.clear()
+        if state is not None:
+            _READ[state] = (found, malformed)
+        return [dict(run) for run in found]
+    found, malformed = _READ[state]
+    for key, message in malformed:  # said once per command, as a first read says it
+        warn_once(key, message)
+    return [dict(run) for run in found]
+
+
+_READ: dict[tuple[object, ...], tuple[list[dict[str, Any]], list[tuple[object, str]]]] = {}
+"""The last store read whole by :func:`runs`: its file's state, its runs and its warnings."""
+
+
+def _file_state(path: str | Path) -> tuple[object, ...] | None:
+    """What changes when a store's file (or its WAL) is written: device, inode, size and time
+    of both; None when it cannot be read."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    try:
+        wal = os.stat(f"{path}-wal")
+        beside: tuple[int, ...] = (wal.st_size, wal.st_mtime_ns)
+    except OSError:
+        beside = ()
+    return (os.path.realpath(path), info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns,
+            *beside)  # fmt: skip
 
 
 def stored_count(path: str | Path) -> int:
@@ -521,14 +659,38 @@ def stored_count(path: str | Path) -> int:
         conn.close()
 
 
+LEASE_HORIZON = 600.0
+"""Seconds ahead a sweep's lease may expire: sweeps lease runs for a minute and renew them every
+20 s (:data:`simulations.workers.LEASE_SECONDS`), so a later expiry is no sweep's."""
+
+
+def lease_problem(owner: object, expires: object, now: float) -> str | None:
+    """Why a lease row (data like any row) is not a live sweep's: an owner that is not
+    ``host:pid:token`` text, an expiry that is no finite number or lies more than
+    :data:`LEASE_HORIZON` seconds ahead; None for a well-formed lease."""
+    if not isinstance(owner, str) or len(owner) > 300 or owner.count(":") != 2:
+        return f"has a lease whose owner {one_line(repr(owner)[:80])} is not a sweep's"
+    if isinstance(expires, bool) or not isinstance(expires, int | float):
+        return f"has a lease of {one_line(owner)} whose expiry is not a number"
+    if not math.isfinite(expires) or expires > now + LEASE_HORIZON:
+        return (
+            f"is leased by {one_line(owner)} until {expires:.6g}, more than "
+            f"{LEASE_HORIZON:.0f} s ahead (no sweep leases for so long)"
+        )
+    return None
+
+
 def lease_owner() -> str:
     """This process as a lease owner: host, process id and a random token."""
     return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
 
 
-def _alive(owner: str) -> bool:
+def _alive(owner: object) -> bool:
     """Whether a lease owner may still be running: always for another host (its lease then
-    lasts until it expires), for this host while its process exists."""
+    lasts until it expires) or an owner that names none, for this host while its process
+    exists."""
+    if not isinstance(owner, str):
+        return True
     host, _, rest = owner.partition(":")
     pid = rest.partition(":")[0]
     if host != socket.gethostname() or not pid.isdigit():
@@ -544,16 +706,55 @@ def _alive(owner: str) -> bool:
 
 class _Transaction:
     """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on an exception) on an autocommit
-    connection: the write lock is taken first, so a check and the write it decides are one."""
+    connection: the write lock is taken first, so a check and the write it decides are one. A
+    write that fails for a full disk (or another error of the file) is rolled back whole and
+    reported in one line naming the store (:func:`write_failed`)."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self.conn, self.path = conn, path
 
     def __enter__(self) -> None:
-        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as err:
+            raise write_failed(self.path, err) from None
 
-    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
-        self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:  # fmt: skip
+        if exc_type is None:
+            try:
+                self.conn.execute("COMMIT")
+                return
+            except sqlite3.OperationalError as err:
+                exc = err
+        with contextlib.suppress(sqlite3.Error):
+            self.conn.execute("ROLLBACK")
+        if isinstance(exc, sqlite3.OperationalError):
+            raise write_failed(self.path, exc) from None
+
+
+def write_failed(path: Path, err: sqlite3.Error) -> InputError:
+    """The one line for a write the store's file refused: :class:`DiskFull` when SQLite found
+    the disk full (``SQLITE_FULL``, or an I/O error where its folder has no room left), else an
+    InputError with SQLite's reason. Nothing of the failed transaction is in the store."""
+    if "full" in str(err) or ("I/O" in str(err) and _no_room(path)):
+        return DiskFull(
+            f"results store {path}: the database or disk is full; nothing of this write was "
+            "stored (free some space and run again)"
+        )
+    return InputError(f"results store {path}: cannot write ({err}); nothing of it was stored")
+
+
+ROOM = 1 << 16
+"""Free bytes below which a store's folder counts as full (a WAL write needs pages)."""
+
+
+def _no_room(path: Path) -> bool:
+    """Whether the file system of ``path`` has (almost) no room left."""
+    try:
+        return shutil.disk_usage(path.parent if path.parent != Path("") else ".").free < ROOM
+    except OSError:
+        return False
 
 
 def _uri(path: Path, **params: object) -> str:
@@ -606,6 +807,14 @@ def identify(path: str | Path) -> int:
     if p.is_dir():
         raise InputError(f"store path {where} is a folder, not a database file")
     instead = "give a results store written by `ccx sweep`, or a new path"
+    for beside in {str(p), os.path.realpath(p)}:  # SQLite writes these beside the store
+        for side in ("-wal", "-shm", "-journal"):
+            if os.path.islink(beside + side):
+                raise InputError(
+                    f"results store {where}: {beside + side} is a symbolic link, which SQLite "
+                    "would write through: remove it"
+                )
+    note_input(p)  # no file the command writes may replace it
     if p.stat().st_size == 0:
         raise InputError(f"{where} is an empty file, not a results store; {instead}")
     try:
@@ -636,9 +845,12 @@ def identify(path: str | Path) -> int:
 def _create(path: Path) -> None:
     """A new, empty store at ``path``: built in a temporary file beside it and linked into place
     in one step (if another process links one first, theirs is kept)."""
-    check_output_file(path, "results store", create_folder=True)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    check_output_file(path, "results store", create_folder=True, through_link=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as err:
+        raise full_disk(err, "results store", path) from None
     os.fchmod(fd, 0o666 & ~umask())  # the mode a plain open would give (mkstemp makes 0600)
     os.close(fd)
     try:
@@ -654,6 +866,10 @@ def _create(path: Path) -> None:
             conn.close()
         with contextlib.suppress(FileExistsError):  # another process linked its store first
             os.link(tmp, path)
+    except sqlite3.OperationalError as err:
+        raise write_failed(path, err) from None
+    except OSError as err:
+        raise full_disk(err, "results store", path) from None
     finally:
         Path(tmp).unlink(missing_ok=True)
 

@@ -78,9 +78,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ccomplexity import limits, typed
-from ccomplexity.errors import InputError
-from ccomplexity.files import check_output_file, check_output_folder
+from ccomplexity import budget, limits, typed
+from ccomplexity.errors import DiskFull, InputError
+from ccomplexity.files import check_folder_files, check_output_file, check_output_folder
 from ccomplexity.plugins import loaded_files, not_loaded
 from simulations import workers as workers_mod
 from simulations.progress_lines import ProgressLines
@@ -352,6 +352,8 @@ def _check_grid_size(source: str, blocks: list[dict[str, list[object]]], allow_l
             f"{source}: the grid has {runs} runs, more than {limits.GRID_RUNS}; "
             "pass --allow-large-grid if that is intended"
         )
+    what = f"{source}: planning the grid's {runs} runs (each config checked)"
+    budget.check(what, work=budget.planned(runs), instead="split it into several sweeps")
 
 
 def load_spec(name_or_path: str | Path, allow_large_grid: bool = False) -> SweepSpec:
@@ -385,10 +387,12 @@ def check_outputs(
             f"checkpoint folder {folder} is the results store's path: give another folder"
         )
     if Path(store_path).exists() or Path(store_path).is_symlink():
-        check_output_file(store_path, "results store", inputs=inputs)
+        check_output_file(store_path, "results store", inputs=inputs, through_link=True)
         identify(store_path)
     else:
-        check_output_file(store_path, "results store", create_folder=True, inputs=inputs)
+        check_output_file(
+            store_path, "results store", create_folder=True, inputs=inputs, through_link=True
+        )
     check_output_folder(folder, "checkpoint folder", inputs=inputs)
 
 
@@ -436,6 +440,7 @@ def run_sweep(
     allow_large_grid: bool = False,
     extend_undecided: int = 0,
     time_limit: float | None = None,
+    take_over_leases: bool = False,
 ) -> dict[str, Any]:
     """Run every config of ``spec`` (a file, a profile name or a SweepSpec) not yet in the store.
 
@@ -459,7 +464,10 @@ def run_sweep(
     processes start the costliest units first (the longest-first rule: the sweep's last minutes
     are not one long unit beside idle workers). Units that ran out of GPU
     memory beside others (:data:`OUT_OF_MEMORY`) are trained again one at a time in this process
-    at the end (``retried_alone``: their runs). Returns a JSON-ready summary.
+    at the end (``retried_alone``: their runs). A run whose lease row is no sweep's (an expiry
+    too far ahead, a forged owner) is reported and left (counted in ``not_started``), and one
+    leased by a sweep on another host waits for it, unless ``take_over_leases``. Returns a
+    JSON-ready summary.
     """
     _check_options(backend, workers, ensemble, extend_undecided, time_limit)
     folder = str(checkpoint_folder(store_path) if checkpoint_dir is None else checkpoint_dir)
@@ -487,18 +495,21 @@ def run_sweep(
     deadline = None if time_limit is None else time.monotonic() + time_limit
     owner = lease_owner()
     with Store(store_path) as store, workers_mod.KeepLeases(store_path, owner):
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        store.note_sweep(sweep.name)
         done = store.done_hashes()
         pending = [
             (h, c) for h, c in zip(sweep.hashes(), sweep.configs, strict=True) if h not in done
         ]
+        # no checkpoint is written through a link, nor over the store (by inode)
+        check_folder_files(folder, [f"{h}.pt" for h, _ in pending], "checkpoint", [store_path])
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        store.note_sweep(sweep.name)
         skipped = len(sweep.configs) - len(pending)
         delivery = Delivery(store, owner, dict(pending),
                             ProgressLines(sweep.configs, skipped, progress))  # fmt: skip
         processes = min(workers or default_workers(), max(1, len(pending)))
         units = _ordered_units(pending, ensemble, processes, backend, deadline)
-        ran = _run_units(delivery, units, job, processes, backend, ray, ensemble, deadline)
+        ran = _run_units(delivery, units, job, processes, backend, ray, ensemble, deadline,
+                         take_over_leases)  # fmt: skip
         total_stored = len(store)
 
     extended = []
@@ -523,7 +534,7 @@ def run_sweep(
         "skipped": skipped,
         "ran": delivery.stored,
         "shared": shared,
-        **({"not_started": not_started} if time_limit is not None else {}),
+        **({"not_started": not_started} if time_limit is not None or not_started else {}),
         **({"retried_alone": len(retried)} if retried else {}),
         "failed": delivery.failed + [f for r in extended for f in r.pop("failures")],
         **({"extended": extended} if extend_undecided else {}),
@@ -570,6 +581,8 @@ class Delivery:
         if key in self.finished:
             return
         self.finished.add(key)
+        if isinstance(outcome, DiskFull):  # every later run would fail so: stop here
+            raise outcome
         if isinstance(outcome, BaseException):
             message = f"{type(outcome).__name__}: {outcome}".splitlines()[0]
             self.failed.append({"config_hash": key, "config": config.to_dict(), "error": message})
@@ -623,11 +636,12 @@ def _ordered_units(
 
 def _run_units(
     delivery: Delivery, units: list[Unit], job: Any, processes: int, backend: str, ray: Any,
-    ensemble: int, deadline: float | None,
+    ensemble: int, deadline: float | None, take_over: bool = False,
 ) -> tuple[int, int, list[str]]:  # fmt: skip
-    """Train ``units`` under leases; then, with several local processes, the units that ran out
-    of GPU memory beside others again, one at a time. (runs another sweep stored, units not
-    started before the deadline, the runs trained again alone)."""
+    """Train ``units`` under leases (``take_over``: also those another host or a forged row
+    holds); then, with several local processes, the units that ran out of GPU memory beside
+    others again, one at a time. (runs another sweep stored, units not started before the
+    deadline or left to a lease, the runs trained again alone)."""
     from simulations.units import plan_units
 
     if not units:
@@ -635,7 +649,7 @@ def _run_units(
     store, owner = delivery.store, delivery.owner
     with workers_mod.runner(backend, processes, job, delivery.member, ray) as runner:
         shared, not_started = workers_mod.run_leased(
-            store, owner, units, runner, delivery.deliver, deadline
+            store, owner, units, runner, delivery.deliver, deadline, take_over
         )
     retried = [f["config_hash"] for f in delivery.failed if f["error"].startswith(OUT_OF_MEMORY)]
     if not retried or processes == 1 or backend != "local":
@@ -644,7 +658,7 @@ def _run_units(
     again = plan_units([(k, delivery.planned[k]) for k in retried], ensemble, 1)
     with workers_mod.runner(backend, 1, job, delivery.member, ray) as runner:
         more_shared, more_left = workers_mod.run_leased(
-            store, owner, again, runner, delivery.deliver, deadline
+            store, owner, again, runner, delivery.deliver, deadline, take_over
         )
     return shared + more_shared, not_started + more_left, retried
 

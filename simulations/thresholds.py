@@ -34,7 +34,7 @@ from typing import Any
 import models
 from ccomplexity import budget, claims, plugins
 from ccomplexity.errors import InputError
-from simulations.store import runs
+from simulations.store import check_plugin_sources, runs
 
 METRICS = ("best_accuracy", "accuracy")
 
@@ -149,7 +149,9 @@ def thresholds(
     from simulations.verdicts import current
 
     groups: dict[tuple[str, str, int, int, str], list[dict[str, Any]]] = defaultdict(list)
-    for run in current(runs(store_path)):
+    found = current(runs(store_path))
+    check_plugin_sources(found)  # no plugin's bound beside another plugin's runs
+    for run in found:
         options = {k: run["config"][k] for k in OPTIONAL_FIELDS if k in run["config"]}
         key = (run["task"], run["arch"], run["width"], run["layers"], json.dumps(options))
         groups[key].append(run)

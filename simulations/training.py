@@ -34,6 +34,7 @@ from ccomplexity.files import check_output_folder
 from models.base import SequenceModel
 from models.looped import block_cosine, block_cosine_penalty, layer_similarity
 from simulations.environment import run_environment
+from simulations.pricing import check_training
 from simulations.recipes import Recipe, make_optimizer, set_lr
 from simulations.run_config import EVAL_BATCH, EVAL_SEED_OFFSET, TrainConfig
 from simulations.tasks import Task
@@ -131,6 +132,7 @@ def train(
         limits.THREADS.check(threads, "threads")
     if checkpoint_dir is not None:
         check_output_folder(checkpoint_dir, "checkpoint folder")
+    check_training([config], str(dev), checkpoint_dir)  # its memory and time, before any step
     with deterministic_on(dev, threads):
         return _train(config, checkpoint_dir, progress, dev)
 

@@ -34,6 +34,7 @@ import abc
 import multiprocessing
 import os
 import queue
+import signal
 import sys
 import threading
 import time
@@ -107,9 +108,9 @@ def train_ensemble_when_called(configs: list[Any], **kwargs: Any) -> list:
 
 def default_workers() -> int:
     """Cores this process may use (its CPU affinity where the OS reports one)."""
-    if hasattr(os, "sched_getaffinity"):
-        return max(1, len(os.sched_getaffinity(0)))
-    return max(1, os.cpu_count() or 1)
+    from ccomplexity.limits import cores
+
+    return cores()
 
 
 def worker_threads(processes: int) -> int:
@@ -150,13 +151,14 @@ def runner(backend: str, processes: int, job: Job, member: Member, ray: Any = No
 
 def run_leased(
     store: Store, owner: str, units: list[Unit], runner: _Runner, deliver: Deliver,
-    deadline: float | None = None,
+    deadline: float | None = None, take_over: bool = False,
 ) -> tuple[int, int]:  # fmt: skip
     """Claim the runs of each unit (a lease each) and start it while the runner has room; runs
     that another live sweep holds are left to it and looked at again until that sweep stores
     them or dies. After ``deadline`` (a ``time.monotonic()`` value) no unit starts: the units
-    training then finish, the others are left for a later sweep. Returns how many pending runs
-    other sweeps stored and how many runs were left unstarted."""
+    training then finish, the others are left for a later sweep. A run whose lease row is no
+    sweep's (:meth:`Store.claim` "refused") is left at once, unless ``take_over``. Returns how
+    many pending runs other sweeps stored and how many runs were left unstarted."""
     waiting, shared, left = list(units), 0, 0
     while waiting or runner.busy:
         if deadline is not None and waiting and time.monotonic() >= deadline:
@@ -170,11 +172,13 @@ def run_leased(
                 continue
             claimed, held = [], []
             for key, config in unit:
-                state = store.claim(key, owner, LEASE_SECONDS)
+                state = store.claim(key, owner, LEASE_SECONDS, take_over)
                 if state == "claimed":
                     claimed.append((key, config))
                 elif state == "stored":
                     shared += 1
+                elif state == "refused":
+                    left += 1
                 else:
                     held.append((key, config))
             if claimed:
@@ -449,11 +453,14 @@ def _to_parent(result: dict) -> None:
 
 
 def _worker_init(threads: int, parent: int, results: Any, plugin_files: list[str]) -> None:
-    """Pool initializer: die with the sweep, take this worker's share of the cores (before
-    torch is imported), keep the queue for ensemble members' results, and load the plugin
-    files the sweep was started with (a spawned worker starts without them)."""
+    """Pool initializer: die with the sweep, leave Ctrl-C to it (one line from the sweep, none
+    from each worker), take this worker's share of the cores (before torch is imported), keep
+    the queue for ensemble members' results, and load the plugin files the sweep was started
+    with (a spawned worker starts without them; entry points it opted in to come with the
+    environment, ``CCX_ENTRY_POINTS``)."""
     global _RESULTS
     _die_with_parent(parent)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = str(threads)
     if "torch" in sys.modules:
@@ -475,7 +482,6 @@ def _die_with_parent(parent: int) -> None:
     armed = False
     if sys.platform.startswith("linux"):
         import ctypes
-        import signal
 
         libc = ctypes.CDLL(None, use_errno=True)
         armed = libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0

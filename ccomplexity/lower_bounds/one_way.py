@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ccomplexity import budget
 from ccomplexity.automata import DFA, dyck_dfa
 from ccomplexity.errors import InputError
 from ccomplexity.integers import ceil_log2 as _ceil_log2
@@ -187,6 +188,11 @@ def one_way_bits_dyck(types: int, depth: int, length: int, cut: int) -> OneWayRe
             f"the symbolic one-way count is limited to {SYMBOLIC_LIMIT} state-steps, got "
             f"{n_states * (length + 1)}; use a smaller length, depth or number of types"
         )
+    what = (
+        f"the symbolic one-way count of Dyck-({types},{depth}) at length {length} ({n_states} "
+        f"states x {n_sym} symbols, refined {length} times)"
+    )
+    budget.check(what, *budget.refinements(n_states, n_sym, length), "use a shorter length")
     cur, parent = _reached_with_parents(t, dfa.start, cut)
     rest = length - cut
     classes = _residual_classes(t, dfa.accepting, rest)

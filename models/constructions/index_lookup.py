@@ -36,6 +36,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import torch
 
+from ccomplexity import budget
 from ccomplexity.codes import paper_k
 from ccomplexity.errors import InputError
 from ccomplexity.integers import ceil_log2
@@ -257,6 +258,9 @@ def verify_index_lookup(
     includes building and tabulating."""
     if not 1 <= samples <= 10**7:
         raise InputError(f"samples must lie in 1..{10**7}, got {samples}")
+    what = f"checking the Theorem 1 model on {samples} inputs of length {length}"
+    budget.check(what, work=budget.index_lookup(samples, length),
+                 instead="use fewer --samples or a shorter --length")  # fmt: skip
     start = time.perf_counter()
     model, info = build_index_lookup(length, n_symbols, seed, k, eta)
     accuracy = lookup_accuracy(model, n_symbols, length, samples, seed)

@@ -57,6 +57,7 @@ import torch
 from torch import Tensor, nn
 from torch.utils.flop_counter import FlopCounterMode
 
+from ccomplexity import budget
 from ccomplexity.bounds.kg import (
     COMPOSITIONS,
     construction_counts,
@@ -65,6 +66,7 @@ from ccomplexity.bounds.kg import (
 )
 from ccomplexity.errors import InputError, check_int
 from ccomplexity.languages.kg import MatchingKG, QueryVocabulary, query_tokens, token_codes
+from ccomplexity.limits import power_at_most
 from models.constructions.scoring import strictly_correct
 
 HOPS_LIMIT = 64
@@ -332,6 +334,14 @@ def verify_kg_path(
         raise InputError(f"samples must lie in 1..{10**6}, got {samples}")
     if experts is not None:
         expert_bounds(e, check_int(experts, "experts"))  # at most E experts
+    every = e * r**q if power_at_most(r, q, EXHAUSTIVE_LIMIT) else EXHAUSTIVE_LIMIT + 1
+    queries = samples + (every if every <= EXHAUSTIVE_LIMIT else 0)
+    moe = default_experts(e, r) if experts is None else experts
+    cost = budget.kg_construction(e, r, q, queries, QueryVocabulary(e, r, q).code_bits, moe)
+    graph = budget.kg_graph(e, r)
+    budget.check(f"the KG path constructions over E = {e}, R = {r} at q = {q} on {queries} "
+                 "queries", cost[0] + graph[0], cost[1] + graph[1],
+                 "use fewer entities, relations, hops or samples")  # fmt: skip
     start_time = time.perf_counter()
     kg = MatchingKG.generate(e, r, s)
     vocab = QueryVocabulary(e, r, q)

@@ -122,7 +122,11 @@ def _setup(
     require(variant in attention.VARIANTS, f"variant must be one of {attention.VARIANTS}")
     public = protocol["query_token"]
     if variant == attention.ONE_WAY:  # the query token is public: fixed, known to both
-        require(type(public) is int, "a one-way run names its public query token")
+        vocab = model.config.vocab_size
+        require(
+            type(public) is int and 0 <= public < vocab,
+            f"a one-way run names its public query token, in 0..{vocab - 1}",
+        )
     else:  # the holder of N sends it, and it is counted
         require(public is None, f"a {variant} run sends the query token: query_token is null")
     return attention.replay_setup(model, protocol, inputs, numbers)

@@ -21,6 +21,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from ccomplexity import budget
 from ccomplexity.errors import InputError, check_int
 
 Batch = tuple[Tensor, Tensor, Tensor]
@@ -79,6 +80,12 @@ class Task(abc.ABC):
             raise InputError("generator must be a CPU torch.Generator")
         tokens, targets, mask = self._sample(size, n, generator, bool(train))
         return tokens, targets, mask
+
+    def sampling_cost(self, batch: int, length: int) -> tuple[int, int]:
+        """(memory, work) of drawing and printing ``batch`` samples at ``length``
+        (:func:`ccomplexity.budget.samples` of its tokens); a task that draws in Python adds
+        its own cost."""
+        return budget.samples(batch, self.max_tokens)
 
     def input_dim(self) -> int | None:
         """The dimension of vector inputs, or None for token ids."""

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from ccomplexity import limits
+from ccomplexity import budget, limits
 from ccomplexity.errors import InputError
 from ccomplexity.languages import igsm
 from simulations.tasks.base import Batch, Task, at_positions, options
@@ -68,6 +68,11 @@ class IGSMTask(Task):
             answers[row], ends[row] = problem.answer, len(seq) - 1
         targets, mask = at_positions(batch, self.max_tokens, ends, answers)
         return tokens, targets, mask
+
+    def sampling_cost(self, batch: int, length: int) -> tuple[int, int]:
+        """Each of the batch x N statements is drawn, encoded and solved in Python."""
+        memory, work = super().sampling_cost(batch, length)
+        return memory, work + budget.igsm_statements(batch * length)
 
     def render(self, tokens: list[int]) -> str:
         return igsm.render(tokens, self.max_length, self.modulus)

@@ -24,7 +24,12 @@ from simulations.tasks.base import Batch, Task, at_positions
 RAREST = 1024
 """A class drawn by rejection must hold at least about 1 in ``RAREST`` uniform words: a batch
 needing k words of a class draws at most ``2 * RAREST * k + 4096`` words (twice the expected
-number at that rate) before it gives up."""
+number at that rate), and at most :data:`REJECTION_SYMBOLS` symbols, before it gives up."""
+REJECTION_SYMBOLS = 1 << 26
+"""Most symbols one batch draws by rejection (64 Mi: about a second of drawing and evaluating
+in numpy); at long lengths it gives up after fewer words."""
+CHUNK_SYMBOLS = 1 << 22
+"""Most symbols drawn at once (32 MiB of int64 words)."""
 
 
 def balanced_words(
@@ -40,8 +45,10 @@ def balanced_words(
     need = {1: batch // 2, 0: batch - batch // 2}
     found: dict[int, list[np.ndarray]] = {0: [], 1: []}
     have = {0: 0, 1: 0}
-    draws, chunk, most = 0, max(64, 4 * batch), 2 * RAREST * max(need.values()) + 4096
+    most = min(2 * RAREST * max(need.values()) + 4096, max(batch, REJECTION_SYMBOLS // length))
+    draws, chunk, widest = 0, max(64, 4 * batch), max(1, CHUNK_SYMBOLS // length)
     while any(have[c] < need[c] for c in need) and draws < most:
+        chunk = min(chunk, widest)
         size = min(chunk, most - draws)
         words = rng.integers(0, a, (size, length), dtype=np.int64)
         labels = definition.evaluate(words)

@@ -82,3 +82,40 @@ def test_a_checkpoint_is_checked_on_its_declared_sizes(tmp_path, monkeypatch):
         limits.check_zip_file(path, 8 << 20, "checkpoint")
     monkeypatch.delenv(budget.MEMORY_ENV)
     assert limits.check_zip_file(path, 8 << 20, "checkpoint") == path
+
+
+def test_the_symbolic_one_way_count_is_priced_by_its_refinements():
+    from ccomplexity.lower_bounds.one_way import one_way_bits_dyck
+
+    assert one_way_bits_dyck(2, 2, 1000, 5).distinct_rows == 3  # heights 1, 3, 5 after 5 symbols
+    for types, depth, length in ((2, 2, 10**6), (1 << 15, 0, 524_289)):
+        with pytest.raises(InputError, match=f"refined {length} times\\) takes"):
+            one_way_bits_dyck(types, depth, length, 2)
+
+
+def test_training_is_priced_from_the_step_and_the_evaluation_chunk():
+    """The issue's width-64 transformer at N = 2048 (H = 1, batch 64, evaluation chunks of 500):
+    its attention weights alone, 10 copies of 64 x 2049^2 in a training step and 4 of
+    500 x 2049^2 in an evaluation chunk, float32."""
+    memory, seconds = budget.training(
+        steps=1, batch=64, tokens=2049, width=64, layers=1, heads=1, classes=2, parameters=0,
+        pairs=True, eval_rows=500, evaluations=0,
+    )  # fmt: skip
+    assert memory == 4 * 500 * 2049 * (4 * 2049 + 8 * 64) > 32 << 30
+    assert memory > 4 * 64 * 2049 * (10 * 2049 + 24 * 64)  # the evaluation chunk is larger
+    steps = budget.training(
+        steps=10**9, batch=8, tokens=4, width=4, layers=1, heads=0, classes=2, parameters=10,
+        pairs=False, eval_rows=8, evaluations=0,
+    )[1]  # fmt: skip
+    assert steps > 10**9 * budget.STEP_SECONDS["cpu"] > budget.TRAINING_DEFAULT
+    budget.check_training("a run", 1 << 30, 6 * 86400)  # within both budgets
+    with pytest.raises(InputError, match=r"a run would take about 8 days \(estimated\)"):
+        budget.check_training("a run", 0, 8 * 86400)
+    with pytest.raises(InputError, match="of memory of the GPU at once"):
+        budget.check_training("a run", 2 << 30, 1, memory_limit=1 << 30)
+
+
+def test_durations_read_as_words():
+    assert [budget.duration_text(s) for s in (45, 90, 7200, 3 * 86400, 1e13)] == [
+        "45 s", "1.5 min", "2 h", "3 days", "3.2e+05 years"
+    ]  # fmt: skip

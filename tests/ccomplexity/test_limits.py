@@ -123,15 +123,60 @@ def test_names_beyond_the_system_limits_and_broken_links_are_one_line(tmp_path, 
     assert sorted(os.listdir(tmp_path)) == ["dangling", "loop_a", "loop_b"]
 
 
-def test_writing_through_a_link_writes_its_target_and_keeps_the_link(tmp_path):
-    from ccomplexity.files import atomic_open, umask
+def test_a_link_in_the_way_of_a_written_file_is_refused_and_left_alone(tmp_path):
+    """A file is never written through a symbolic link, named or inside an output folder."""
+    from ccomplexity.files import atomic_open, check_folder_files
 
     target, link = tmp_path / "target.txt", tmp_path / "link.txt"
     target.write_text("old")
     link.symlink_to(target.name)
-    assert check_output_file(link, "out") == target
-    with atomic_open(link) as handle:
+    with pytest.raises(InputError, match=r"link.txt is a symbolic link \(to target.txt\)"):
+        check_output_file(link, "out")
+    with pytest.raises(InputError, match="is a symbolic link"):
+        check_folder_files(tmp_path, ["a.csv", "link.txt"], "figure file")
+    with pytest.raises(InputError, match="is a symbolic link"), atomic_open(link) as handle:
         handle.write("new")
     assert link.is_symlink() and os.readlink(link) == "target.txt"
-    assert target.read_text() == "new"
-    assert target.stat().st_mode & 0o777 == 0o666 & ~umask()
+    assert target.read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.txt", "target.txt"]
+    # a link to a folder on the way is the user's own: written through
+    (tmp_path / "real").mkdir()
+    (tmp_path / "via").symlink_to("real")
+    with atomic_open(tmp_path / "via" / "new.txt") as handle:
+        handle.write("made")
+    assert (tmp_path / "real" / "new.txt").read_text() == "made"
+
+
+def test_no_written_file_replaces_an_input_of_the_command(tmp_path):
+    """Inside one command (:func:`command_inputs`), a file it read is refused as an output by
+    inode: under another name (a hard link) too; outside a command nothing is recorded."""
+    from ccomplexity.files import atomic_open, command_inputs, note_input, umask
+
+    store, twin = tmp_path / "s.db", tmp_path / "fig.csv"
+    store.write_text("runs")
+    os.link(store, twin)
+    with command_inputs():
+        note_input(store)
+        refused = pytest.raises(InputError, match="fig.csv is an input of this command")
+        with refused, atomic_open(twin) as handle:
+            handle.write("a,b")
+    assert store.read_text() == "runs" and twin.read_text() == "runs"
+    note_input(store)  # no command: not recorded
+    with atomic_open(twin) as handle:
+        handle.write("a,b")
+    assert store.read_text() == "runs" and twin.read_text() == "a,b"
+    assert twin.stat().st_mode & 0o777 == 0o666 & ~umask()
+
+
+def test_a_full_disk_is_one_line_naming_the_path_and_leaves_nothing(tmp_path):
+    import errno
+
+    from ccomplexity.errors import DiskFull
+    from ccomplexity.files import atomic_open
+
+    (tmp_path / "c.json").write_text("old")
+    full = pytest.raises(DiskFull, match="cannot write certificate .*c.json: no space left")
+    with full, atomic_open(tmp_path / "c.json", what="certificate") as handle:
+        handle.write("x" * 100)
+        raise OSError(errno.ENOSPC, "No space left on device")  # what the write met
+    assert os.listdir(tmp_path) == ["c.json"] and (tmp_path / "c.json").read_text() == "old"

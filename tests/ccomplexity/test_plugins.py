@@ -133,23 +133,49 @@ def test_bad_values_of_the_word_function_are_refused():
         twos(np.zeros((3, 2), dtype=np.int64))
 
 
-def test_entry_points_are_loaded_on_the_first_miss(monkeypatch, tmp_path):
-    """A fake installed distribution: its entry point names a module that registers a task."""
+def plant_distribution(
+    folder: Path, module: str, task_name: str, group: str = plugins.TASK_GROUP, text: str = ""
+) -> None:
+    """A distribution as pip installs one: ``<name>.dist-info`` with an entry point of
+    ``group`` naming ``module``, and the module (``text``, by default registering the task
+    ``task_name``), which leaves a mark (``<module>.imported``) in the working folder when it is
+    imported."""
+    info = folder / f"{module}-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module}\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[{group}]\n{task_name} = {module}\n")
+    text = text or FIRST_EQUALS_LAST.replace("first-equals-last", task_name)
+    write(folder, f"{module}.py", f"open('{module}.imported', 'w').close()\n{text}")
+
+
+def test_entry_points_load_only_when_opted_in_and_only_when_installed(monkeypatch, tmp_path):
+    """An installed distribution's entry point is loaded on the first miss once the user opted
+    in (CCX_ENTRY_POINTS=1), never before; one in the working folder never, opted in or not."""
     import sys
-    from importlib import metadata
 
-    write(tmp_path, "fake_plugin_pkg.py", FIRST_EQUALS_LAST.replace("first-equals-last", "fel"))
-    monkeypatch.syspath_prepend(str(tmp_path))
-    point = metadata.EntryPoint("fel", "fake_plugin_pkg", plugins.TASK_GROUP)
-
-    def entry_points(group):
-        return [point] if group == plugins.TASK_GROUP else []
-
-    monkeypatch.setattr(metadata, "entry_points", entry_points)
+    site, here = tmp_path / "site", tmp_path / "here"
+    site.mkdir()
+    here.mkdir()
+    plant_distribution(site, "fake_installed_pkg", "fel")
+    plant_distribution(here, "fake_local_pkg", "local-task")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.syspath_prepend("")  # the working folder, as under python -m or -c
+    monkeypatch.chdir(here)
     monkeypatch.setattr(plugins._REGISTRY, "entry_points_loaded", False)
-    monkeypatch.delitem(sys.modules, "fake_plugin_pkg", raising=False)
-    found = plugins.require_task("fel")
-    assert found.source == "fake_plugin_pkg.py" and found.alphabet == 3
+    for module in ("fake_installed_pkg", "fake_local_pkg"):
+        monkeypatch.delitem(sys.modules, module, raising=False)
+    monkeypatch.delenv(plugins.ENTRY_POINTS_ENV, raising=False)
+    with plugins.scope():
+        with pytest.raises(InputError, match="opt in with ccx --entry-points"):
+            plugins.require_task("fel")
+        assert plugins.task_definition("local-task") is None
+        assert not list(here.glob("*.imported"))  # nothing was imported
+        monkeypatch.setenv(plugins.ENTRY_POINTS_ENV, "1")
+        found = plugins.require_task("fel")
+        assert found.source == "fake_installed_pkg.py" and found.alphabet == 3
+        assert plugins.task_definition("local-task") is None
+    assert [p.name for p in here.glob("*.imported")] == ["fake_installed_pkg.imported"]
+    assert "" in sys.path  # the working folder is off the path only while a plugin imports
 
 
 # ------------------------------------------------------------------------------ exact core
@@ -203,6 +229,30 @@ def test_the_dfa_from_the_function_is_the_myhill_nerode_index():
     )  # fmt: skip
 
 
+def test_a_plugins_own_dfa_is_priced_before_it_is_minimised_or_checked(monkeypatch):
+    """A given DFA is minimised, and checked against the word function on every word, only
+    within the budget: refused in one line before any work."""
+    from ccomplexity import budget
+
+    @plugins.task(name="given", alphabet=2, lengths=(1, 64), dfa=last_is_one())
+    def given(words):
+        return (words[:, -1] == 1).astype(np.int8)
+
+    assert plugin_problems.dfa_agrees("given", 8)
+    monkeypatch.setenv(budget.WORK_ENV, "1K")
+    with pytest.raises(InputError, match="minimising its DFA of 2 states x 2 symbols takes"):
+        plugin_problems.minimal_dfa("given")
+    with pytest.raises(InputError, match=r"checking its DFA on all 2\^16 words"):
+        plugin_problems.dfa_agrees("given", 16)
+
+
+def last_is_one():
+    """The DFA of "the last symbol is 1" over {0, 1}."""
+    from ccomplexity.automata import DFA
+
+    return DFA(np.array([[0, 1], [0, 1]]), 0, np.array([False, True]), ("0", "1"))
+
+
 def test_a_label_task_has_no_dfa_but_one_way_bits():
     @plugins.task(name="count-ones", alphabet=2, lengths=(1, 8), labels=4)
     def count_ones(words):
@@ -241,34 +291,31 @@ def test_a_certificate_records_the_source_and_is_rechecked_against_it(tmp_path):
 
 def test_a_model_plugin_is_registered_without_torch(monkeypatch, tmp_path):
     """A model class registers as given (this module never imports torch); an entry point of
-    the models group brings one from an installed package."""
+    the models group brings one from an installed package (the user opted in)."""
     import sys
-    from importlib import metadata
 
     with pytest.raises(InputError, match="shadow"):
         plugins.model(name="lstm")
     with pytest.raises(InputError, match="family must be one of"):
         plugins.model(name="mine", family="quantum")
-    write(
-        tmp_path,
-        "fake_model_pkg.py",
+    tiny = (
         "from ccomplexity.plugins import model\n"
-        "@model(name='tiny-rnn', family='recurrent')\nclass Tiny:\n    recurrent = True\n",
+        "@model(name='tiny-rnn', family='recurrent')\nclass Tiny:\n    recurrent = True\n"
     )
+    plant_distribution(tmp_path, "fake_model_pkg", "tiny", plugins.MODEL_GROUP, tiny)
     monkeypatch.syspath_prepend(str(tmp_path))
-    point = metadata.EntryPoint("tiny", "fake_model_pkg:Tiny", plugins.MODEL_GROUP)
-    monkeypatch.setattr(
-        metadata, "entry_points", lambda group: [point] if group == plugins.MODEL_GROUP else []
-    )
+    monkeypatch.chdir(tmp_path.parent)
+    monkeypatch.setenv(plugins.ENTRY_POINTS_ENV, "1")
     monkeypatch.setattr(plugins._REGISTRY, "entry_points_loaded", False)
     monkeypatch.delitem(sys.modules, "fake_model_pkg", raising=False)
-    found = plugins.model_definition("tiny-rnn")
-    assert (found.family, found.cls.name, found.source) == (
-        "recurrent",
-        "tiny-rnn",
-        "fake_model_pkg.py",
-    )
-    assert plugins.model_names() == ["tiny-rnn"]
+    with plugins.scope():
+        found = plugins.model_definition("tiny-rnn")
+        assert (found.family, found.cls.name, found.source) == (
+            "recurrent",
+            "tiny-rnn",
+            "fake_model_pkg.py",
+        )
+        assert plugins.model_names() == ["tiny-rnn"]
 
 
 def test_a_hostile_plugin_field_is_one_line_or_invalid(tmp_path):

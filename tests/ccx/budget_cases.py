@@ -150,6 +150,7 @@ class Outcome:
     seconds: float
     max_rss: int
     stderr: str
+    stdout: str = ""
 
     def problem(self) -> str | None:
         """Why this outcome breaks the rule (None: it keeps it)."""
@@ -171,12 +172,18 @@ def _limit_address_space() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
 
 
-def run_case(argv: list[str], seconds: float = SECONDS) -> Outcome:
-    """``python -m ccx *argv`` in a fresh folder under :data:`ADDRESS_SPACE` and ``seconds``:
-    its exit status (None: killed at the time limit), wall time, peak memory and stderr."""
+def run_case(
+    argv: list[str], seconds: float = SECONDS, folder: str | Path | None = None,
+    interrupt: Path | None = None,
+) -> Outcome:  # fmt: skip
+    """``python -m ccx *argv`` in a fresh folder (or in ``folder``, prepared by the caller)
+    under :data:`ADDRESS_SPACE` and ``seconds``: its exit status (None: killed at the time
+    limit), wall time, peak memory and stderr. ``interrupt``: Ctrl-C (SIGINT) once that file
+    exists (the command has reached a point the case chose)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    with tempfile.TemporaryDirectory() as folder:
-        out, err = Path(folder, ".stdout"), Path(folder, ".stderr")
+    with tempfile.TemporaryDirectory() as fresh:
+        folder = fresh if folder is None else folder
+        out, err = Path(fresh, ".stdout"), Path(fresh, ".stderr")
         start = time.perf_counter()
         with out.open("wb") as o, err.open("wb") as e:
             proc = subprocess.Popen(
@@ -185,6 +192,9 @@ def run_case(argv: list[str], seconds: float = SECONDS) -> Outcome:
             )  # fmt: skip
             code, rss = None, 0
             while time.perf_counter() - start < seconds:
+                if interrupt is not None and interrupt.exists():
+                    proc.send_signal(signal.SIGINT)
+                    interrupt = None
                 pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
                 if pid:
                     code, rss = os.waitstatus_to_exitcode(status), usage.ru_maxrss << 10
@@ -195,4 +205,5 @@ def run_case(argv: list[str], seconds: float = SECONDS) -> Outcome:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
         took = time.perf_counter() - start
-        return Outcome(tuple(argv), code, took, rss, err.read_text(errors="replace"))
+        return Outcome(tuple(argv), code, took, rss, err.read_text(errors="replace"),
+                       out.read_text(errors="replace"))  # fmt: skip

@@ -269,7 +269,7 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     (("task", "i-gsm", "--query-depth", "2", "--modulus", BIG), "modulus"),
     (("task", "i-gsm", "--length", "600"), "statements"),
     (("task", "i-gsm", "--length", "3", "--query-depth", "4"), "query_depth + 1"),
-    (("task", "i-gsm", "--length", "512", "--batch", "4096"), "smaller batch"),
+    (("task", "i-gsm", "--length", "512", "--batch", "4096"), "use a smaller --batch"),
     (("train", "--task", "i-gsm", "--arch", "looped", "--width", "8", "--length", "8",
       "--query-depth", "-1"), "query_depth"),
     (("train", "--task", "i-gsm", "--arch", "looped", "--width", "8", "--length", "8",

@@ -6,10 +6,13 @@ from __future__ import annotations
 import csv
 import itertools
 import json
+import os
 from pathlib import Path
 
 import numpy as np
 import pytest
+
+from ccx import main
 
 MY_TASK = """import numpy as np
 from ccomplexity.plugins import task
@@ -327,3 +330,148 @@ def test_attention_protocol_on_a_transformer_trained_on_a_plugin_task(here, ccx,
     run = ccx_json(*plugin, *args)
     assert (run["vocab_size"], run["agreement"], run["logits_exact"]) == (3, 1.0, 1.0)
     assert "first-equals-last" in one_line_error(ccx, *args)
+
+
+PLANTED = """open("planted_was_imported", "w").close()
+import numpy as np
+from ccomplexity.plugins import task
+
+@task(name="planted-task", alphabet=2, lengths=(2, 16))
+def planted(words):
+    return words[:, 0].astype(np.int8)
+"""
+
+
+def test_python_m_ccx_never_imports_code_from_the_working_folder(here, ccx):
+    """A dist-info and its module planted in the working folder, data files naming its task:
+    ``python -m ccx`` (the working folder first on Python's path) never imports the module,
+    opted in to entry points or not, and refuses each file in one line."""
+    import subprocess
+    import sys
+
+    from simulations.store import Store
+
+    Path("planted.py").write_text(PLANTED)
+    info = here / "planted-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: planted\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[ccomplexity.tasks]\nplanted-task = planted\n")
+    Path("torch.py").write_text(PLANTED)  # a module the toolkit imports later, by name
+    Path("spec.toml").write_text(SPEC.replace("first-equals-last", "planted-task"))
+    run = dict(config={"task": "planted-task", "arch": "lstm", "width": 8, "layers": 1,
+                       "length": 4, "lr": 0.01, "seed": 0},
+               config_hash="p1", accuracy=0.5, best_accuracy=0.5)  # fmt: skip
+    with Store("s.db") as store:
+        store.add_run(run)
+    Path("my_task.py").write_text(MY_TASK.replace("first-equals-last", "planted-task"))
+    code, _, err = ccx("--plugin", "my_task.py", "fooling", "--problem", "planted-task",
+                       "--length", "4", "--certificate", "cert.json")  # fmt: skip
+    assert code == 0, err
+    Path("planted_was_imported").unlink(missing_ok=True)
+    root = str(Path(__file__).resolve().parents[2])
+    env = {k: v for k, v in os.environ.items() if k != "CCX_ENTRY_POINTS"}
+    for args, names in [
+        (["verify", "cert.json"], "planted-task"),
+        (["--entry-points", "sweep", "spec.toml", "--store", "new.db", "--dry-run"], "planted"),
+        (["--entry-points", "threshold", "--store", "s.db", "--json"], None),
+    ]:
+        proc = subprocess.run([sys.executable, "-m", "ccx", *args], cwd=here, text=True,
+                              capture_output=True, env={**env, "PYTHONPATH": root},
+                              timeout=120)  # fmt: skip
+        assert "Traceback" not in proc.stderr and not Path("planted_was_imported").exists(), (
+            args, proc.stderr
+        )  # fmt: skip
+        if names is not None:
+            assert proc.returncode == 2 and names in proc.stderr, (args, proc.stderr)
+            assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+        else:
+            assert proc.returncode == 0, proc.stderr
+
+
+BROKEN = """import numpy as np
+from ccomplexity.plugins import task
+
+def draw(batch, length, rng):
+    raise KeyError("no\\nsampler \\x1b[31mhere")
+
+@task(name="broken", alphabet=2, lengths=(2, 16), sampler=draw)
+def broken(words):
+    if words.shape[1] > 4:
+        return 1 / 0
+    return words[:, 0].astype(np.int8)
+"""
+
+
+def test_plugin_code_raising_when_called_is_one_line_naming_it(here, ccx, monkeypatch):
+    """A plugin's word function, sampler or model raising, or exiting, at any point: one line
+    naming the plugin, its function and the exception (control characters escaped), exit 2;
+    ``--debug`` shows the traceback."""
+    Path("broken.py").write_text(BROKEN)
+    plugin = ("--plugin", "broken.py")
+    err = one_line_error(ccx, *plugin, "cc", "oneway", "--problem", "broken", "--length", "6")
+    assert "plugin broken.py: broken raised ZeroDivisionError: division by zero" in err
+    err = one_line_error(ccx, *plugin, "task", "broken", "--length", "4", "--train")
+    assert "plugin broken.py: draw raised KeyError: 'no\\nsampler \\x1b[31mhere'" in err
+    with pytest.raises(ZeroDivisionError):
+        main(["--debug", *plugin, "cc", "oneway", "--problem", "broken", "--length", "6"])
+    monkeypatch.setenv("CCX_DEBUG", "1")
+    with pytest.raises(ZeroDivisionError):
+        main([*plugin, "cc", "oneway", "--problem", "broken", "--length", "6"])
+    monkeypatch.delenv("CCX_DEBUG")
+    Path("exits.py").write_text("raise SystemExit(0)\n")
+    err = one_line_error(ccx, "--plugin", "exits.py", "dyck", "count", "--types", "1",
+                         "--depth", "1", "--length", "2")  # fmt: skip
+    assert "plugin exits.py failed: SystemExit: 0" in err
+    Path("quits.py").write_text(BROKEN.replace("return 1 / 0", "raise SystemExit(0)"))
+    err = one_line_error(ccx, "--plugin", "quits.py", "cc", "oneway", "--problem", "broken",
+                         "--length", "6")  # fmt: skip
+    assert "plugin quits.py: broken raised SystemExit" in err
+    Path("model.py").write_text(
+        MY_MODEL.replace('    """Elman RNN. State: h, width numbers."""\n', "").replace(
+            "        return self.run_steps(tokens)[0]", "        raise RuntimeError('in forward')"
+        )
+    )
+    code, out, err = ccx("--plugin", "model.py", "models", "--json")  # no docstring: no line
+    assert code == 0 and '"name": "my-rnn"' in out, err
+    args = ("--task", "dyck", "--arch", "my-rnn", "--width", "4", "--length", "4", "--steps", "2")
+    err = one_line_error(ccx, "--plugin", "model.py", "train", *args, "--json")
+    assert "plugin model.py: forward raised RuntimeError: in forward" in err
+
+
+def test_runs_are_never_read_beside_another_plugins_bound(here, ccx, ccx_json):
+    plugin = ("--plugin", "my_task.py")
+    Path("spec.toml").write_text(SPEC)
+    assert ccx(*plugin, "sweep", "spec.toml", "--store", "s.db")[0] == 0
+    assert ccx_json(*plugin, "threshold", "--store", "s.db")["thresholds"]
+    Path("my_task.py").write_text(MY_TASK.replace("== words[:, -1]", "!= words[:, -1]"))
+    err = one_line_error(ccx, *plugin, "threshold", "--store", "s.db")
+    assert "was trained by 'my_task.py' (sha256" in err and "load the plugin that trained" in err
+    err = one_line_error(ccx, *plugin, "figure", "thresholds", "--store", "s.db", "--out", "f")
+    assert "load the plugin that trained" in err and not Path("f/thresholds.png").exists()
+    Path("other.toml").write_text(SPEC.replace("[grid]", "[grid]\nseed = [1]"))
+    assert ccx(*plugin, "sweep", "other.toml", "--store", "s.db")[0] == 0  # by the edited code
+    err = one_line_error(ccx, "threshold", "--store", "s.db")  # no plugin loaded
+    assert "were trained by different plugin code" in err
+
+
+def test_ctrl_c_while_a_plugin_loads_is_one_line_and_exit_130(here):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    Path("slow.py").write_text("open('loading', 'w').close()\nimport time\ntime.sleep(60)\n")
+    root = str(Path(__file__).resolve().parents[2])
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ccx", "--plugin", "slow.py", "dyck", "count", "--types", "1",
+         "--depth", "1", "--length", "2"],
+        cwd=here, env={**os.environ, "PYTHONPATH": root}, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    for _ in range(600):
+        if Path("loading").exists():
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and err.startswith("ccx: interrupted"), err
+    assert len(err.strip().splitlines()) == 1, err

@@ -8,6 +8,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -302,7 +303,7 @@ def test_readers_write_nothing(tmp_path):
     before = _listing(tmp_path)
     assert len(runs(path)) == 1
     assert _listing(tmp_path) == before
-    with Store(path, readonly=True) as store, pytest.raises(sqlite3.OperationalError):
+    with Store(path, readonly=True) as store, pytest.raises(InputError, match="cannot write"):
         store.add_run(result(seed=5))
     with pytest.raises(InputError, match="no results store"):
         Store(tmp_path / "missing.db", readonly=True)
@@ -353,7 +354,7 @@ def test_a_lease_of_a_dead_process_is_void_at_once(tmp_path):
     with Store(tmp_path / "ccx.db") as store:
         assert store.claim("h", dead, 3600) == "claimed"
         assert store.claim("h", lease_owner(), 60) == "claimed"
-        assert store.claim("g", far, 3600) == "claimed"  # another host: trusted until it expires
+        assert store.claim("g", far, 60) == "claimed"  # another host: trusted until it expires
         assert store.claim("g", lease_owner(), 60) == "leased"
 
 
@@ -411,3 +412,90 @@ def test_stored_count_reads_without_creating(tmp_path):
         store.add_run(result(seed=0))
         store.add_run(result(seed=1))
         assert stored_count(db) == 2  # while the store is open
+
+
+def test_lease_rows_are_data_forged_ones_reported_and_taken_over_on_request(tmp_path, capsys):
+    """A lease expiring beyond LEASE_HORIZON, of a malformed owner or expiry, is no sweep's:
+    "refused" (said once) instead of waited for; another host's live lease is waited for and
+    said; both are taken over with ``take_over``."""
+    path, me = tmp_path / "ccx.db", lease_owner()
+    with Store(path) as store:
+        with sqlite3.connect(path) as conn:
+            conn.executemany("INSERT INTO leases VALUES (?, ?, ?)", [
+                ("far", "elsewhere.example:1:feed", 1e300),
+                ("inf", "elsewhere.example:1:feed", float("inf")),
+                ("owner", "\x1b[31m", 1.0e9),
+                ("text", "elsewhere.example:1:feed", "soon"),
+                ("host", "elsewhere.example:1:feed", time.time() + 50),
+            ])  # fmt: skip
+        for key in ("far", "inf", "owner", "text"):
+            assert store.claim(key, me, 60) == "refused"
+            assert store.claim(key, me, 60) == "refused"
+        assert store.claim("host", me, 60) == "leased"
+        err = capsys.readouterr().err.splitlines()
+        assert len(err) == 5 and all(line.startswith("ccx: warning:") for line in err), err
+        assert "more than 600 s ahead" in err[0] and "\\x1b" in err[2] and "another host" in err[4]
+        for key in ("far", "inf", "owner", "text", "host"):
+            assert store.claim(key, me, 60, take_over=True) == "claimed"
+
+
+def tampered(path, curve: str):
+    """A store of two runs (N = 20 and 30), the first with ``curve`` as its curve's text."""
+    with Store(path) as store:
+        store.add_run(result(length=20))
+        store.add_run(result(length=30))
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE runs SET curve = ? WHERE length = 20", (curve,))
+    return path
+
+
+def test_a_malformed_row_is_not_done_a_sweep_retrains_and_replaces_it(tmp_path, capsys):
+    path = tampered(tmp_path / "s.db", "[")
+    with Store(path) as store:
+        assert store.done_hashes() == {"lstm-30-0"}
+        assert store.claim("lstm-20-0", lease_owner(), 60) == "claimed"
+        assert store.add_run(result(length=20, accuracy=0.75))
+        assert store.done_hashes() == {"lstm-20-0", "lstm-30-0"}
+    assert {r["length"]: r["accuracy"] for r in runs(path)} == {20: 0.75, 30: 0.5}
+    assert capsys.readouterr().err.count("run 1 is malformed") == 1
+
+
+def test_a_command_reads_a_store_once_and_says_each_malformed_row_once(tmp_path, capsys):
+    from ccomplexity.errors import warnings_once
+
+    path = tampered(tmp_path / "s.db", "x")
+    with warnings_once():  # one ccx call: three readers of one unchanged file
+        assert [len(runs(path)) for _ in range(3)] == [1, 1, 1]
+    with warnings_once():  # the next call says it again
+        runs(path)
+    assert capsys.readouterr().err.count("run 1 is malformed") == 2
+    first = runs(path)
+    first[0]["length"] = 99  # a reader's change is its own
+    assert runs(path)[0]["length"] == 30
+
+
+def test_stored_columns_are_sized_before_parsing_and_ensembles_bounded(tmp_path, capsys):
+    path = tmp_path / "s.db"
+    with Store(path) as store:
+        for n in (20, 30, 40):
+            store.add_run(result(length=n))
+    many = json.dumps({"configs": ["lstm-30-0"] * 200_000, "strategy": "loop"})
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE runs SET ensemble = ? WHERE length = 20", (many,))
+        conn.execute("UPDATE runs SET ensemble = ? WHERE length = 30",
+                     (json.dumps({"configs": ["a", "a"]}),))  # fmt: skip
+        conn.execute("UPDATE runs SET curve = ? WHERE length = 40", ("[" * (1 << 20 + 1),))
+    assert runs(path) == []
+    err = capsys.readouterr().err
+    assert "ensemble has 2600033 characters; the limit is 65536" in err
+    assert "at most 1024 distinct config hashes" in err and "curve has 2097152" in err
+
+
+def test_a_store_read_whole_is_priced_by_its_size(tmp_path, monkeypatch):
+    path = tmp_path / "s.db"
+    with Store(path) as store:
+        store.add_run(result())
+    monkeypatch.setenv("CCX_WORK_BUDGET", "1M")
+    with pytest.raises(InputError, match=r"reading results store .* takes .* the budget is"):
+        runs(path)
+    assert runs(path, length=20)  # a run asked for by its fields is not the whole store

@@ -372,7 +372,7 @@ def test_several_processes_start_the_costliest_units_first_one_keeps_the_spec_or
 
     started: list[list] = []
 
-    def record(store, owner, units, runner, deliver, deadline):
+    def record(store, owner, units, runner, deliver, deadline, take_over=False):
         started.append(units)
         return 0, 0
 
@@ -619,6 +619,10 @@ def test_large_grids_need_a_flag_and_are_counted_before_expansion():
     import tomllib
 
     assert len(parse_spec(tomllib.loads(text), "t.toml", allow_large_grid=True).configs) == 10_100
+    wide = text.replace("seed = [", "seed = [" + ", ".join(map(str, range(200, 300))) + ", ")
+    # 20,100 runs: over the work budget, priced from the grid's size before expansion
+    with pytest.raises(InputError, match="planning the grid's 20100 runs .* steps; the budget"):
+        parse_spec(tomllib.loads(wide), "t.toml", allow_large_grid=True)
     steps = "steps = " + str(list(range(1, 101))) + "\n"
     start = time.perf_counter()
     with pytest.raises(InputError, match="the limit is 1000000"):  # 10^6 x 101: never expanded
@@ -725,3 +729,38 @@ def test_parrots_profile_recipe_grid_and_equal_active_parameters():
     for (_, k), moe in active.items():
         if k > 1:  # a dense model within 10% of this MoE's active parameters
             assert any(abs(a - moe) <= 0.1 * moe for (_, kk), a in active.items() if kk == 1)
+
+
+def test_a_forged_lease_is_reported_and_left_and_taken_over_on_request(tmp_path, capsys):
+    """A lease row that is no sweep's (expiry 1e300, another host) never makes a sweep wait:
+    its run is reported and left (``not_started``), then trained with ``take_over_leases``."""
+    spec = write_spec(tmp_path)
+    forged = load_spec(spec).hashes()[0]
+    path = tmp_path / "s.db"
+    with Store(path):
+        pass
+    with sqlite3.connect(path) as conn:
+        conn.execute("INSERT INTO leases VALUES (?, ?, ?)", (forged, "far.example:1:ab", 1e300))
+    summary = run_sweep(spec, path, workers=1, train_fn=fake_train, progress=False)
+    assert (summary["ran"], summary["not_started"]) == (7, 1)
+    assert f"run {forged} is leased by far.example:1:ab until 1e+300" in capsys.readouterr().err
+    again = run_sweep(spec, path, workers=1, train_fn=fake_train, progress=False,
+                      take_over_leases=True)  # fmt: skip
+    assert (again["ran"], again["stored_total"], "not_started" in again) == (1, 8, False)
+
+
+def full_disk_train(
+    config: TrainConfig, checkpoint_dir: str | None = None, progress: bool = True
+) -> dict:
+    from ccomplexity.errors import DiskFull
+
+    raise DiskFull(f"cannot write checkpoint {checkpoint_dir}/x.pt: no space left on the device")
+
+
+def test_a_full_disk_stops_the_sweep_at_the_first_run_it_fails(tmp_path):
+    from ccomplexity.errors import DiskFull
+
+    with pytest.raises(DiskFull, match="no space left"):
+        run_sweep(write_spec(tmp_path), tmp_path / "s.db", workers=1,
+                  train_fn=full_disk_train, progress=False)  # fmt: skip
+    assert stored_count(tmp_path / "s.db") == 0

@@ -174,6 +174,10 @@ def test_garbage_is_rejected_not_raised(certs):
     cert = copy.deepcopy(certs["one_way"])
     cert["protocol"]["query_token"] = 1  # the inputs carry 0 at N
     assert "replay failed" in verify_protocol_certificate(cert).reason
+    for huge in (10**30, -1, 8):  # beyond int64, negative, the vocabulary's size: no replay
+        cert = copy.deepcopy(certs["one_way"])
+        cert["protocol"]["query_token"] = huge
+        assert "public query token, in 0..7" in verify_protocol_certificate(cert).reason
     cert = copy.deepcopy(certs["one_way"])
     del cert["protocol"]["query_token"]
     assert not verify_protocol_certificate(cert).valid

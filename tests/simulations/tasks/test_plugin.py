@@ -10,7 +10,7 @@ import torch
 from ccomplexity import plugins
 from ccomplexity.errors import InputError
 from simulations.tasks import check_task, get_task
-from simulations.tasks.plugin import RAREST
+from simulations.tasks.plugin import RAREST, balanced_words
 
 
 @pytest.fixture(autouse=True)
@@ -101,6 +101,7 @@ def test_a_spawned_worker_loads_the_sweeps_plugin_files(tmp_path, monkeypatch):
         "def fel(w):\n    return (w[:, 0] == w[:, -1]).astype(np.int8)\n"
     )
     monkeypatch.setattr(workers, "_die_with_parent", lambda parent: None)
+    monkeypatch.setattr(workers.signal, "signal", lambda *args: None)  # keep this process's Ctrl-C
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):  # restored after the test
         monkeypatch.setenv(var, "1")
     monkeypatch.setattr(workers, "_RESULTS", None, raising=False)
@@ -110,3 +111,16 @@ def test_a_spawned_worker_loads_the_sweeps_plugin_files(tmp_path, monkeypatch):
     finally:
         torch.set_num_threads(threads)
     assert plugins.require_task("fel").source == "fel.py"
+
+
+def test_rejection_draws_at_most_its_symbols_at_long_lengths():
+    """At N = 2^20 a class of 1 in 65,536 words is given up after 64 words (2^26 symbols), in
+    chunks of at most 2^22 symbols: one line, never hours of drawing or 512 GB at once."""
+
+    @plugins.task(name="rare-wide", alphabet=1 << 16, lengths=(1, 1 << 20))
+    def rare(words):
+        return (words[:, 0] == words[:, -1]).astype(np.int8)
+
+    rng = np.random.default_rng(0)
+    with pytest.raises(InputError, match=r"too rare .* at length 1048576 \(\d+ among 64 uniform"):
+        balanced_words(plugins.require_task("rare-wide"), 10, 1 << 20, rng)
