@@ -7,8 +7,12 @@ imports another that imports it back.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import math
+import typing
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
@@ -44,6 +48,12 @@ def ranged(limit: limits.Limit | limits.Interval, *decls: str, **options: Any) -
     return typer.Option(*decls, callback=check, **options)
 
 
+def opt_int(limit: limits.Limit, decl: str, text: str) -> Any:
+    """The type of an optional integer option (None when not given), checked against
+    ``limit`` while the command line is parsed (:func:`ranged`): one line in a signature."""
+    return Annotated[int | None, ranged(limit, decl, help=text)]
+
+
 def field_option(field: str, *decls: str, **options: Any) -> Any:
     """``typer.Option(*decls, **options)`` setting the spec field ``field`` (a training run's,
     a model's, a protocol's: :data:`ccomplexity.limits.FIELDS`). Its limit is declared here
@@ -56,6 +66,39 @@ def field_option(field: str, *decls: str, **options: Any) -> Any:
     declared.limit = limits.FIELDS[field]  # type: ignore[attr-defined]
     declared.field = field  # type: ignore[attr-defined]
     return typer.Option(*decls, callback=declared, **options)
+
+
+def with_options(block: Callable[..., Any]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Give a command the options declared once by ``block`` (a function whose parameters are
+    those options, e.g. :func:`problem_options`): the command's signature, as typer reads it,
+    is its own parameters with the block's after the first; the command receives them in its
+    ``**options`` parameter. How a block of options is shared instead of repeated."""
+    shared = _resolved_parameters(block)
+
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        own = [p for p in _resolved_parameters(command) if p.kind is not p.VAR_KEYWORD]
+        parameters = [*own[:1], *shared, *own[1:]]
+
+        @functools.wraps(command)
+        def run(**given: Any) -> Any:
+            return command(**given)
+
+        run.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+        run.__annotations__ = {p.name: p.annotation for p in parameters}
+        return run
+
+    return decorate
+
+
+def _resolved_parameters(fn: Callable[..., Any]) -> list[inspect.Parameter]:
+    """``fn``'s parameters with their annotations evaluated (Annotated metadata kept)."""
+    hints = typing.get_type_hints(fn, include_extras=True)
+    return [
+        p.replace(annotation=hints.get(p.name, p.annotation), kind=inspect.Parameter.KEYWORD_ONLY)
+        if p.kind is not p.VAR_KEYWORD
+        else p
+        for p in inspect.signature(fn).parameters.values()
+    ]
 
 
 def written(kind: str, *decls: str, create_folder: bool = False, **options: Any) -> Any:
@@ -193,6 +236,19 @@ def write_certificate_to(cert: dict[str, Any], path: str | None, result: dict[st
     from ccomplexity.certificates import write_certificate
 
     result["certificate"] = str(write_certificate(cert, path))
+
+
+def emit_certified(
+    found: tuple[dict[str, Any], dict[str, Any] | None],
+    certificate: str | None,
+    as_json: bool,
+    title: str,
+) -> None:
+    """A lower-bound command's end: its (result, certificate) from ``ccomplexity.requests``,
+    the certificate written where asked (its path then in the result), the result printed."""
+    result, cert = found
+    write_certificate_to(cert, certificate, result)
+    emit(result, as_json, title)
 
 
 def refuse_given(ctx: typer.Context, names: tuple[str, ...], why: str) -> None:

@@ -16,9 +16,11 @@ from ccx.app import (
     app,
     check_certificate_path,
     emit,
+    emit_certified,
     print_json,
     print_table,
     ranged,
+    with_options,
     write_certificate_to,
 )
 
@@ -61,12 +63,7 @@ OptDensity = Annotated[
 ]
 
 
-# --------------------------------------------------------------------------------- fooling
-
-
-@app.command("fooling")
-def fooling(
-    problem: ProblemName,
+def problem_options(
     types: OptTypes = None,
     depth: OptDepth = None,
     length: OptLength = None,
@@ -78,6 +75,18 @@ def fooling(
     cols: OptCols = None,
     seed: OptSeed = None,
     density: OptDensity = None,
+) -> None:
+    """The options that name a problem beside ``--problem`` (``ccomplexity.requests.
+    ProblemRequest``), declared once for every command that takes one (``with_options``)."""
+
+
+# --------------------------------------------------------------------------------- fooling
+
+
+@app.command("fooling")
+@with_options(problem_options)
+def fooling(
+    problem: ProblemName,
     exact: Annotated[
         bool,
         typer.Option(
@@ -103,50 +112,41 @@ def fooling(
     ] = "auto",
     certificate: Certificate = None,
     as_json: JsonFlag = False,
+    **options: Any,
 ) -> None:
     """A verified fooling set and its lower bound log2|S| (Def 1, Fact 4). A plugin task: from
     its DFA under prefix:K (the maximum, any length), else its own construction (fooling= of
     @task), else a greedy set (seeded, on sampled words where the matrix is too large)."""
     from ccomplexity.requests import FoolingRequest, fooling_set, request_from
 
-    check_certificate_path(certificate, file)
-    request = request_from(FoolingRequest, {**locals(), "certificate": certificate is not None})
-    result, cert = fooling_set(request)
-    write_certificate_to(cert, certificate, result)
-    emit(result, as_json, "Fooling set")
+    check_certificate_path(certificate, options["file"])
+    given = {**options, **locals(), "certificate": certificate is not None}
+    emit_certified(fooling_set(request_from(FoolingRequest, given)), certificate, as_json,
+                   "Fooling set")  # fmt: skip
 
 
 # --------------------------------------------------------------------------------- cc
 
 
 @cc_app.command("oneway")
+@with_options(problem_options)
 def cc_oneway(
     problem: ProblemName,
-    types: OptTypes = None,
-    depth: OptDepth = None,
-    length: OptLength = None,
-    half: OptHalf = None,
-    alphabet: OptAlphabet = None,
     cut: Annotated[
         int | None, ranged(limits.CUT, "--cut", help="Alice holds positions 1..K (prefix:K).")
     ] = None,
-    partition: OptPartition = None,
-    file: OptFile = None,
-    rows: OptRows = None,
-    cols: OptCols = None,
-    seed: OptSeed = None,
-    density: OptDensity = None,
     certificate: Certificate = None,
     as_json: JsonFlag = False,
+    **options: Any,
 ) -> None:
     """Exact deterministic one-way complexity Alice -> Bob: ceil(log2 #distinct rows). A plugin
     task without --cut or --partition: at every cut ("per_cut", runs of cuts with equal counts),
     from its DFA at any length, else from its word function at N (priced first)."""
     from ccomplexity.requests import OneWayRequest, one_way, request_from
 
-    check_certificate_path(certificate, file)
-    request = request_from(OneWayRequest, {**locals(), "certificate": certificate is not None})
-    result, cert = one_way(request)
+    check_certificate_path(certificate, options["file"])
+    given = {**options, **locals(), "certificate": certificate is not None}
+    result, cert = one_way(request_from(OneWayRequest, given))
     write_certificate_to(cert, certificate, result)
     if as_json or "per_cut" not in result:
         emit(result, as_json, "One-way complexity")
@@ -165,56 +165,36 @@ def cc_oneway(
 
 
 @cc_app.command("rank")
+@with_options(problem_options)
 def cc_rank(
     problem: ProblemName,
-    types: OptTypes = None,
-    depth: OptDepth = None,
-    length: OptLength = None,
-    half: OptHalf = None,
-    alphabet: OptAlphabet = None,
-    partition: OptPartition = None,
-    file: OptFile = None,
-    rows: OptRows = None,
-    cols: OptCols = None,
-    seed: OptSeed = None,
-    density: OptDensity = None,
     prime: Annotated[int, ranged(limits.PRIME, "--prime", help="Field GF(q).")] = 2_147_483_647,
     certificate: Certificate = None,
     as_json: JsonFlag = False,
+    **options: Any,
 ) -> None:
     """Exact rank of the communication matrix over GF(q); D(f) >= ceil(log2 rank)."""
     from ccomplexity.requests import RankRequest, rank, request_from
 
-    check_certificate_path(certificate, file)
-    request = request_from(RankRequest, {**locals(), "certificate": certificate is not None})
-    result, cert = rank(request)
-    write_certificate_to(cert, certificate, result)
-    emit(result, as_json, "Log-rank bound")
+    check_certificate_path(certificate, options["file"])
+    given = {**options, **locals(), "certificate": certificate is not None}
+    emit_certified(rank(request_from(RankRequest, given)), certificate, as_json, "Log-rank bound")
 
 
 @cc_app.command("exact")
+@with_options(problem_options)
 def cc_exact(
     problem: ProblemName,
-    types: OptTypes = None,
-    depth: OptDepth = None,
-    length: OptLength = None,
-    half: OptHalf = None,
-    alphabet: OptAlphabet = None,
-    partition: OptPartition = None,
-    file: OptFile = None,
-    rows: OptRows = None,
-    cols: OptCols = None,
-    seed: OptSeed = None,
-    density: OptDensity = None,
     tree: Annotated[
         bool, typer.Option("--tree", help="Include the optimal protocol tree.")
     ] = False,
     as_json: JsonFlag = False,
+    **options: Any,
 ) -> None:
     """Exact deterministic two-way complexity by search over protocol trees (tiny matrices)."""
     from ccomplexity.requests import ExactRequest, exact, request_from
 
-    result = exact(request_from(ExactRequest, locals()))
+    result = exact(request_from(ExactRequest, {**options, **locals()}))
     emit(result, as_json, "Deterministic communication complexity")
 
 

@@ -16,8 +16,8 @@ from ccx.app import (
     app,
     check_certificate_path,
     emit,
+    emit_certified,
     ranged,
-    write_certificate_to,
 )
 from ccx.cmd_languages import Show, _dfa_result, dfa_app
 
@@ -117,9 +117,7 @@ def kg_split(
         entities=entities, relations=relations, hops=hops, cut=cut, seed=seed,
         certificate=certificate is not None,
     )  # fmt: skip
-    result, cert = kg_split(request)
-    write_certificate_to(cert, certificate, result)
-    emit(result, as_json, "Path-query split")
+    emit_certified(kg_split(request), certificate, as_json, "Path-query split")
 
 
 @dfa_app.command("kg")

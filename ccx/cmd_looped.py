@@ -11,7 +11,7 @@ import typer
 
 from ccomplexity import budget, limits
 from ccomplexity.errors import InputError
-from ccx.app import JsonFlag, Seed, app, emit, ranged
+from ccx.app import JsonFlag, Seed, app, emit, ranged, with_options
 from ccx.cmd_languages import Show, _dfa_result, dfa_app
 
 looped_app = typer.Typer(
@@ -28,6 +28,15 @@ Alphabet = Annotated[
     ranged(limits.ALPHABET, "--alphabet", help="p-hop: alphabet size (rounds 4, comm 2)."),
 ]
 Strict = Annotated[bool, typer.Option("--strict", help="p-hop: find_1 with j < i.")]
+
+
+def task_options(
+    group: OptGroup = None, hops: Hops = None, alphabet: Alphabet = None, strict: Strict = False
+) -> None:
+    """The options of the looped tasks (``TASK_OPTIONS``), declared once for ``looped rounds``
+    and ``looped comm`` (``ccx.app.with_options``)."""
+
+
 Generator = Annotated[
     str,
     typer.Option(
@@ -112,13 +121,10 @@ def _planted_words(samples: int, length: int, hops: int, alphabet: int, strict: 
 
 
 @looped_app.command("rounds")
+@with_options(task_options)
 def looped_rounds(
     task: Task,
     length: RoundLength,
-    group: OptGroup = None,
-    hops: Hops = None,
-    alphabet: Alphabet = None,
-    strict: Strict = False,
     rounds: Annotated[
         int | None, ranged(limits.ROUNDS, "--rounds", help="Rounds to run (default: those needed).")
     ] = None,
@@ -126,6 +132,7 @@ def looped_rounds(
     samples: RoundSamples = 1000,
     seed: Seed = 0,
     as_json: JsonFlag = False,
+    **options: Any,
 ) -> None:
     """Run the exact round-counting simulator (Algorithm 2, or pointer doubling for p-hop) on
     random inputs: its accuracy with the rounds given and with one round fewer. Group words
@@ -138,6 +145,7 @@ def looped_rounds(
     from ccomplexity.languages.hops import hop_p
     from ccomplexity.rounds import group_doubling, pointer_doubling
 
+    group, hops, alphabet, strict = (options[k] for k in ("group", "hops", "alphabet", "strict"))
     _task_options(task, ("group-composition", "p-hop"), group=group, hops=hops,
                   alphabet=alphabet, strict=strict)  # fmt: skip
     alphabet = 4 if alphabet is None else alphabet
@@ -187,17 +195,15 @@ def looped_rounds(
 
 
 @looped_app.command("comm")
+@with_options(task_options)
 def looped_comm(
     task: Annotated[str, typer.Option("--task", help="group-composition, p-hop or addition.")],
     length: Annotated[int | None, ranged(limits.LENGTH, "--length", help="Input length n.")] = None,
-    group: OptGroup = None,
-    hops: Hops = None,
-    alphabet: Alphabet = None,
-    strict: Strict = False,
     operands: Annotated[
         int | None, ranged(limits.OPERANDS, "--operands", help="addition: n.")
     ] = None,
     as_json: JsonFlag = False,
+    **options: Any,
 ) -> None:
     """What must cross each prefix/suffix cut, exactly, next to the loops the paper proves:
     one-way bits and fooling sets per cut (group composition, p-hop) and automaton sizes."""
@@ -205,6 +211,7 @@ def looped_comm(
     from ccomplexity.groups import get_group
 
     start = time.perf_counter()
+    group, hops, alphabet, strict = (options[k] for k in ("group", "hops", "alphabet", "strict"))
     _task_options(task, tuple(TASK_OPTIONS), length=length, group=group, hops=hops,
                   alphabet=alphabet, strict=strict, operands=operands)  # fmt: skip
     alphabet = 2 if alphabet is None else alphabet

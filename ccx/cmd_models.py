@@ -21,6 +21,7 @@ from ccx.app import (
     emit,
     field_option,
     need_model,
+    opt_int,
     print_json,
     print_table,
     ranged,
@@ -104,9 +105,6 @@ def models_cmd(
     print_table(table)
 
 
-OptInt = int | None
-
-
 @app.command("construct")
 def construct(
     task: Annotated[
@@ -117,47 +115,29 @@ def construct(
             "group-composition.",
         ),
     ],
-    length: Annotated[
-        OptInt, ranged(limits.LENGTH, "--length", help="Input length N (memorize: tokens).")
-    ] = None,
-    samples: Annotated[
-        OptInt, ranged(limits.SAMPLES, "--samples", help="Random inputs to check.")
-    ] = None,
+    length: opt_int(limits.LENGTH, "--length", "Input length N (memorize: tokens).") = None,
+    samples: opt_int(limits.SAMPLES, "--samples", "Random inputs to check.") = None,
     seed: Annotated[int, ranged(limits.SEED, "--seed")] = 0,
-    types: Annotated[OptInt, ranged(limits.TYPES, "--types", help="dyck: bracket types n.")] = None,
-    depth: Annotated[OptInt, ranged(limits.DEPTH, "--depth", help="dyck: maximum depth k.")] = None,
-    vertices: Annotated[
-        OptInt, ranged(limits.VERTICES, "--vertices", help="length2-path: vertices |V|.")
-    ] = None,
-    examples: Annotated[
-        OptInt, ranged(limits.EXAMPLES, "--examples", help="memorize: examples n.")
-    ] = None,
-    dim: Annotated[OptInt, ranged(limits.DIM, "--dim", help="memorize: dimension m.")] = None,
-    trials: Annotated[
-        OptInt, ranged(limits.TRIALS, "--trials", help="memorize: data sets.")
-    ] = None,
-    entities: Annotated[
-        OptInt, ranged(limits.ENTITIES, "--entities", help="kg-path: entities E.")
-    ] = None,
-    relations: Annotated[
-        OptInt, ranged(limits.RELATIONS, "--relations", help="kg-path: relations R.")
-    ] = None,
-    hops: Annotated[OptInt, ranged(limits.HOPS, "--hops", help="kg-path: hops q.")] = None,
-    experts: Annotated[
-        OptInt,
-        ranged(
-            limits.EXPERTS,
-            "--experts",
-            help="memorize: experts K (Thm A.12); kg-path: experts (round(sqrt T)).",
-        ),
-    ] = None,
+    types: opt_int(limits.TYPES, "--types", "dyck: bracket types n.") = None,
+    depth: opt_int(limits.DEPTH, "--depth", "dyck: maximum depth k.") = None,
+    vertices: opt_int(limits.VERTICES, "--vertices", "length2-path: vertices |V|.") = None,
+    examples: opt_int(limits.EXAMPLES, "--examples", "memorize: examples n.") = None,
+    dim: opt_int(limits.DIM, "--dim", "memorize: dimension m.") = None,
+    trials: opt_int(limits.TRIALS, "--trials", "memorize: data sets.") = None,
+    entities: opt_int(limits.ENTITIES, "--entities", "kg-path: entities E.") = None,
+    relations: opt_int(limits.RELATIONS, "--relations", "kg-path: relations R.") = None,
+    hops: opt_int(limits.HOPS, "--hops", "kg-path: hops q.") = None,
+    experts: opt_int(
+        limits.EXPERTS,
+        "--experts",
+        "memorize: experts K (Thm A.12); kg-path: experts (round(sqrt T)).",
+    ) = None,
     group: Annotated[
         str | None, typer.Option("--group", help="group-composition: G (default S5).")
     ] = None,
-    loops: Annotated[
-        OptInt,
-        ranged(limits.LOOPS, "--loops", help="group-composition: loops (default ceil(lg n))."),
-    ] = None,
+    loops: opt_int(
+        limits.LOOPS, "--loops", "group-composition: loops (default ceil(lg n))."
+    ) = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Build a hand-wired model realising an upper bound (Thm 1, Thm 6, DFA-RNN; mixture of

@@ -187,8 +187,21 @@ class SequenceModel(nn.Module):
         the forward pass (None: float). Which numbers that is, is the architecture's: see
         :class:`RecurrentModel` and the attention models. The finite-precision mode
         (:meth:`set_precision`) is another thing: it rounds every value."""
+        if grid is not None and grid.bits < self.least_message_bits:
+            raise InputError(
+                f"{self.name} holds its messages on a grid of at least {self.least_message_bits}"
+                f" bits (a softmax numerator needs a positive value), got {grid.bits}"
+            )
         self.messages = None if grid is None else MessageHold(grid)
         return self
+
+    def held_scores(self, q: torch.Tensor, k: torch.Tensor, scale: float) -> torch.Tensor:
+        """Attention logits ``scale <q_i, k_j>`` held on the message grid: (..., nq, d),
+        (..., nk, d) -> (..., nq, nk). Each is an elementwise product summed over d, so a logit
+        does not depend on which other positions are computed with it (a batched matmul's last
+        bits do): a party holding some of the positions computes the model's own numbers."""
+        assert self.messages is not None
+        return self.messages(scale * (q.unsqueeze(-2) * k.unsqueeze(-3)).sum(-1))
 
     def set_precision(self, fmt: Any | None) -> SequenceModel:
         """Finite-precision mode on the grid of ``fmt`` (float64 compute), or float mode if None.
@@ -292,6 +305,24 @@ class SequenceModel(nn.Module):
         }
 
 
+@dataclasses.dataclass(frozen=True)
+class HeadsConfig(ModelConfig):
+    """A config with attention (or retention) ``heads`` dividing ``width`` and a feed-forward of
+    ``mlp_width`` (default 4 width)."""
+
+    heads: int = 2
+    mlp_width: int | None = None  # defaults to 4 * width
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.width % self.heads:
+            raise InputError(f"width {self.width} must be a multiple of heads {self.heads}")
+
+    @property
+    def hidden(self) -> int:
+        return self.mlp_width if self.mlp_width is not None else 4 * self.width
+
+
 class RecurrentModel(SequenceModel, abc.ABC):
     """A model with an explicit state: ``forward`` must equal stepping token by token.
 
@@ -345,3 +376,20 @@ class RecurrentModel(SequenceModel, abc.ABC):
             state = self.hold_state(state)
             outs.append(out)
         return torch.stack(outs, dim=1), state
+
+
+class HeadedRecurrentModel(RecurrentModel):
+    """A recurrent model of stacked blocks with heads (the linear transformer, RetNet): a token
+    embedding, ``layers`` blocks of ``block_class``, a final LayerNorm and a linear readout."""
+
+    def __init__(self, config: HeadsConfig, block_class: type[nn.Module]) -> None:
+        super().__init__(config)
+        self.heads, self.head_dim = config.heads, config.width // config.heads
+        self.embedding = nn.Embedding(config.vocab_size, config.width)
+        self.blocks = nn.ModuleList(block_class(config) for _ in range(config.layers))
+        self.ln_f = nn.LayerNorm(config.width)
+        self.head = nn.Linear(config.width, config.outputs)
+
+    def readout(self, x: torch.Tensor) -> torch.Tensor:
+        """Final LayerNorm and readout: (..., width) -> (..., n_out)."""
+        return self.linear(self.head, self.norm(self.ln_f, x))

@@ -41,7 +41,6 @@ from torch import nn
 from torch.nn import functional as F
 
 from ccomplexity.errors import InputError
-from ccomplexity.message_grid import MessageGrid
 from models.base import ModelConfig, SequenceModel
 from models.moe import MixtureOfExperts, check_moe
 
@@ -122,24 +121,12 @@ class ConcatTransformer(SequenceModel):
         """Per-head queries of the last token's embedding (B, 1, m): (B, H, 1, m)."""
         return self._heads(x_last, 0)
 
-    def hold_messages(self, grid: MessageGrid | None) -> ConcatTransformer:
-        """Training at p bits: the logits, numerators and value terms whose exact sums Lemma
-        A.3's protocol sends are held on ``grid`` (the pieces below), against the fixed offset
-        c; float elsewhere."""
-        if grid is not None and grid.bits < self.least_message_bits:
-            raise InputError(
-                "a 1-bit grid holds no positive number, so no softmax numerator: attention "
-                "models train at p >= 2 bits"
-            )
-        super().hold_messages(grid)
-        return self
-
     def numerators(self, q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
         """e_t = Q(exp(Q(a_t - c))), a_t = Q(scale q.k_t): q (B, H, 1, m), k (B, H, n, m) ->
         (B, H, 1, n). Held at p bits: e_t = G(exp(G(scale q.k_t) - c)) on the message grid G,
         each logit an elementwise product summed over m (the same whatever else is computed)."""
-        if self.messages is not None:
-            logits = self.messages(self.scale * (q.unsqueeze(-2) * k.unsqueeze(-3)).sum(-1))
+        if self.messages is not None:  # held at p bits: Lemma A.3's sums of these are exact
+            logits = self.held_scores(q, k, self.scale)
             return self.messages(torch.exp(logits - self.config.softmax_offset))
         logits = self.q(self.scale * (q @ k.transpose(-1, -2)))
         return self.qmap(self.q(logits - self.config.softmax_offset), torch.exp, math.exp)

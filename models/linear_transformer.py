@@ -29,27 +29,14 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from ccomplexity.errors import InputError
-from models.base import ModelConfig, RecurrentModel, gelu
+from models.base import HeadedRecurrentModel, HeadsConfig, gelu
 
 EPS = 1e-6  # keeps the denominator positive when every φ(q) rounds to 0
 
 
 @dataclasses.dataclass(frozen=True)
-class LinearTransformerConfig(ModelConfig):
+class LinearTransformerConfig(HeadsConfig):
     """Linear Transformer: ``heads`` must divide ``width``; any length (no positions)."""
-
-    heads: int = 2
-    mlp_width: int | None = None  # defaults to 4 * width
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if self.width % self.heads:
-            raise InputError(f"width {self.width} must be a multiple of heads {self.heads}")
-
-    @property
-    def hidden(self) -> int:
-        return self.mlp_width if self.mlp_width is not None else 4 * self.width
 
 
 def phi(x: torch.Tensor) -> torch.Tensor:
@@ -74,18 +61,13 @@ class Block(nn.Module):
         self.proj = nn.Linear(config.hidden, d)
 
 
-class LinearTransformer(RecurrentModel):
+class LinearTransformer(HeadedRecurrentModel):
     """Linear-attention Transformer (elu + 1 features), run in parallel or as an RNN."""
 
     name = "linear-transformer"
 
     def __init__(self, config: LinearTransformerConfig) -> None:
-        super().__init__(config)
-        self.heads, self.head_dim = config.heads, config.width // config.heads
-        self.embedding = nn.Embedding(config.vocab_size, config.width)
-        self.blocks = nn.ModuleList(Block(config) for _ in range(config.layers))
-        self.ln_f = nn.LayerNorm(config.width)
-        self.head = nn.Linear(config.width, config.outputs)
+        super().__init__(config, Block)
 
     def exact_sum_terms(self) -> int:
         return self.linear_terms()  # φ(q)^T S and φ(q)^T z have dh terms
@@ -104,9 +86,6 @@ class LinearTransformer(RecurrentModel):
         x = self.q(x + self.linear(block.out, att.flatten(-2)))
         h = self.qmap(self.linear(block.fc, self.norm(block.ln_mlp, x)), F.gelu, gelu)
         return self.q(x + self.linear(block.proj, h))
-
-    def readout(self, x: torch.Tensor) -> torch.Tensor:
-        return self.linear(self.head, self.norm(self.ln_f, x))
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         """tokens (B, N) -> logits (B, N, n_out); the parallel form in float mode."""

@@ -27,25 +27,12 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from ccomplexity.errors import InputError
-from models.base import ModelConfig, RecurrentModel, gelu, sigmoid
+from models.base import HeadedRecurrentModel, HeadsConfig, gelu, sigmoid
 
 
 @dataclasses.dataclass(frozen=True)
-class RetNetConfig(ModelConfig):
+class RetNetConfig(HeadsConfig):
     """RetNet: ``heads`` must divide ``width``; head h decays by 1 - 2^(-5-h)."""
-
-    heads: int = 2
-    mlp_width: int | None = None  # defaults to 4 * width
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if self.width % self.heads:
-            raise InputError(f"width {self.width} must be a multiple of heads {self.heads}")
-
-    @property
-    def hidden(self) -> int:
-        return self.mlp_width if self.mlp_width is not None else 4 * self.width
 
 
 def swish(x: float) -> float:
@@ -67,18 +54,13 @@ class Block(nn.Module):
         self.proj = nn.Linear(config.hidden, d)
 
 
-class RetNet(RecurrentModel):
+class RetNet(HeadedRecurrentModel):
     """RetNet with multi-scale retention, run in parallel or as an RNN."""
 
     name = "retnet"
 
     def __init__(self, config: RetNetConfig) -> None:
-        super().__init__(config)
-        self.heads, self.head_dim = config.heads, config.width // config.heads
-        self.embedding = nn.Embedding(config.vocab_size, config.width)
-        self.blocks = nn.ModuleList(Block(config) for _ in range(config.layers))
-        self.ln_f = nn.LayerNorm(config.width)
-        self.head = nn.Linear(config.width, config.outputs)
+        super().__init__(config, Block)
         self.register_buffer(
             "gamma", 1 - 2.0 ** (-5 - torch.arange(float(config.heads))), persistent=False
         )
@@ -101,9 +83,6 @@ class RetNet(RecurrentModel):
         x = self.q(x + self.linear(block.out, gated))
         h = self.qmap(self.linear(block.fc, self.norm(block.ln_mlp, x)), F.gelu, gelu)
         return self.q(x + self.linear(block.proj, h))
-
-    def readout(self, x: torch.Tensor) -> torch.Tensor:
-        return self.linear(self.head, self.norm(self.ln_f, x))
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         """tokens (B, N) -> logits (B, N, n_out); the parallel form in float mode."""

@@ -41,8 +41,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from ccomplexity.errors import InputError
-from ccomplexity.message_grid import MessageGrid
-from models.base import ModelConfig, SequenceModel, gelu
+from models.base import HeadsConfig, SequenceModel, gelu
 from models.moe import MixtureOfExperts, check_moe
 
 FUSED_ATTENTION: set[str] = {"cuda"}
@@ -88,11 +87,9 @@ class CausalAttention(torch.autograd.Function):
 
 
 @dataclasses.dataclass(frozen=True)
-class TransformerConfig(ModelConfig):
+class TransformerConfig(HeadsConfig):
     """GPT-2 style decoder: ``heads`` must divide ``width``; lengths are at most ``max_length``."""
 
-    heads: int = 2
-    mlp_width: int | None = None  # defaults to 4 * width
     max_length: int = 64  # number of learned positions
     layer_norm: bool = True
     attn_scale: float | None = None  # logit = attn_scale * <q, k>; None: 1/sqrt(dh); the paper: 1
@@ -107,8 +104,6 @@ class TransformerConfig(ModelConfig):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.width % self.heads:
-            raise InputError(f"width {self.width} must be a multiple of heads {self.heads}")
         if self.activation not in ("gelu", "relu"):
             raise InputError(f"activation must be 'gelu' or 'relu', got {self.activation!r}")
         check_moe(self.experts, self.top_k, self.expert_kind, self.gate)
@@ -123,10 +118,6 @@ class TransformerConfig(ModelConfig):
     def routed(self) -> bool:
         """Whether the feed-forward is a models.moe layer (else GPT-2's fc / proj)."""
         return self.experts > 1 or self.expert_kind != self.activation
-
-    @property
-    def hidden(self) -> int:
-        return self.mlp_width if self.mlp_width is not None else 4 * self.width
 
 
 class Block(nn.Module):
@@ -212,22 +203,10 @@ class Transformer(SequenceModel):
         """
         return self.q(numerators / z) @ v
 
-    def hold_messages(self, grid: MessageGrid | None) -> Transformer:
-        """Training at p bits: hold Thm 4's numbers on ``grid`` (:meth:`held_attention`)."""
-        if grid is not None and grid.bits < self.least_message_bits:
-            raise InputError(
-                "a 1-bit grid holds no positive number, so no softmax numerator: attention "
-                "models train at p >= 2 bits"
-            )
-        super().hold_messages(grid)
-        return self
-
     def held_logits(self, q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
-        """Logits on the message grid: (B, H, nq, dh), (B, H, nk, dh) -> (B, H, nq, nk). Each
-        is an elementwise product summed over dh, so a logit does not depend on which other
-        positions are computed with it (a batched matmul's does, in its last bits)."""
-        assert self.messages is not None
-        return self.messages(self.scale * (q.unsqueeze(-2) * k.unsqueeze(-3)).sum(-1))
+        """Logits held on the message grid (Thm 4's numbers, :meth:`held_attention`):
+        (B, H, nq, dh), (B, H, nk, dh) -> (B, H, nq, nk)."""
+        return self.held_scores(q, k, self.scale)
 
     def held_sums(
         self, logits: torch.Tensor, max_logit: torch.Tensor, v: torch.Tensor

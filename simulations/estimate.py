@@ -5,8 +5,10 @@ A documented cost model, calibrated by a short probe measured here and now:
 * work of one training step of a run, in multiply-adds: :func:`simulations.stacks.work`
   (``batch * T * (layers * per-token + w * classes)``, per token ``12 w^2 + 2 T w`` for the
   models whose float forward scores all pairs of positions, ``w^2 + 32 w`` for the others);
-* seconds of one step of one run: ``a + b * work``, with ``a`` (fixed cost: data, launches,
-  Python) and ``b`` fitted per architecture from steps timed at two probe shapes;
+* seconds of one step of one run: ``a + c * T + b * work``, with ``a`` (fixed cost: data,
+  launches, Python), ``c`` (a cost per token: a model that steps token by token, as every model
+  trained at p bits does, pays it at any width) and ``b`` fitted per architecture from steps
+  timed at three probe shapes (two lengths at one width, a wider and longer one);
 * an ensemble of g members: ``g * efficiency * (a + b * work)``, ``efficiency`` measured per
   architecture as (ensemble of 4 steps) / (4 single steps) at the larger probe shape;
 * evaluations: ``ceil(eval_samples / batch)`` forward passes every ``eval_every`` steps, each a
@@ -29,6 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 
 from simulations.ensemble import train_ensemble
@@ -37,7 +40,11 @@ from simulations.store import Store
 from simulations.training import TrainConfig, train
 from simulations.units import plan_units
 
-PROBES = ({"width": 16, "length": 16, "batch": 8}, {"width": 64, "length": 64, "batch": 32})
+PROBES = (
+    {"width": 16, "length": 16, "batch": 8},
+    {"width": 16, "length": 64, "batch": 8},
+    {"width": 64, "length": 64, "batch": 32},
+)
 PROBE_STEPS = 3
 PROBE_MEMBERS = 4
 EVAL_COST = 1 / 3  # a forward pass against a training step (forward, backward, Adam)
@@ -74,25 +81,47 @@ def cost_key(config: TrainConfig) -> str:
 def probe(arch: str, task: str, device: str, held: bool = False) -> dict[str, float]:
     """Measured cost-model coefficients of ``arch`` on this machine (``held``: trained at p
     bits, which trains alone: no ensemble is probed)."""
-    points = []
+    rows, seconds, big = [], [], None
     for shape in PROBES:
         config = TrainConfig.of(task=task, arch=arch, layers=1, heads=2, **shape,
                                 precision=HELD_PROBE_BITS if held else None)  # fmt: skip
-        points.append((work(config), _step_seconds([config], device), config))
-    (w0, t0, _), (w1, t1, big) = points
-    b = max(0.0, (t1 - t0) / (w1 - w0))
-    a = max(0.0, t0 - b * w0)
+        rows.append([1.0, float(_tokens(config)), work(config)])
+        seconds.append(_step_seconds([config], device))
+        big = config
+    a, c, b = _nonnegative_fit(rows, seconds)
     efficiency = 1.0
     if not held:
         members = [big.replace(seed=s, lr=1e-3 * (s + 1)) for s in range(PROBE_MEMBERS)]
-        efficiency = _step_seconds(members, device) / (PROBE_MEMBERS * t1)
-    return {"a_seconds": a, "b_seconds_per_madd": b, "ensemble_efficiency": efficiency}
+        efficiency = _step_seconds(members, device) / (PROBE_MEMBERS * seconds[-1])
+    return {"a_seconds": a, "c_seconds_per_token": c, "b_seconds_per_madd": b,
+            "ensemble_efficiency": efficiency}  # fmt: skip
+
+
+def _tokens(config: TrainConfig) -> int:
+    from simulations.tasks import get_task
+
+    return get_task(config.task.name, config.task.length).max_tokens
+
+
+def _nonnegative_fit(rows: list[list[float]], seconds: list[float]) -> tuple[float, ...]:
+    """The coefficients >= 0 that fit ``seconds`` best (timings are noisy: a negative cost per
+    token or per multiply-add would make long runs look free)."""
+    from scipy.optimize import nnls
+
+    scale = [max(abs(r[j]) for r in rows) or 1.0 for j in range(len(rows[0]))]
+    scaled = [[r[j] / scale[j] for j in range(len(r))] for r in rows]
+    solution, _ = nnls(np.array(scaled), np.array(seconds))
+    return tuple(float(x / s) for x, s in zip(solution, scale, strict=True))
 
 
 def unit_seconds(unit: list[TrainConfig], coefficients: dict[str, float]) -> float:
     """Estimated seconds of one unit of work (a single run or an ensemble)."""
     c = unit[0]
-    step = coefficients["a_seconds"] + coefficients["b_seconds_per_madd"] * work(c)
+    step = (
+        coefficients["a_seconds"]
+        + coefficients.get("c_seconds_per_token", 0.0) * _tokens(c)
+        + coefficients["b_seconds_per_madd"] * work(c)
+    )
     if len(unit) > 1:
         step *= len(unit) * coefficients["ensemble_efficiency"]
     evaluations = c.recipe.steps / c.evaluation.eval_every

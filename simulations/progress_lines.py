@@ -2,7 +2,9 @@
 
 Each line names the run by the fields every line names (:data:`LABEL_FIELDS`) and the others in
 which the sweep's runs differ (:func:`varying_fields`), then its outcome, the time since the
-sweep started and the time left at the pace of the runs finished so far:
+sweep started and the time left at the pace of the runs finished so far, counted in token-steps
+(:func:`token_steps`: a sweep trains its costliest runs first, so a pace per run would promise
+hours for a sweep of minutes):
 ``[3/8] dyck lstm width=16 layers=1 N=4 lr=0.01 seed=0: best acc 1.000 (9s; about 12s left)``.
 """
 
@@ -54,15 +56,25 @@ def run_label(config: Any, fields: Sequence[str] = ()) -> str:
     )
 
 
+def token_steps(config: Any) -> int:
+    """The work of one run as the pace of a sweep counts it: its steps times its length."""
+    return config.recipe.steps * max(1, config.task.length)
+
+
 class ProgressLines:
     """One line per finished run on stderr when ``progress`` is on, naming every field in which
     the sweep's runs differ, with the time since the sweep started and the time left at the pace
-    of the runs finished so far."""
+    (seconds per token-step) of the runs finished so far. ``skipped`` runs of ``configs`` are
+    in the store already; which ones does not matter, their share of the work is their mean."""
 
     def __init__(self, configs: Sequence[Any], skipped: int, enabled: bool) -> None:
         self.total, self.done, self.skipped, self.enabled = len(configs), skipped, skipped, enabled
         self.fields = varying_fields(configs)
         self.start = time.perf_counter()
+        weights = [token_steps(c) for c in configs]
+        mean = sum(weights) / len(weights) if weights else 0.0
+        self.work_left = sum(weights) - skipped * mean
+        self.work_done = 0.0
 
     def __call__(self, config: Any, result: dict | None, error: str | None = None) -> None:
         self.done += 1
@@ -70,8 +82,10 @@ class ProgressLines:
             return
         outcome = error or f"best acc {result['best_accuracy']:.3f}"  # type: ignore[index]
         elapsed = time.perf_counter() - self.start
-        ran = self.done - self.skipped  # finished in this sweep, the pace of the rest
-        left = elapsed / ran * (self.total - self.done)
+        weight = token_steps(config)
+        self.work_done += weight  # finished in this sweep: the pace of the rest
+        self.work_left = max(0.0, self.work_left - weight)
+        left = elapsed / self.work_done * self.work_left
         print(
             f"[{self.done}/{self.total}] {run_label(config, self.fields)}: "
             f"{outcome} ({elapsed:.0f}s; about {left:.0f}s left)",
@@ -80,4 +94,11 @@ class ProgressLines:
         )
 
 
-__all__ = ["LABEL_FIELDS", "TASK_LABELS", "ProgressLines", "run_label", "varying_fields"]
+__all__ = [
+    "LABEL_FIELDS",
+    "TASK_LABELS",
+    "ProgressLines",
+    "run_label",
+    "token_steps",
+    "varying_fields",
+]

@@ -36,7 +36,12 @@ import torch
 
 from ccomplexity.errors import InputError
 from ccomplexity.languages.strings import is_equal_halves
-from models.constructions.positional import concentration_eta, distinct_codes, grid_for
+from models.constructions.positional import (
+    code_fields,
+    concentration_eta,
+    distinct_codes,
+    grid_for,
+)
 from models.constructions.scoring import strictly_correct
 from models.transformer import Transformer, TransformerConfig
 
@@ -79,11 +84,7 @@ def build_equality(length: int, seed: int = 0) -> tuple[Transformer, dict[str, A
         "code_width": k,
         "layers": 2,
         "heads": 1,
-        "eta": eta,
-        "gap": codes.gap,
-        "code_seed": codes.seed,
-        "precision": fmt.bits,
-        "format": fmt.describe(),
+        **code_fields(codes, eta, fmt),
     }
     return model, info
 

@@ -41,7 +41,12 @@ from ccomplexity.codes import paper_k
 from ccomplexity.errors import InputError
 from ccomplexity.integers import ceil_log2
 from ccomplexity.languages.retrieval import index_lookup
-from models.constructions.positional import concentration_eta, distinct_codes, grid_for
+from models.constructions.positional import (
+    code_fields,
+    concentration_eta,
+    distinct_codes,
+    grid_for,
+)
 from models.constructions.scoring import strictly_correct
 from models.transformer import Transformer, TransformerConfig
 
@@ -112,11 +117,7 @@ def build_index_lookup(
         "symbol_bits": bits,
         "one_hot_width": bits + 2 * length,  # the same layout with one-hot query and position
         "paper_k": paper_k(length, 0.25),  # Cor 8.1's k = ceil(128 ln(2N))
-        "eta": eta,
-        "gap": codes.gap,
-        "code_seed": codes.seed,
-        "precision": fmt.bits,
-        "format": fmt.describe(),
+        **code_fields(codes, eta, fmt),
     }
     return model, info
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -110,3 +111,15 @@ def grid_for(largest: float, frac: int) -> FixedPoint:
     """Floor-rounding format with ``frac`` fractional bits whose range holds ``largest``."""
     integer = max(1, math.ceil(math.log2(largest + 1)))
     return FixedPoint(1 + integer + frac, frac, "floor")
+
+
+def code_fields(codes: PositionCodes, eta: float, fmt: FixedPoint) -> dict[str, Any]:
+    """What a construction on position codes reports of them and of its grid: the sharpness
+    eta, the codes' gap and seed, and the precision."""
+    return {
+        "eta": eta,
+        "gap": codes.gap,
+        "code_seed": codes.seed,
+        "precision": fmt.bits,
+        "format": fmt.describe(),
+    }

@@ -98,15 +98,13 @@ class Widths:
         )
 
 
-class _Side(harness.Party):
+class _Keys(harness.Party):
     """Keys and values of one party's own positions; the logits once the query is known."""
 
     def __init__(
         self, model: Transformer, length: int, positions: tuple[int, ...], tokens: torch.Tensor
     ) -> None:
         self.model = model
-        self.fmt: FixedPoint = model.quant.fmt
-        self.widths = Widths.of(model, self.fmt, length)
         self.last = length - 1
         self.heads, self.head_dim = model.heads, model.head_dim
         self.positions = positions
@@ -114,12 +112,26 @@ class _Side(harness.Party):
         x = model.embed(tokens, torch.tensor(positions))  # (B, n, d)
         _, self.k, self.v = model.qkv(x)  # own keys and values, each (B, H, n, dh)
 
+    def logits_of(self, q_last: torch.Tensor) -> torch.Tensor:
+        """The logits of the query (B, H, 1, dh) against the own keys: (B, H, 1, n)."""
+        return self.model.attention_logits(q_last, self.k)
+
     def set_query(self, token: torch.Tensor) -> None:
         """The token (B,) at position N: its residual stream and every head's logits here."""
         self.x_last = self.model.embed(token[:, None], torch.tensor([self.last]))  # (B, 1, d)
-        q_last = self.model.qkv(self.x_last)[0]  # (B, H, 1, dh)
-        self.logits = self.model.attention_logits(q_last, self.k)  # (B, H, 1, n)
+        self.logits = self.logits_of(self.model.qkv(self.x_last)[0])  # (B, H, 1, n)
         self.local_max = self.logits.amax(-1, keepdim=True)  # (B, H, 1, 1)
+
+
+class _Side(_Keys):
+    """A party in finite precision: its keys and values, and how its numbers are written."""
+
+    def __init__(
+        self, model: Transformer, length: int, positions: tuple[int, ...], tokens: torch.Tensor
+    ) -> None:
+        super().__init__(model, length, positions, tokens)
+        self.fmt: FixedPoint = model.quant.fmt
+        self.widths = Widths.of(model, self.fmt, length)
 
     def grid_bits(self, x: torch.Tensor) -> list[str]:
         """Grid values (B, ...) as p bits each, one string per input."""
@@ -257,7 +269,7 @@ class OneWayBob(_Side, harness.OutputParty):
         return self.finish(u)
 
 
-class HeldParty(harness.OutputParty):
+class HeldParty(_Keys, harness.OutputParty):
     """A party of Theorem 4 for a transformer trained at p bits (two-way or single-output):
     its logits, softmax numerators and value terms are grid values
     (:meth:`models.transformer.Transformer.held_sums`), so its maxima cross in p bits each and
@@ -273,20 +285,15 @@ class HeldParty(harness.OutputParty):
         tokens: torch.Tensor,
         numbers: harness.Numbers,
     ) -> None:
-        self.model, self.numbers = model, numbers
+        super().__init__(model, length, positions, tokens)
+        self.numbers = numbers
         self.token_bits = ceil_log2(model.config.vocab_size)
         self.sum_bits = numbers.bits + ceil_log2(length)
-        self.last, self.heads, self.head_dim = length - 1, model.heads, model.head_dim
-        self.positions, self.tokens = positions, tokens
-        _, self.k, self.v = model.qkv(model.embed(tokens, torch.tensor(positions)))
         if self.last in positions:
             self.set_query(tokens[:, positions.index(self.last)])
 
-    def set_query(self, token: torch.Tensor) -> None:
-        self.x_last = self.model.embed(token[:, None], torch.tensor([self.last]))  # (B, 1, d)
-        q_last = self.model.qkv(self.x_last)[0]  # (B, H, 1, dh)
-        self.logits = self.model.held_logits(q_last, self.k)  # (B, H, 1, n)
-        self.local_max = self.logits.amax(-1, keepdim=True)  # (B, H, 1, 1)
+    def logits_of(self, q_last: torch.Tensor) -> torch.Tensor:
+        return self.model.held_logits(q_last, self.k)  # on the message grid
 
     def _codes(self, x: torch.Tensor) -> torch.Tensor:
         return self.numbers.codes(x.reshape(len(x), -1))

@@ -14,7 +14,12 @@ from simulations.store import Store
 from simulations.sweeps import load_spec
 from simulations.training import TrainConfig
 
-COEFFICIENTS = {"a_seconds": 0.01, "b_seconds_per_madd": 1e-9, "ensemble_efficiency": 0.5}
+COEFFICIENTS = {
+    "a_seconds": 0.01,
+    "c_seconds_per_token": 1e-4,
+    "b_seconds_per_madd": 1e-9,
+    "ensemble_efficiency": 0.5,
+}
 
 
 @pytest.fixture
@@ -38,7 +43,7 @@ def test_makespan_spreads_longest_first():
 def test_unit_seconds_is_the_cost_model():
     config = TrainConfig.of(task="index-lookup", arch="lstm", width=16, layers=1, length=8,
                          steps=100, eval_every=50, eval_samples=200, batch=32)  # fmt: skip
-    step = 0.01 + 1e-9 * work(config)
+    step = 0.01 + 1e-4 * 9 + 1e-9 * work(config)  # index lookup at N = 8: 9 tokens
     evaluations = 2 * math.ceil(200 / 32) / 3  # two evaluations, a third of a step per batch
     assert estimate.unit_seconds([config], COEFFICIENTS) == pytest.approx(
         step * (100 + evaluations)
@@ -47,6 +52,15 @@ def test_unit_seconds_is_the_cost_model():
     assert estimate.unit_seconds(pair, COEFFICIENTS) == pytest.approx(
         2 * 0.5 * step * (100 + evaluations)
     )
+
+
+def test_the_fit_recovers_costs_and_never_goes_negative():
+    rows = [[1.0, 16.0, 1e5], [1.0, 64.0, 4e5], [1.0, 64.0, 2e7]]
+    exact = [0.002 + 3e-5 * t + 1e-9 * w for _, t, w in rows]
+    a, c, b = estimate._nonnegative_fit(rows, exact)
+    assert (a, c, b) == pytest.approx((0.002, 3e-5, 1e-9), rel=1e-6)
+    noisy = [0.010, 0.009, 0.030]  # a longer probe timed faster: no negative cost per token
+    assert min(estimate._nonnegative_fit(rows, noisy)) >= 0
 
 
 def test_work_grows_with_width_length_and_attention():
@@ -81,8 +95,8 @@ def test_a_real_probe_measures_positive_costs():
         coefficients = estimate.probe("gru", "index-lookup", "cpu")
     finally:
         torch.set_num_threads(before)
-    assert coefficients["a_seconds"] >= 0 and coefficients["b_seconds_per_madd"] >= 0
-    assert coefficients["a_seconds"] + coefficients["b_seconds_per_madd"] > 0
+    costs = [coefficients[k] for k in ("a_seconds", "c_seconds_per_token", "b_seconds_per_madd")]
+    assert min(costs) >= 0 and sum(costs) > 0
     assert coefficients["ensemble_efficiency"] > 0
 
 

@@ -70,3 +70,16 @@ def test_lines_tell_the_time_left(tmp_path, capsys):
     lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("[")]
     assert len(lines) == 8 and all("s left)" in line for line in lines)
     assert lines[-1].endswith("about 0s left)")
+
+
+def test_the_time_left_is_paced_by_token_steps(monkeypatch, capsys):
+    import simulations.progress_lines as lines_module
+
+    clock = iter([0.0, 10.0])  # the start, then the first run's end
+    monkeypatch.setattr(lines_module.time, "perf_counter", lambda: next(clock))
+    base = TrainConfig.of(task="index-lookup", arch="gru", width=4, layers=1, length=64, steps=100)
+    short = [base.replace(length=16, seed=s) for s in range(4)]  # a quarter of the work each
+    progress = lines_module.ProgressLines([base, *short], skipped=0, enabled=True)
+    progress(base, {"best_accuracy": 0.5})
+    line = capsys.readouterr().err
+    assert line.endswith("(10s; about 10s left)\n"), line  # not 40 s: four runs of a quarter
