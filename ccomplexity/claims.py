@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ccomplexity import bounds
+from ccomplexity import bounds, plugins
 from ccomplexity.errors import InputError
 
 ROLES = ("lower", "upper")
@@ -265,3 +265,6 @@ def lower_bound_for(
 def tasks() -> list[str]:
     """Every task some claim speaks about, in table order."""
     return list(dict.fromkeys(c.task for c in CLAIMS))
+
+
+plugins.declare("task", tasks())

@@ -38,7 +38,7 @@ import inspect
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,28 +50,8 @@ from ccomplexity.errors import InputError, check_int
 
 TASK_GROUP = "ccomplexity.tasks"
 MODEL_GROUP = "ccomplexity.models"
-FAMILIES = ("recurrent", "attention", "concat-attention", "looped")
-"""The model families of ``models.FAMILIES`` a plugin model may declare."""
 PLUGIN_BYTES = 1 << 20
 """Largest plugin file that :func:`load_file` reads (1 MiB)."""
-RESERVED_TASKS = frozenset(
-    {
-        # ccomplexity.problems.PROBLEMS
-        "dyck", "equality", "disjointness", "index", "kg", "matrix", "random",
-        # simulations.tasks.TASKS
-        "index-lookup", "eq-random", "eq-one", "eq-ncp", "mqar", "length2-path", "memorize",
-        "p-hop", "group-composition", "addition", "var-assign", "i-gsm", "kg-path",
-        # ccomplexity.claims.tasks() beyond those
-        "nearest-neighbour",
-    }
-)  # fmt: skip
-"""Names of the built-in problems and tasks, which no plugin may shadow (a test checks this
-set against the registries it lists)."""
-RESERVED_MODELS = frozenset(
-    {"transformer", "lstm", "gru", "mamba", "dss", "linear-transformer", "retnet",
-     "concat-transformer", "looped"}
-)  # fmt: skip
-"""Names of ``models.REGISTRY``, which no plugin model may shadow (checked by a test)."""
 _NAME = re.compile(r"[a-z][a-z0-9-]{0,47}")
 
 
@@ -178,14 +158,54 @@ _LOADING: list[tuple[str, str]] = []
 """(source name, sha256) of the file :func:`load_file` is executing, innermost last."""
 
 
-def _check_name(name: str, reserved: frozenset[str], what: str) -> str:
+def _check_name(name: str, what: str) -> str:
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise InputError(
             f"plugin {what} name {name!r} must be lowercase letters, digits and '-' (at most 48)"
         )
-    if name in reserved:
+    if name in _BUILT_IN[what]:
         raise InputError(f"plugin {what} {name!r} would shadow the built-in {what} of that name")
     return name
+
+
+def _check_family(name: str, family: Any) -> None:
+    known = _BUILT_IN["family"]
+    if not isinstance(family, str) or not _NAME.fullmatch(family):
+        raise InputError(f"model {name}: family must be the name of a model family")
+    if known and family not in known:
+        raise InputError(f"model {name}: family must be one of {', '.join(sorted(known))}")
+
+
+_BUILT_IN: dict[str, set[str]] = {"task": set(), "model": set(), "family": set()}
+"""What the built-in registries of the floors above declared (:func:`declare`): task and
+model names no plugin may take, and the model families a plugin model may declare."""
+
+
+def declare(kind: str, names: Iterable[str]) -> None:
+    """A built-in registry declares its ``names`` of ``kind`` ("task", "model" or "family") as
+    it is imported (``ccomplexity.problems``, ``ccomplexity.claims``, ``simulations.tasks``,
+    ``models``), so that this floor names nothing of the floors above. A plugin registered
+    before the registry was imported, and now shadowing a name or declaring an unknown family,
+    is refused now; ``ccx`` imports every registry before it loads a plugin."""
+    if kind not in _BUILT_IN:
+        raise ValueError(f"kind must be one of {', '.join(_BUILT_IN)}")
+    names = set(names)
+    _BUILT_IN[kind] |= names
+    if kind == "family":
+        for definition in _REGISTRY.models.values():
+            _check_family(definition.name, definition.family)
+        return
+    table = _REGISTRY.tasks if kind == "task" else _REGISTRY.models
+    for name in sorted(names & set(table)):
+        raise InputError(
+            f"plugin {kind} {name!r} ({table[name].source}) would shadow the built-in {kind} "
+            "of that name"
+        )
+
+
+def built_in(kind: str) -> frozenset[str]:
+    """The names of ``kind`` the registries imported so far declared (:func:`declare`)."""
+    return frozenset(_BUILT_IN[kind])
 
 
 def _source_of(obj: Any) -> tuple[str, str]:
@@ -235,7 +255,7 @@ def task(
     language (accept/reject tasks only). ``fooling(length, alice, most) -> words``: a fooling-set
     construction (see :class:`TaskDefinition`). Returns the :class:`TaskDefinition`, itself
     callable on words."""
-    _check_name(name, RESERVED_TASKS, "task")
+    _check_name(name, "task")
     a = check_int(alphabet, f"task {name}: alphabet", 1, limits.ALPHABET.most)
     if not (isinstance(lengths, tuple | list) and len(lengths) == 2):
         raise InputError(f"task {name}: lengths must be a pair (least, most)")
@@ -280,9 +300,8 @@ def model(name: str, family: str = "recurrent") -> Callable[[type], type]:
     """Class decorator registering a model class of the zoo's interface as ``name``, of
     ``family`` (recurrent models are what Thm 2's one-way protocol runs on). Sets the class's
     ``name`` attribute and returns the class."""
-    _check_name(name, RESERVED_MODELS, "model")
-    if family not in FAMILIES:
-        raise InputError(f"model {name}: family must be one of {', '.join(FAMILIES)}")
+    _check_name(name, "model")
+    _check_family(name, family)
 
     def register(cls: type) -> type:
         if not isinstance(cls, type):
@@ -428,14 +447,14 @@ def scope() -> Iterator[None]:
 
 def task_definition(name: str) -> TaskDefinition | None:
     """The plugin task ``name`` (entry points are loaded on the first miss), or None."""
-    if name not in _REGISTRY.tasks and name not in RESERVED_TASKS:
+    if name not in _REGISTRY.tasks and name not in _BUILT_IN["task"]:
         load_entry_points()
     return _REGISTRY.tasks.get(name)
 
 
 def model_definition(name: str) -> ModelDefinition | None:
     """The plugin model ``name`` (entry points are loaded on the first miss), or None."""
-    if name not in _REGISTRY.models and name not in RESERVED_MODELS:
+    if name not in _REGISTRY.models and name not in _BUILT_IN["model"]:
         load_entry_points()
     return _REGISTRY.models.get(name)
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ccomplexity import limits
+from ccomplexity import limits, plugins
 from ccomplexity.errors import InputError, check_int, shown
 from ccomplexity.groups import FiniteGroup
 from ccomplexity.languages.dyck import is_dyck
@@ -419,6 +419,7 @@ def p_hop(alphabet: int, length: int, hops: int, cut: int, strict: bool = False)
 
 
 PROBLEMS = ("dyck", "equality", "disjointness", "index", "kg", "matrix", "random")
+plugins.declare("task", PROBLEMS)
 
 
 PROBLEM_OPTIONS: dict[str, tuple[str, ...]] = {

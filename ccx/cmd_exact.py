@@ -245,11 +245,12 @@ def verify(
     """Re-check a certificate by recomputing the function on its witness. Exit 0 valid, 1 not
     (the reason on stderr), 2 when the file is missing or it is over a limit (not checked), or
     when it is about a plugin task whose plugin is not loaded or has other source bytes."""
-    from ccomplexity import plugins, verifier
+    from ccomplexity import verifier
     from ccomplexity.certificates import PROTOCOL_KINDS
+    from ccx import load_plugins
 
-    for file in plugin or ():
-        plugins.load_file(file)
+    if plugin:
+        load_plugins(plugin)
     try:
         cert = verifier.read_certificate(path)
     except verifier.InvalidCertificate as err:

@@ -265,21 +265,30 @@ def separations_slice(config: Any) -> bool:
             and model.arch in ("transformer", "lstm"))  # fmt: skip
 
 
-def separations_share() -> dict[str, str]:
-    """The separations paper's share: a slice of the quick sweep (:func:`separations_slice`),
-    protocols on its checkpoints, and the certified lower bounds. Returns {paper: store} for
-    the report."""
+def train_slice(profile: str, keep: Callable[[Any], bool], what: str, **changes: Any) -> str:
+    """Train the runs of ``profile`` that ``keep`` picks (``changes``: other fields of the
+    sweep spec, e.g. a capacity search's ``grow``) into the profile's own store, the same runs
+    as the full profile's, so that ``ccx sweep --profile`` later adds the rest; returns the
+    store."""
     import dataclasses
 
     from paper_figures import profile_store
     from simulations.sweeps import load_spec, run_sweep
 
-    spec = load_spec(PROFILE)
-    part = dataclasses.replace(spec, configs=tuple(c for c in spec.configs if separations_slice(c)))
-    store = profile_store(PROFILE)
-    print(f"  training slice of {PROFILE!r}: {len(part.configs)} of its {len(spec.configs)} "
+    spec = load_spec(profile)
+    part = dataclasses.replace(spec, configs=tuple(c for c in spec.configs if keep(c)), **changes)
+    store = profile_store(profile)
+    print(f"  {what}, a slice of {profile!r}: {len(part.configs)} of its {len(spec.configs)} "
           f"runs into {store} (resumes if interrupted)", flush=True)  # fmt: skip
     run_sweep(part, store)
+    return str(store)
+
+
+def separations_share() -> dict[str, str]:
+    """The separations paper's share: a slice of the quick sweep (:func:`separations_slice`),
+    protocols on its checkpoints, and the certified lower bounds. Returns {paper: store} for
+    the report."""
+    store = train_slice(PROFILE, separations_slice, "training")
     print(f"  protocols on trained checkpoints, p = {PROTOCOL_PRECISION}", flush=True)
     protocol_runs(store, RESULTS / "protocols")
     print("  certify the headline lower bounds", flush=True)
@@ -308,19 +317,9 @@ def bite_part(config: Any) -> bool:
 def bite_slice() -> str:
     """Train the demo's slice of the ``bite`` profile (:func:`bite_part`) into its own store,
     then check that no run beat its own wall (``ccx threshold --check``); returns the store."""
-    import dataclasses
-
-    from paper_figures import profile_store
-    from simulations.sweeps import load_spec, run_sweep
-
-    spec = load_spec(BITE_PROFILE)
-    part = dataclasses.replace(spec, configs=tuple(c for c in spec.configs if bite_part(c)))
-    store = profile_store(BITE_PROFILE)
-    print(f"  models trained at p bits, a slice of {BITE_PROFILE!r}: {len(part.configs)} of its "
-          f"{len(spec.configs)} runs into {store}", flush=True)  # fmt: skip
-    run_sweep(part, store)
-    _ccx("threshold", "--store", str(store), "--check", "--json", keys=("checked",))
-    return str(store)
+    store = train_slice(BITE_PROFILE, bite_part, "models trained at p bits")
+    _ccx("threshold", "--store", store, "--check", "--json", keys=("checked",))
+    return store
 
 
 PARROTS_PROFILE = "parrots"
@@ -370,22 +369,12 @@ def parrots_share() -> dict[str, str]:
     ``results/parrots/``), then a slice of the ``parrots`` profile into ``results/parrots.db``
     (the same runs as the full profile, so ``ccx sweep --profile parrots`` later adds the rest).
     About 2 minutes on 2 cores."""
-    import dataclasses
-
-    from paper_figures import profile_store
-    from simulations.sweeps import load_spec, run_sweep
-
     folder = RESULTS / "parrots"
     for name, args in PARROTS_COMMANDS.items():
         result = _ccx(*args, "--json", keys=PARROTS_SHOWN)
         assert result is not None
         _write_json(folder / f"{name}.json", result)
-    spec = load_spec(PARROTS_PROFILE)
-    part = dataclasses.replace(spec, configs=tuple(c for c in spec.configs if parrots_slice(c)))
-    store = profile_store(PARROTS_PROFILE)
-    print(f"  training slice of {PARROTS_PROFILE!r}: {len(part.configs)} runs into {store}")
-    run_sweep(part, store)
-    return {"parrots": str(store)}
+    return {"parrots": train_slice(PARROTS_PROFILE, parrots_slice, "training")}
 
 
 PARROTS_SHOWN = ("min_width", "moe_width_numeric", "accuracy", "success_rate",
@@ -469,19 +458,12 @@ def kg_share() -> dict[str, str]:
     later adds the rest)."""
     import dataclasses
 
-    from paper_figures import profile_store
-    from simulations.sweeps import load_spec, run_sweep
+    from simulations.sweeps import load_spec
 
     for args in KG_COMMANDS:
         _ccx(*args)
-    spec = load_spec(KG_PROFILE)
-    part = dataclasses.replace(spec, configs=tuple(c for c in spec.configs if kg_slice(c)),
-                               grow=dataclasses.replace(spec.grow, to=KG_GROW_TO))  # fmt: skip
-    store = profile_store(KG_PROFILE)
-    print(f"  capacity search, a slice of {KG_PROFILE!r}: {len(part.configs)} starting runs "
-          f"into {store}", flush=True)  # fmt: skip
-    run_sweep(part, store)
-    return {"kg": str(store)}
+    grow = dataclasses.replace(load_spec(KG_PROFILE).grow, to=KG_GROW_TO)
+    return {"kg": train_slice(KG_PROFILE, kg_slice, "capacity search", grow=grow)}
 
 
 SHARES: dict[str, Callable[[], dict[str, str]]] = {

@@ -56,6 +56,10 @@ transformers must not match a looped model with a one-layer block). A test check
 each class's ``recurrent`` flag."""
 
 
+plugins.declare("model", REGISTRY)
+plugins.declare("family", FAMILIES.values())
+
+
 def _unknown(name: str) -> InputError:
     return InputError(plugins.not_loaded("model", name, names()))
 

@@ -26,6 +26,7 @@ BUILDERS = {
     **kg.BUILDERS,
 }
 TASKS: tuple[str, ...] = tuple(BUILDERS)
+plugins.declare("task", TASKS)
 
 
 def check_task(name: str) -> str:

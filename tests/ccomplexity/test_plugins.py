@@ -86,22 +86,46 @@ def test_a_scope_forgets_its_plugins(tmp_path):
         plugins.require_task("first-equals-last")
 
 
-@pytest.mark.parametrize("name", sorted(plugins.RESERVED_TASKS)[:3] + ["dyck", "index-lookup"])
+@pytest.mark.parametrize("name", ["dyck", "equality", "nearest-neighbour", "index-lookup"])
 def test_a_plugin_never_shadows_a_built_in_task(name):
+    pytest.importorskip("torch")
+    import simulations.tasks  # noqa: F401  (each registry declares its tasks)
+    from ccomplexity import claims  # noqa: F401
+
     with pytest.raises(InputError, match="shadow"):
         plugins.task(name=name, alphabet=2, lengths=(1, 4))
 
 
-def test_the_reserved_names_are_the_registries():
+def test_the_built_in_names_are_those_the_registries_declare():
     from ccomplexity import claims, problems
 
-    assert set(problems.PROBLEMS) | set(claims.tasks()) <= plugins.RESERVED_TASKS
+    assert set(problems.PROBLEMS) | set(claims.tasks()) <= plugins.built_in("task")
     pytest.importorskip("torch")
     import models
     from simulations.tasks import TASKS
 
-    assert set(problems.PROBLEMS) | set(claims.tasks()) | set(TASKS) == plugins.RESERVED_TASKS
-    assert set(models.REGISTRY) == plugins.RESERVED_MODELS
+    assert set(problems.PROBLEMS) | set(claims.tasks()) | set(TASKS) == plugins.built_in("task")
+    assert set(models.REGISTRY) == plugins.built_in("model")
+    assert set(models.FAMILIES.values()) == plugins.built_in("family")
+
+
+def test_a_plugin_that_took_a_name_first_is_refused_when_its_registry_declares_it():
+    plugins.task(name="not-yet-built-in", alphabet=2, lengths=(1, 4))(lambda w: w[:, 0])
+    with pytest.raises(InputError, match="'not-yet-built-in'.*would shadow the built-in task"):
+        plugins.declare("task", ["not-yet-built-in"])
+    plugins._BUILT_IN["task"].discard("not-yet-built-in")
+
+
+def test_the_lowest_floor_names_no_built_in_of_the_floors_above():
+    """The registry holds no task or model name of its own: it learns them, and the model
+    families, from the registries that declare them (the one family it names is the default
+    of :func:`plugins.model`, "recurrent")."""
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(plugins))
+    strings = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)}
+    assert not strings & {"index-lookup", "lstm", "transformer", "concat-attention", "dyck"}
 
 
 @pytest.mark.parametrize(
@@ -293,6 +317,8 @@ def test_a_model_plugin_is_registered_without_torch(monkeypatch, tmp_path):
     """A model class registers as given (this module never imports torch); an entry point of
     the models group brings one from an installed package (the user opted in)."""
     import sys
+
+    import models  # noqa: F401  (declares its models and their families; torch-free)
 
     with pytest.raises(InputError, match="shadow"):
         plugins.model(name="lstm")
