@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 import re
+from math import isqrt
 
 from ccomplexity.errors import InputError
 
@@ -143,7 +144,6 @@ def exact_digits(bits: int) -> int:
 def product_steps(digits: int) -> int:
     """Steps of one product of two exact integers of ``digits`` digits: Karatsuba,
     digits^log2(3), bounded here by digits^1.5 * 2 (integers only)."""
-    from math import isqrt
 
     return 2 * digits * isqrt(digits) + 1
 

@@ -4,6 +4,7 @@ automaton and the communication of a query split (``ccx kg ...``, ``ccx dfa kg``
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -152,7 +153,6 @@ def kg_capacity(
 ) -> None:
     """Each stored model's capacity (largest graph, in triples, answered at its target), its
     parameters and FLOPs per query, and the fitted slopes next to the paper's (Sec. 6.1)."""
-    from pathlib import Path
 
     from simulations.store import identify
 

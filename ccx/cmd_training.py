@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -187,7 +189,6 @@ def train_cmd(
     """Train one model on one task at length N; evaluate at exactly N; save a checkpoint. The
     result says whether the run reached its target, plateaued below it or was still improving
     when its steps ran out (its verdict), with a 95% interval of its final accuracy."""
-    import re
 
     from ccomplexity.files import check_output_folder
 
@@ -321,7 +322,6 @@ def _announce(
     spec: str, store: str, workers: int | None, ensemble: int | None, allow_large_grid: bool
 ) -> None:
     """One line on stderr: the runs to train and the dry run's estimate, for a long sweep."""
-    import sys
 
     from simulations.estimate import dry_run, pending_runs
 

@@ -21,11 +21,14 @@ their functions. Run as ``python -m ccx.demo``.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import io
 import json
 import sys
 import time
 from collections.abc import Callable
+from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -208,8 +211,6 @@ def _ccx(*args: str, keys: tuple[str, ...] = ()) -> dict[str, Any] | None:
     """Run one ``ccx`` command in this process; InputError if it fails. A ``--json`` command's
     output is read, not echoed: one line of its headline numbers (``keys``, else every number) is
     printed (:func:`summary`), and the parsed result returned."""
-    import io
-    from contextlib import redirect_stdout
 
     from ccx import main as ccx
 
@@ -270,7 +271,6 @@ def train_slice(profile: str, keep: Callable[[Any], bool], what: str, **changes:
     sweep spec, e.g. a capacity search's ``grow``) into the profile's own store, the same runs
     as the full profile's, so that ``ccx sweep --profile`` later adds the rest; returns the
     store."""
-    import dataclasses
 
     from paper_figures import profile_store
     from simulations.sweeps import load_spec, run_sweep
@@ -456,7 +456,6 @@ def kg_share() -> dict[str, str]:
     search of the ``kg`` profile for the models of :func:`kg_slice`, up to R = :data:`KG_GROW_TO`,
     into ``results/kg.db`` (the same runs as the full profile's, so ``ccx sweep --profile kg``
     later adds the rest)."""
-    import dataclasses
 
     from simulations.sweeps import load_spec
 

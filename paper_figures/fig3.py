@@ -46,7 +46,7 @@ def _grid(rows: list[dict[str, Any]], arch: str) -> tuple[int, Grid] | None:
 def _widths_words(arch: str, layers: int, grid: Grid, target: float) -> tuple[str, str]:
     """(headline, sentence) for one architecture: whether any width reaches the target, and
     whether the longest N reached grows with the width (Thm 3: m p >= N)."""
-    name = f"{arch} L={layers}"
+    name = style.model_label(arch, layers)
     best = max((acc, w, n) for w, by_n in grid.items() for n, (acc, _) in by_n.items())
     known = {w: _width_threshold(by_n) for w, by_n in sorted(grid.items())}
     verdicts = [v for by_n in grid.values() for _, v in by_n.values()]
@@ -140,7 +140,7 @@ def _heat_map(
     image = ax.imshow(cells, origin="lower", cmap="viridis", norm=norm, aspect="auto")
     ax.set_xticks(range(len(lengths)), [str(n) for n in lengths])
     ax.set_yticks(range(len(widths)), [str(w) for w in widths])
-    ax.set_title(f"{arch} L={layers} on index lookup")
+    ax.set_title(f"{style.model_label(arch, layers)} on index lookup")
     return image
 
 

@@ -47,8 +47,9 @@ def _variant(run: dict[str, Any], task: str) -> str:
     """What is held fixed along the panel's x axis: the group, or n and the alphabet."""
     cfg = run["config"]
     if task == "group-composition":
-        return f"{cfg.get('group', 'S5')}, k={run['layers']}, d={run['width']}"
-    return f"n={run['length']}, |Σ|={cfg.get('alphabet', 4)}, k={run['layers']}, d={run['width']}"
+        return f"{cfg.get('group', 'S5')}, k={run['layers']}, width={run['width']}"
+    alphabet, width = cfg.get("alphabet", 4), run["width"]
+    return f"n={run['length']}, |Σ|={alphabet}, k={run['layers']}, width={width}"
 
 
 def proved_loops(task: str, run: dict[str, Any]) -> int:

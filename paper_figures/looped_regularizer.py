@@ -47,7 +47,7 @@ def setting(run: dict[str, Any]) -> tuple[Any, ...]:
 def _setting_label(key: tuple[Any, ...]) -> str:
     task, length, options, width, heads = key
     shown = ", ".join(f"{k}={v}" for k, v in options)
-    return f"{task}, N={length}, {shown}, d={width}, heads={heads}"
+    return f"{task}, N={length}, {shown}, width={width}, heads={heads}"
 
 
 def compared(runs: list[dict[str, Any]]) -> tuple[tuple[Any, ...] | None, dict[tuple, list[dict]]]:

@@ -49,18 +49,16 @@ def setting(run: dict[str, Any]) -> str:
         order = "sum most significant digit first, as the paper"
         if cfg.get("reverse"):
             order = "reversed sum (least significant digit first: a variant, not the paper's)"
-        return (
-            f"N={run['length']}, {cfg.get('digits', 3)}-digit operands, {order}, d={run['width']}"
-        )
+        digits = cfg.get("digits", 3)
+        return f"N={run['length']}, {digits}-digit operands, {order}, width={run['width']}"
     if run["task"] == "i-gsm":
         depth = cfg.get("query_depth", cfg.get("depth", 1))  # "depth": its name before
         return (
             f"N={run['length']} statements, query depth {depth}, "
-            f"P={cfg.get('modulus', 7)}, d={run['width']}"
+            f"P={cfg.get('modulus', 7)}, width={run['width']}"
         )
-    return (
-        f"n={run['length']}, |Σ|={cfg.get('alphabet', 4)}, d={run['width']}, heads={run['heads']}"
-    )
+    alphabet = cfg.get("alphabet", 4)
+    return f"n={run['length']}, |Σ|={alphabet}, width={run['width']}, heads={run['heads']}"
 
 
 def _cells(run: dict[str, Any]) -> dict[int, float]:

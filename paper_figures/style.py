@@ -81,9 +81,9 @@ def marker(layers: int) -> str:
 
 
 def model_label(arch: str, layers: int, width: int | None = None) -> str:
-    """A short legend label such as ``lstm L=1 d=64``."""
-    label = f"{arch} L={layers}"
-    return f"{label} d={width}" if width is not None else label
+    """A short legend label in the glossary's words, such as ``lstm layers=1 width=64``."""
+    label = f"{arch} layers={layers}"
+    return f"{label} width={width}" if width is not None else label
 
 
 UNDECIDED = "undecided: still improving when its budget ran out"

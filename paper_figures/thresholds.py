@@ -221,7 +221,7 @@ def _bound_lines(
                 }
             )
         c = style.colour(arch)
-        depth = f" L={layers}" if layers else ""
+        depth = f" layers={layers}" if layers else ""
         ax.plot(
             WIDTHS,
             curve,
@@ -284,7 +284,7 @@ def conclude(data: style.ThresholdData) -> Said:
         else f"{len(rows)} models, every threshold decided"
     )
     if beyond:
-        names = conclusions.series(f"{model_name(r)} d={r['width']}" for r in beyond)
+        names = conclusions.series(f"{model_name(r)} width={r['width']}" for r in beyond)
         return Said(
             f"{subject}: {len(beyond)} beyond their bound, an error to report",
             f"{counts}; {names} passed the length its lower bound rules out: the "
@@ -308,10 +308,10 @@ def conclude(data: style.ThresholdData) -> Said:
     return Said(
         f"{subject} (p = {PRECISION}): every threshold below its bound",
         f"{counts}; every one lies below the length its lower bound rules out: the longest of "
-        f"those a bound speaks of, {model_name(longest)} d={longest['width']} at N >= "
+        f"those a bound speaks of, {model_name(longest)} width={longest['width']} at N >= "
         f"{reached:,}, against "
         f"bounds that bite from N = {nearest['bound_length']:,} on ({model_name(nearest)} "
-        f"d={nearest['width']}): the trained models fail far below where the bounds forbid.",
+        f"width={nearest['width']}): the trained models fail far below where the bounds forbid.",
     )
 
 

@@ -41,6 +41,7 @@ import dataclasses
 import sys
 import time
 from collections.abc import Callable, Iterable
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -331,7 +332,6 @@ def fitted_slope(points: list[tuple[int, int]]) -> float | None:
     """The least-squares slope of triples against parameters, computed exactly in rationals
     (so that equal triples give exactly 0, never a rounding error's sign); None with fewer than
     two distinct parameter counts."""
-    from fractions import Fraction
 
     xs = [Fraction(p) for p, _ in points]
     ys = [Fraction(t) for _, t in points]

@@ -38,7 +38,7 @@ run's config as ``TrainConfig`` validates it (the same limits as the ``ccx`` opt
 size and its batch's memory), that the store is a results store (or a new file that can be
 written) and that the checkpoint folder can be written.
 
-The module stays whole (about 620 lines): a spec's parser and its runner check the same
+The module stays whole (about 700 lines): a spec's parser and its runner check the same
 things in the same order, and reading them side by side is how one sees that nothing a spec can
 say reaches the runner unchecked. Progress lines are :mod:`simulations.progress_lines`.
 
@@ -242,7 +242,7 @@ def parse_spec(
     more than ``limits.GRID_RUNS`` runs needs ``allow_large_grid``; none may have more than
     ``limits.GRID_RUNS_MOST``. Both are counted before any run is expanded.
     """
-    from simulations.run_config import REQUIRED, TrainConfig, flat_types
+    from simulations.run_config import flat_types
 
     types = flat_types()
     _check_keys(source, data, _TABLES)
@@ -257,9 +257,29 @@ def parse_spec(
         target = _check_value(f"{source}: [sweep]", "target", target, float)
         if not 0 < target <= 1:
             raise InputError(f"{source}: [sweep] target must be in (0, 1], got {target}")
-
     grow = _growth(f"{source}: [sweep]", sweep, types)
+    base = _baseline(source, data, types, target)
+    blocks = _blocks(source, data, types)
+    _check_grid_size(source, blocks, allow_large_grid)
+    spec = SweepSpec(
+        name=name,
+        description=description,
+        target=target,
+        source=source,
+        configs=_expand(source, blocks, base, types),
+        grow=grow,
+    )
+    if grow is not None:
+        from simulations.capacity import check_growth
 
+        check_growth(spec)
+    return spec
+
+
+def _baseline(
+    source: str, data: Mapping[str, Any], types: Mapping[str, Any], target: float | None
+) -> dict[str, Any]:
+    """The spec's [baseline] values, checked by type, with the sweep's target."""
     baseline = _check_table(f"{source}: [baseline]", data.get("baseline", {}))
     _check_keys(f"{source}: [baseline]", baseline, list(types))
     base = {k: _check_value(f"{source}: [baseline]", k, v, types[k]) for k, v in baseline.items()}
@@ -270,22 +290,35 @@ def parse_spec(
                 f"[baseline] target {base['target']}"
             )
         base["target"] = target
+    return base
 
+
+def _blocks(source: str, data: Mapping[str, Any], types: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The grid's blocks of axes: the shared [grid] axes, each [[grid.include]] over them."""
     grid = dict(_check_table(f"{source}: [grid]", data.get("grid", {})))
     includes = grid.pop("include", None)
     shared = _axes(f"{source}: [grid]", grid, types, lists_only=True)
     if includes is None:
-        blocks = [shared]
-    else:
-        if not isinstance(includes, list) or not includes:
-            raise InputError(f"{source}: grid.include must be a non-empty array of tables")
-        blocks = []
-        for i, include in enumerate(includes, 1):
-            where = f"{source}: [[grid.include]] #{i}"
-            own = _axes(where, _check_table(where, include), types, lists_only=False)
-            blocks.append({**shared, **own})
+        return [shared]
+    if not isinstance(includes, list) or not includes:
+        raise InputError(f"{source}: grid.include must be a non-empty array of tables")
+    blocks = []
+    for i, include in enumerate(includes, 1):
+        where = f"{source}: [[grid.include]] #{i}"
+        own = _axes(where, _check_table(where, include), types, lists_only=False)
+        blocks.append({**shared, **own})
+    return blocks
 
-    _check_grid_size(source, blocks, allow_large_grid)
+
+def _expand(
+    source: str,
+    blocks: list[dict[str, Any]],
+    base: Mapping[str, Any],
+    types: Mapping[str, Any],
+) -> tuple[Any, ...]:
+    """Every point of every block over ``base``, each a checked TrainConfig, once each."""
+    from simulations.run_config import REQUIRED, TrainConfig
+
     configs, seen = [], set()
     for block in blocks:
         # the product varies the config's later fields fastest: task, arch, ... length, lr, seed
@@ -307,19 +340,7 @@ def parse_spec(
                 configs.append(config)
     if not configs:
         raise InputError(f"{source}: the grid has no runs")
-    spec = SweepSpec(
-        name=name,
-        description=description,
-        target=target,
-        source=source,
-        configs=tuple(configs),
-        grow=grow,
-    )
-    if grow is not None:
-        from simulations.capacity import check_growth
-
-        check_growth(spec)
-    return spec
+    return tuple(configs)
 
 
 def _growth(where: str, sweep: Mapping[str, Any], types: Mapping[str, Any]) -> Growth | None:

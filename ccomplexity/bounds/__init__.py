@@ -8,6 +8,8 @@ which task on which model family is not here but in :mod:`ccomplexity.claims`.
 
 from __future__ import annotations
 
+import re
+
 from ccomplexity.bounds import kg, looped, parrots, separations
 from ccomplexity.bounds.base import KINDS, PARAMS, Bound, Param, define_param
 from ccomplexity.bounds.separations import (
@@ -74,7 +76,6 @@ def short_name(theorem: str) -> str:
     """The statement as its paper numbers it (``Thm 3.1``), read from the citation's first
     numbered statement; the bound's name where the paper numbers none (or where the statement
     is the toolkit's own)."""
-    import re
 
     bound = get(theorem)
     found = re.search(r"\b(" + "|".join(_KINDS) + r")\s+([A-Z]?[\d.]*\d)", bound.citation)

@@ -217,19 +217,22 @@ OPEN_BELOW_50 = {20: (0.1, "undecided"), 50: (0.05, "plateaued")}
         (
             REACHED,
             MISSED,
-            "Index lookup, transformer L=1 d=64 holds the target to longer N than lstm L=1 d=64",
+            "Index lookup, transformer layers=1 width=64 holds the target to longer N than "
+            "lstm layers=1 width=64",
         ),
         (
             MISSED,
             REACHED,
-            "Index lookup, lstm L=1 d=64 holds the target to longer N than transformer L=1 d=64",
+            "Index lookup, lstm layers=1 width=64 holds the target to longer N than "
+            "transformer layers=1 width=64",
         ),
         (REACHED, OPEN, "Index lookup, which model holds the target longest is undecided"),
         # undecided at 20 but plateaued at 50: below 50 whatever N = 20 does, so decided
         (
             REACHED,
             OPEN_BELOW_50,
-            "Index lookup, transformer L=1 d=64 holds the target to longer N than lstm L=1 d=64",
+            "Index lookup, transformer layers=1 width=64 holds the target to longer N than "
+            "lstm layers=1 width=64",
         ),
         (MISSED, MISSED, "hold the target to the same N"),
     ],
@@ -252,13 +255,13 @@ def test_fig4_says_when_the_store_has_one_length(tmp_path):
     )
     title, conclusion = said("fig4", path)
     assert title.startswith("Equality tasks") and "Eq-random: one length (N = 50)" in title
-    assert "lstm L=1 d=64 0.995, transformer L=1 d=64 0.920" in conclusion
+    assert "lstm layers=1 width=64 0.995, transformer layers=1 width=64 0.920" in conclusion
     path = store(
         tmp_path,
         lengths("eq-random", "lstm", REACHED) + lengths("eq-random", "transformer", MISSED),
         "two.db",
     )
-    assert "Eq-random, lstm L=1 d=64 holds the target to longer N" in said("fig4", path)[0]
+    assert "Eq-random, lstm layers=1 width=64 holds the target to longer N" in said("fig4", path)[0]
 
 
 @pytest.mark.parametrize(
@@ -267,14 +270,14 @@ def test_fig4_says_when_the_store_has_one_length(tmp_path):
         (
             MISSED,
             {20: (1.0, "reached"), 50: (0.2, "plateaued")},
-            "lstm L=1: its reach grows with width",
+            "lstm layers=1: its reach grows with width",
         ),
-        (MISSED, MISSED, "lstm L=1 at 0.99 at no width or length tried"),
-        (MISSED, OPEN, "lstm L=1: whether its reach grows with width is undecided"),
+        (MISSED, MISSED, "lstm layers=1 at 0.99 at no width or length tried"),
+        (MISSED, OPEN, "lstm layers=1: whether its reach grows with width is undecided"),
         (
             {20: (1.0, "reached"), 50: (0.2, "plateaued")},
             MISSED,
-            "lstm L=1: its reach does not grow with width",
+            "lstm layers=1: its reach does not grow with width",
         ),
     ],
 )
@@ -296,7 +299,7 @@ def test_thresholds_say_whether_any_passes_its_bound(tmp_path):
     beyond = store(tmp_path, lengths("index-lookup", "lstm", {128: (1.0, "reached")}, 1), "b.db")
     title, conclusion = said("thresholds", beyond)
     assert "1 beyond their bound, an error to report" in title
-    assert "index lookup: lstm, 1 layer d=1 passed the length" in conclusion
+    assert "index lookup: lstm, 1 layer width=1 passed the length" in conclusion
 
 
 # ------------------------------------------------------------------------ looped reasoning

@@ -320,7 +320,7 @@ def test_looped_figures_read_the_claims_and_the_store(fake_report: Drawn) -> Non
     assert [r["row"] for r in table if r["task"] == "addition" and r["x"] == "4"] == rows
     # the fake runs set neither digits nor reverse: the paper's addition
     assert {r["setting"] for r in table if r["task"] == "addition"} == {
-        "N=8, 3-digit operands, sum most significant digit first, as the paper, d=64"
+        "N=8, 3-digit operands, sum most significant digit first, as the paper, width=64"
     }
     counts = {r["row"]: int(r["parameters"]) for r in table if r["task"] == "addition"}
     assert "addition: " + ", ".join(f"{row} {counts[row]:,}" for row in rows) in result["caption"]
@@ -503,5 +503,5 @@ def test_looped_table1_labels_the_reversed_sum_a_variant() -> None:
     run = {"task": "addition", "length": 4, "width": 64,
            "config": {"digits": 2, "reverse": True}}  # fmt: skip
     assert setting(run) == ("N=4, 2-digit operands, reversed sum (least significant digit "
-                            "first: a variant, not the paper's), d=64")  # fmt: skip
+                            "first: a variant, not the paper's), width=64")  # fmt: skip
     assert "as the paper" in setting({**run, "config": {"reverse": False}})

@@ -38,6 +38,7 @@ checkpoint's training length unless given (at most that length).
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import Any
 
@@ -81,8 +82,6 @@ def run_reduction(
     reduction-specific fields.
     """
     if name in OTHER_PAPERS:
-        import importlib
-
         module, function = OTHER_PAPERS[name].split(":")
         runner = getattr(importlib.import_module(module), function)
         with torch.no_grad():
