@@ -45,8 +45,15 @@ def main() -> None:
             task = get_task(name, n)
             for train in (True, False):
                 s = seconds_per_batch(task, n, train)
-                rows.append({"task": name, "length": n, "train": train,
-                             "ms_per_batch": 1000 * s, "samples_per_s": BATCH / s})  # fmt: skip
+                rows.append(
+                    {
+                        "task": name,
+                        "length": n,
+                        "train": train,
+                        "ms_per_batch": 1000 * s,
+                        "samples_per_s": BATCH / s,
+                    }
+                )
                 print(f"{name} N={n} {'train' if train else 'eval'}: {1000 * s:.2f} ms/batch")
     RESULTS.mkdir(exist_ok=True)
     report = {"batch": BATCH, "torch_threads": 1, "load_before": load, "rows": rows}

@@ -30,14 +30,22 @@ def timed(args: list[str], folder: str) -> dict:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-m", "ccx", *args], cwd=folder, capture_output=True, text=True,
+        [sys.executable, "-m", "ccx", *args],
+        cwd=folder,
+        capture_output=True,
+        text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )  # fmt: skip
+    )
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {"exit": done.returncode, "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
-            "stdout": done.stdout, "stderr": done.stderr.strip()}  # fmt: skip
+    return {
+        "exit": done.returncode,
+        "wall_s": round(wall, 2),
+        "cpu_s": round(cpu, 2),
+        "stdout": done.stdout,
+        "stderr": done.stderr.strip(),
+    }
 
 
 def main() -> None:
@@ -45,16 +53,38 @@ def main() -> None:
     load = [os.getloadavg()[0]]
     for n in LENGTHS:
         with tempfile.TemporaryDirectory() as folder:
-            make = timed(["fooling", "--problem", "dyck", "--types", "2", "--depth", "2",
-                          "--length", str(n), "--partition", "odd-even", "--certificate",
-                          "c.json", "--json"], folder)  # fmt: skip
+            make = timed(
+                [
+                    "fooling",
+                    "--problem",
+                    "dyck",
+                    "--types",
+                    "2",
+                    "--depth",
+                    "2",
+                    "--length",
+                    str(n),
+                    "--partition",
+                    "odd-even",
+                    "--certificate",
+                    "c.json",
+                    "--json",
+                ],
+                folder,
+            )
             bits = json.loads(make["stdout"])["bits"] if make["exit"] == 0 else None
             size = (Path(folder) / "c.json").stat().st_size if make["exit"] == 0 else 0
             check = timed(["verify", "c.json"], folder)
-        rows.append({"length": n, "bits": bits, "certificate_bytes": size,
-                     "make": {k: make[k] for k in ("exit", "wall_s", "cpu_s")},
-                     "verify": {k: check[k] for k in ("exit", "wall_s", "cpu_s")},
-                     "verify_says": check["stdout"].strip() or check["stderr"]})  # fmt: skip
+        rows.append(
+            {
+                "length": n,
+                "bits": bits,
+                "certificate_bytes": size,
+                "make": {k: make[k] for k in ("exit", "wall_s", "cpu_s")},
+                "verify": {k: check[k] for k in ("exit", "wall_s", "cpu_s")},
+                "verify_says": check["stdout"].strip() or check["stderr"],
+            }
+        )
         print(rows[-1], flush=True)
     load.append(os.getloadavg()[0])
     out = {"machine": f"{os.cpu_count()} cores, Python {platform.python_version()}",

@@ -33,8 +33,9 @@ RESULTS = Path(__file__).resolve().parent / "results"
 SHAPES = [(16, 16), (32, 32), (16, 64), (64, 64)]  # (width, N), batch 32, one layer
 
 
-def step_seconds(form: type, configs: list[TrainConfig], batch: list[torch.Tensor], device,
-                 repeats: int) -> float:  # fmt: skip
+def step_seconds(
+    form: type, configs: list[TrainConfig], batch: list[torch.Tensor], device, repeats: int
+) -> float:
     stack = form([build_model(c)[0] for c in configs], [c.recipe.lr for c in configs], device)
     sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
     times = []
@@ -68,9 +69,20 @@ def main() -> None:
     }
     for width, length in SHAPES:
         for arch in args.archs:
-            configs = [TrainConfig.of(task="index-lookup", arch=arch, width=width, layers=1,
-                                   length=length, heads=4, batch=32, seed=s, lr=1e-3)
-                       for s in range(args.members)]  # fmt: skip
+            configs = [
+                TrainConfig.of(
+                    task="index-lookup",
+                    arch=arch,
+                    width=width,
+                    layers=1,
+                    length=length,
+                    heads=4,
+                    batch=32,
+                    seed=s,
+                    lr=1e-3,
+                )
+                for s in range(args.members)
+            ]
             task = build_model(configs[0])[1]
             gen = torch.Generator().manual_seed(0)
             parts = [task.sample(32, length, gen) for _ in configs]

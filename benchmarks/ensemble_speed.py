@@ -55,8 +55,17 @@ GPU_COMMAND = "python benchmarks/ensemble_speed.py --device cuda --workers 16"
 
 
 def spec(arch: str, shape: dict, steps: int) -> SweepSpec:
-    base = TrainConfig.of(task="index-lookup", arch=arch, layers=1, heads=4, steps=steps,
-                       eval_every=steps, eval_samples=100, target=1.0, **shape)  # fmt: skip
+    base = TrainConfig.of(
+        task="index-lookup",
+        arch=arch,
+        layers=1,
+        heads=4,
+        steps=steps,
+        eval_every=steps,
+        eval_samples=100,
+        target=1.0,
+        **shape,
+    )
     configs = tuple(base.replace(lr=lr, seed=s) for lr in LRS for s in SEEDS)
     return SweepSpec(f"{arch}-bench", "", None, "benchmark", configs)
 
@@ -65,8 +74,9 @@ def measure(sweep: SweepSpec, workers: int, ensemble: int) -> float:
     """Wall seconds of the whole sweep into a fresh store."""
     with tempfile.TemporaryDirectory() as folder:
         start = time.perf_counter()
-        summary = run_sweep(sweep, Path(folder) / "s.db", workers=workers, ensemble=ensemble,
-                            progress=False)  # fmt: skip
+        summary = run_sweep(
+            sweep, Path(folder) / "s.db", workers=workers, ensemble=ensemble, progress=False
+        )
         wall = time.perf_counter() - start
     if summary["failed"]:
         raise RuntimeError(f"{sweep.name}: {summary['failed'][0]['error']}")
@@ -79,13 +89,23 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=default_workers())
     parser.add_argument("--archs", nargs="+", default=list(models.REGISTRY))
     parser.add_argument("--shapes", nargs="+", default=list(SHAPES), choices=list(SHAPES))
-    parser.add_argument("--steps", type=int, nargs=2, default=[60, 15],
-                        help="training steps per run for the tiny and the small shape")  # fmt: skip
-    parser.add_argument("--baseline-steps", type=int, default=None,
-                        help="also sweep at this many steps, for the steady throughput "
-                        "(default: 1 on a GPU, none on the CPU)")  # fmt: skip
-    parser.add_argument("--update", action="store_true",
-                        help="keep the earlier rows of archs not measured now")  # fmt: skip
+    parser.add_argument(
+        "--steps",
+        type=int,
+        nargs=2,
+        default=[60, 15],
+        help="training steps per run for the tiny and the small shape",
+    )
+    parser.add_argument(
+        "--baseline-steps",
+        type=int,
+        default=None,
+        help="also sweep at this many steps, for the steady throughput "
+        "(default: 1 on a GPU, none on the CPU)",
+    )
+    parser.add_argument(
+        "--update", action="store_true", help="keep the earlier rows of archs not measured now"
+    )
     args = parser.parse_args()
     device = resolve_device(args.device)
     baseline = args.baseline_steps

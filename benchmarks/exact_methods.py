@@ -160,8 +160,13 @@ def ladder(method: str, limit: float) -> dict:
         ok = [c["size"] for c in cases if c["seconds"] is not None and c["seconds"] <= budget]
         return max(ok) if ok else None
 
-    return {"method": method, "size": what, "reach_10s": reach(10), "reach_60s": reach(60),
-            "cases": cases}  # fmt: skip
+    return {
+        "method": method,
+        "size": what,
+        "reach_10s": reach(10),
+        "reach_60s": reach(60),
+        "cases": cases,
+    }
 
 
 def main() -> None:

@@ -78,8 +78,14 @@ def measure(configs: list, steps: int, device: torch.device) -> dict:
     first, task = group[0], built[0][1]
     gens = [torch.Generator().manual_seed(c.seed) for c in group]
     batch = _batches(task, first, first.recipe.batch, gens, device, train=True)
-    stack = make_stack(batched_form(first, device), [m for m, _ in built],
-                       [c.recipe.lr for c in group], device, batch[0], first.recipe)  # fmt: skip
+    stack = make_stack(
+        batched_form(first, device),
+        [m for m, _ in built],
+        [c.recipe.lr for c in group],
+        device,
+        batch[0],
+        first.recipe,
+    )
     if device.type == "cuda":
         torch.cuda.synchronize(device)
         torch.cuda.reset_peak_memory_stats(device)
@@ -96,9 +102,12 @@ def measure(configs: list, steps: int, device: torch.device) -> dict:
     ms = (time.perf_counter() - start) * 1e3 / steps
     peak = torch.cuda.max_memory_allocated(device) / 2**30 if device.type == "cuda" else None
     return {
-        "members": len(group), "form": stack.strategy, "graphed": static.graph is not None,
-        "ms/step": round(ms, 2), "peak GiB": None if peak is None else round(peak, 2),
-    }  # fmt: skip
+        "members": len(group),
+        "form": stack.strategy,
+        "graphed": static.graph is not None,
+        "ms/step": round(ms, 2),
+        "peak GiB": None if peak is None else round(peak, 2),
+    }
 
 
 def main() -> None:
@@ -107,10 +116,15 @@ def main() -> None:
     parser.add_argument("--profile", default="gpu")
     parser.add_argument("--cells", nargs="*", help="task:arch:width:layers:N (default: all)")
     parser.add_argument("--steps", type=int, default=20, help="timed steps per measurement")
-    parser.add_argument("--budget", type=float, default=float("inf"),
-                        help="seconds after which no further cell starts")  # fmt: skip
-    parser.add_argument("--batched", action="store_true",
-                        help="on the CPU too, the GPU's batched forms (a dry run)")  # fmt: skip
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=float("inf"),
+        help="seconds after which no further cell starts",
+    )
+    parser.add_argument(
+        "--batched", action="store_true", help="on the CPU too, the GPU's batched forms (a dry run)"
+    )
     args = parser.parse_args()
     device = torch.device(args.device)
     if args.batched:
@@ -153,8 +167,11 @@ def main() -> None:
             except Exception as exc:  # noqa: BLE001 - record it and go on
                 row["error"] = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
             finally:
-                (transformer.FUSED_ATTENTION, stacks.BLOCK_DEVICES,
-                 stacks.STACKED_ADAFACTOR_DEVICES) = default_forms  # fmt: skip
+                (
+                    transformer.FUSED_ATTENTION,
+                    stacks.BLOCK_DEVICES,
+                    stacks.STACKED_ADAFACTOR_DEVICES,
+                ) = default_forms
                 if device.type == "cuda":
                     torch.cuda.empty_cache()
             report["rows"].append(row)

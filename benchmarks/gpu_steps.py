@@ -108,9 +108,12 @@ def ensemble_row(arch: str, steps: int, device: torch.device) -> dict:
 
     batch = data()
     stack = make_stack(
-        batched_form(first, device), [m for m, _ in built], [c.recipe.lr for c in configs], device,
+        batched_form(first, device),
+        [m for m, _ in built],
+        [c.recipe.lr for c in configs],
+        device,
         batch[0],
-    )  # fmt: skip
+    )
     static = StaticStep(stack, batch, device)
     for _ in range(6):  # eager warm-up, graph capture, a replay
         static.run(*batch)

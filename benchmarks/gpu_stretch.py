@@ -58,17 +58,27 @@ def units(runs: list[dict], since: set[str]) -> list[dict]:
         timing = (last.get("ensemble") or {}).get("timing") or {}
         size = (last.get("ensemble") or {}).get("members", 1)
         steps = timing.get("steps") or last.get("steps") or 0
-        rows.append({
-            "task": c["task"], "arch": c["arch"], "width": c["width"], "layers": c["layers"],
-            "length": c["length"], "members": size, "stored": len(members), "steps": steps,
-            "wall_seconds": round(last.get("wall_seconds") or 0.0, 1),
-            **{k: timing.get(k) for k in ("setup_seconds", "train_seconds", "eval_seconds")},
-            "fill": round(timing["member_steps"] / (size * steps), 3)
-            if timing.get("member_steps") and steps else None,
-            "ms_per_step": round(1000 * timing["train_seconds"] / steps, 2)
-            if timing.get("train_seconds") and steps else None,
-            "strategy": (last.get("ensemble") or {}).get("strategy", "alone"),
-        })  # fmt: skip
+        rows.append(
+            {
+                "task": c["task"],
+                "arch": c["arch"],
+                "width": c["width"],
+                "layers": c["layers"],
+                "length": c["length"],
+                "members": size,
+                "stored": len(members),
+                "steps": steps,
+                "wall_seconds": round(last.get("wall_seconds") or 0.0, 1),
+                **{k: timing.get(k) for k in ("setup_seconds", "train_seconds", "eval_seconds")},
+                "fill": round(timing["member_steps"] / (size * steps), 3)
+                if timing.get("member_steps") and steps
+                else None,
+                "ms_per_step": round(1000 * timing["train_seconds"] / steps, 2)
+                if timing.get("train_seconds") and steps
+                else None,
+                "strategy": (last.get("ensemble") or {}).get("strategy", "alone"),
+            }
+        )
     return sorted(rows, key=lambda r: (r["task"], r["arch"], r["width"], r["layers"], r["length"]))
 
 
@@ -137,19 +147,41 @@ def markdown(stretches: list[dict], summary: dict) -> str:
         ]
         for u in s["units"]:
             lines.append(
-                "| " + " | ".join(str(u[k]) for k in (
-                    "task", "arch", "width", "layers", "length", "members", "stored", "steps",
-                    "wall_seconds", "setup_seconds", "train_seconds", "eval_seconds", "fill",
-                    "ms_per_step", "strategy")) + " |"
-            )  # fmt: skip
+                "| "
+                + " | ".join(
+                    str(u[k])
+                    for k in (
+                        "task",
+                        "arch",
+                        "width",
+                        "layers",
+                        "length",
+                        "members",
+                        "stored",
+                        "steps",
+                        "wall_seconds",
+                        "setup_seconds",
+                        "train_seconds",
+                        "eval_seconds",
+                        "fill",
+                        "ms_per_step",
+                        "strategy",
+                    )
+                )
+                + " |"
+            )
     return "\n".join(lines) + "\n"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path, help="the folder the stretch wrote")
-    parser.add_argument("--device-seconds", type=float, required=True,
-                        help="device time of the stretch's lease (start included)")  # fmt: skip
+    parser.add_argument(
+        "--device-seconds",
+        type=float,
+        required=True,
+        help="device time of the stretch's lease (start included)",
+    )
     parser.add_argument("--profile", default="gpu")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
@@ -181,16 +213,24 @@ def record(out: Path, device_seconds: float, wanted_profile: str) -> None:
     log_path = RESULTS / "gpu_stretches.json"
     log = json.loads(log_path.read_text()) if log_path.is_file() else {}
     stretches = log.setdefault(profile, [])
-    stretches.append({
-        "date": datetime.now(UTC).strftime("%Y-%m-%d"), "device": device,
-        "workers": stretch["workers"], "start_seconds": stretch["start_seconds"],
-        "hard_seconds": stretch["hard_seconds"], "exit": stretch["exit"],
-        "mps": stretch.get("mps", "off"), "sweep_args": stretch.get("sweep_args", ""),
-        "sweep_seconds": stretch["sweep_seconds"], "device_seconds": device_seconds,
-        "stored_before": len(before & wanted), "stored_after": len(done),
-        "gpu_util_mean": utilisation(out / "gpu_util.csv"),
-        "units": units(runs, {r["config_hash"] for r in runs} - before),
-    })  # fmt: skip
+    stretches.append(
+        {
+            "date": datetime.now(UTC).strftime("%Y-%m-%d"),
+            "device": device,
+            "workers": stretch["workers"],
+            "start_seconds": stretch["start_seconds"],
+            "hard_seconds": stretch["hard_seconds"],
+            "exit": stretch["exit"],
+            "mps": stretch.get("mps", "off"),
+            "sweep_args": stretch.get("sweep_args", ""),
+            "sweep_seconds": stretch["sweep_seconds"],
+            "device_seconds": device_seconds,
+            "stored_before": len(before & wanted),
+            "stored_after": len(done),
+            "gpu_util_mean": utilisation(out / "gpu_util.csv"),
+            "units": units(runs, {r["config_hash"] for r in runs} - before),
+        }
+    )
     summary = {
         "device": device,
         "runs": len(wanted),

@@ -31,9 +31,12 @@ def main() -> None:
     load = [os.getloadavg()[0]]
     start = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-m", "ccx", *args], capture_output=True, text=True, check=True,
+        [sys.executable, "-m", "ccx", *args],
+        capture_output=True,
+        text=True,
+        check=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )  # fmt: skip
+    )
     wall = time.perf_counter() - start
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     load.append(os.getloadavg()[0])

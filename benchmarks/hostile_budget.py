@@ -57,8 +57,13 @@ def drawn(torch: bool, examples: int) -> list[list[str]]:
     """``examples`` command lines drawn from the families with (or without) torch."""
     out: list[list[str]] = []
 
-    @settings(max_examples=examples, database=None, phases=[Phase.generate], deadline=None,
-              suppress_health_check=list(HealthCheck))  # fmt: skip
+    @settings(
+        max_examples=examples,
+        database=None,
+        phases=[Phase.generate],
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
     @given(cases(torch))
     def collect(argv):
         out.append(argv)
@@ -76,15 +81,19 @@ def killed_worker() -> dict:
     argv = [sys.executable, "-m", "ccx", "sweep", "--profile", "smoke", "--store", "s.db",
             "--workers", "2", "--json"]  # fmt: skip
     start = time.perf_counter()
-    sweep = subprocess.Popen(argv, cwd=folder, env=env, stdout=subprocess.PIPE, text=True,
-                             stderr=subprocess.DEVNULL)  # fmt: skip
+    sweep = subprocess.Popen(
+        argv, cwd=folder, env=env, stdout=subprocess.PIPE, text=True, stderr=subprocess.DEVNULL
+    )
     victim = None
     while victim is None and sweep.poll() is None:  # a worker, once the pool has stored a run
         time.sleep(0.2)
         if stored_count(folder / "s.db") < 1:
             continue
-        kids = subprocess.run(["pgrep", "-P", str(sweep.pid), "-f", "multiprocessing.spawn"],
-                              capture_output=True, text=True).stdout.split()  # fmt: skip
+        kids = subprocess.run(
+            ["pgrep", "-P", str(sweep.pid), "-f", "multiprocessing.spawn"],
+            capture_output=True,
+            text=True,
+        ).stdout.split()
         victim = int(kids[0]) if kids else None
         try:
             if victim is not None:
@@ -96,10 +105,17 @@ def killed_worker() -> dict:
     with sqlite3.connect(folder / "s.db") as conn:
         query = "SELECT count(*), count(DISTINCT config_hash) FROM runs"
         rows, distinct = conn.execute(query).fetchone()
-    return {"command": " ".join(argv[3:]), "exit": sweep.returncode, "killed_pid": victim,
-            "runs": summary["runs"], "ran": summary["ran"], "failed": len(summary["failed"]),
-            "stored_rows": rows, "distinct_runs": distinct,
-            "seconds": round(time.perf_counter() - start, 1)}  # fmt: skip
+    return {
+        "command": " ".join(argv[3:]),
+        "exit": sweep.returncode,
+        "killed_pid": victim,
+        "runs": summary["runs"],
+        "ran": summary["ran"],
+        "failed": len(summary["failed"]),
+        "stored_rows": rows,
+        "distinct_runs": distinct,
+        "seconds": round(time.perf_counter() - start, 1),
+    }
 
 
 def main() -> None:
@@ -109,11 +125,16 @@ def main() -> None:
     rows = []
     for argv in lines:
         o = run_case(argv)
-        rows.append({"command": "ccx " + " ".join(argv), "exit": o.code,
-                     "seconds": round(o.seconds, 2), "max_rss_mib": o.max_rss >> 20,
-                     "problem": o.problem(),
-                     "stderr": o.stderr.strip().splitlines()[-1][:200] if o.stderr.strip()
-                     else ""})  # fmt: skip
+        rows.append(
+            {
+                "command": "ccx " + " ".join(argv),
+                "exit": o.code,
+                "seconds": round(o.seconds, 2),
+                "max_rss_mib": o.max_rss >> 20,
+                "problem": o.problem(),
+                "stderr": o.stderr.strip().splitlines()[-1][:200] if o.stderr.strip() else "",
+            }
+        )
         print(rows[-1]["exit"], rows[-1]["seconds"], rows[-1]["command"][:120], flush=True)
     sweep = killed_worker()
     summary = {

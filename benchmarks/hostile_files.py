@@ -110,9 +110,17 @@ def store_with_runs(folder: Path, name: str = "s.db", count: int = 1) -> list[Tr
     configs = list(load_spec(folder / "spec.toml").configs)
     with Store(folder / name) as store:
         for config in configs[:count]:
-            store.add_run({"config": config.to_dict(), "config_hash": config.config_hash(),
-                           "accuracy": 0.5, "best_accuracy": 0.5, "curve": [[4, 0.5]],
-                           "device": "cpu", "threads": 1})  # fmt: skip
+            store.add_run(
+                {
+                    "config": config.to_dict(),
+                    "config_hash": config.config_hash(),
+                    "accuracy": 0.5,
+                    "best_accuracy": 0.5,
+                    "curve": [[4, 0.5]],
+                    "device": "cpu",
+                    "threads": 1,
+                }
+            )
     return configs
 
 
@@ -136,8 +144,10 @@ def forge(folder: Path, path: str, **config: object) -> None:
     with sqlite3.connect(folder / path) as conn:
         stored = json.loads(conn.execute("SELECT config FROM runs WHERE id = 1").fetchone()[0])
         stored.update(config)
-        conn.execute("UPDATE runs SET config = ?, config_hash = ?, ensemble = NULL WHERE id = 1",
-                     (json.dumps(stored), TrainConfig.from_dict(stored).config_hash()))  # fmt: skip
+        conn.execute(
+            "UPDATE runs SET config = ?, config_hash = ?, ensemble = NULL WHERE id = 1",
+            (json.dumps(stored), TrainConfig.from_dict(stored).config_hash()),
+        )
 
 
 # --- cases -------------------------------------------------------------------------------------
@@ -207,15 +217,45 @@ def _planted(folder: Path) -> None:
     (info / "entry_points.txt").write_text("[ccomplexity.tasks]\nplanted-task = planted\n")
     (folder / "spec.toml").write_text(SPEC.replace('"dyck"', '"planted-task"'))
     with Store(folder / "s.db") as store:
-        store.add_run({"config": {"task": "planted-task", "arch": "lstm", "width": 4,
-                                  "layers": 1, "length": 4, "lr": 0.01, "seed": 0},
-                       "config_hash": "p1", "accuracy": 0.5, "best_accuracy": 0.5})  # fmt: skip
+        store.add_run(
+            {
+                "config": {
+                    "task": "planted-task",
+                    "arch": "lstm",
+                    "width": 4,
+                    "layers": 1,
+                    "length": 4,
+                    "lr": 0.01,
+                    "seed": 0,
+                },
+                "config_hash": "p1",
+                "accuracy": 0.5,
+                "best_accuracy": 0.5,
+            }
+        )
     maker = folder / "maker.py"  # a certificate about the task, made by other code
     maker.write_text(TASK.replace("first-equals-last", "planted-task"))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    subprocess.run([sys.executable, "-m", "ccx", "--plugin", "maker.py", "fooling", "--problem",
-                    "planted-task", "--length", "4", "--certificate", "cert.json"], cwd=folder,
-                   env=env, check=True, capture_output=True)  # fmt: skip
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ccx",
+            "--plugin",
+            "maker.py",
+            "fooling",
+            "--problem",
+            "planted-task",
+            "--length",
+            "4",
+            "--certificate",
+            "cert.json",
+        ],
+        cwd=folder,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
     maker.unlink()
     (folder / "planted_was_imported").unlink(missing_ok=True)
 
@@ -236,8 +276,10 @@ def _gpu_run(folder: Path) -> None:
 def _leases(folder: Path) -> None:
     configs = store_with_runs(folder)
     with sqlite3.connect(folder / "s.db") as conn:
-        conn.execute("INSERT INTO leases VALUES (?, ?, ?)",
-                     (configs[1].config_hash(), "elsewhere.example:1:feed", 1e300))  # fmt: skip
+        conn.execute(
+            "INSERT INTO leases VALUES (?, ?, ?)",
+            (configs[1].config_hash(), "elsewhere.example:1:feed", 1e300),
+        )
 
 
 def _ensemble(folder: Path) -> None:
@@ -307,21 +349,63 @@ def retrained(folder: Path, outcome: object) -> str | None:
 
 def _mixed_plugins(folder: Path) -> None:
     (folder / "plug.py").write_text(TASK)
-    (folder / "spec.toml").write_text(SPEC.replace('"dyck"', '"first-equals-last"').replace(
-        "length = [4]", "length = [6]"))  # fmt: skip
+    (folder / "spec.toml").write_text(
+        SPEC.replace('"dyck"', '"first-equals-last"').replace("length = [4]", "length = [6]")
+    )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    subprocess.run([sys.executable, "-m", "ccx", "--plugin", "plug.py", "sweep", "spec.toml",
-                    "--store", "s.db", "--workers", "1"], cwd=folder, env=env, check=True,
-                   capture_output=True)  # fmt: skip
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ccx",
+            "--plugin",
+            "plug.py",
+            "sweep",
+            "spec.toml",
+            "--store",
+            "s.db",
+            "--workers",
+            "1",
+        ],
+        cwd=folder,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
     (folder / "plug.py").write_text(TASK.replace("==", "!="))
 
 
 def _huge_query(folder: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    subprocess.run([sys.executable, "-m", "ccx", "protocol", "attention", "--precision", "16",
-                    "--width", "8", "--heads", "2", "--length", "8", "--partition", "random",
-                    "--one-way", "--samples", "4", "--certificate", "a.json", "--json"],
-                   cwd=folder, env=env, check=True, capture_output=True)  # fmt: skip
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ccx",
+            "protocol",
+            "attention",
+            "--precision",
+            "16",
+            "--width",
+            "8",
+            "--heads",
+            "2",
+            "--length",
+            "8",
+            "--partition",
+            "random",
+            "--one-way",
+            "--samples",
+            "4",
+            "--certificate",
+            "a.json",
+            "--json",
+        ],
+        cwd=folder,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
     cert = json.loads((folder / "a.json").read_text())
     cert["protocol"]["query_token"] = 10**30
     (folder / "a.json").write_text(json.dumps(cert))
@@ -466,8 +550,9 @@ CASES = [
 
 def problem(case: Case, outcome, folder: Path) -> str | None:
     """Why ``outcome`` breaks the rule of ``case`` (None: it keeps it)."""
-    lines = [line for line in outcome.stderr.strip().splitlines()
-             if not line.startswith("ccx: warning")]  # fmt: skip
+    lines = [
+        line for line in outcome.stderr.strip().splitlines() if not line.startswith("ccx: warning")
+    ]
     if outcome.code is None:
         return f"still running after {SECONDS} s"
     if "Traceback" in outcome.stderr:
@@ -494,9 +579,16 @@ def run(case: Case) -> dict:
             subprocess.run(["umount", mounted.read_text()], check=False)
         shutil.rmtree(folder, ignore_errors=True)
     last = outcome.stderr.strip().splitlines()[-1][:160] if outcome.stderr.strip() else ""
-    return {"group": case.group, "case": case.name, "command": "ccx " + " ".join(case.argv),
-            "exit": outcome.code, "seconds": round(outcome.seconds, 2),
-            "max_rss_mib": outcome.max_rss >> 20, "problem": broken, "stderr": last}  # fmt: skip
+    return {
+        "group": case.group,
+        "case": case.name,
+        "command": "ccx " + " ".join(case.argv),
+        "exit": outcome.code,
+        "seconds": round(outcome.seconds, 2),
+        "max_rss_mib": outcome.max_rss >> 20,
+        "problem": broken,
+        "stderr": last,
+    }
 
 
 def main() -> None:

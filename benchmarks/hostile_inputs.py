@@ -66,13 +66,20 @@ def primality() -> list[dict]:
         fast, verdict = _seconds(lambda q=q: is_prime(q))
         start = time.perf_counter()
         try:
-            proc = subprocess.run([sys.executable, "-c", TRIAL, str(q)], capture_output=True,
-                                  text=True, timeout=LIMIT)  # fmt: skip
+            proc = subprocess.run(
+                [sys.executable, "-c", TRIAL, str(q)], capture_output=True, text=True, timeout=LIMIT
+            )
             reference = f"{time.perf_counter() - start:.2f} s ({proc.stdout.strip()})"
         except subprocess.TimeoutExpired:
             reference = f"> {LIMIT:.0f} s (killed)"
-        rows.append({"prime": name, "miller_rabin_s": round(fast, 6), "prime?": verdict,
-                     "trial_division": reference})  # fmt: skip
+        rows.append(
+            {
+                "prime": name,
+                "miller_rabin_s": round(fast, 6),
+                "prime?": verdict,
+                "trial_division": reference,
+            }
+        )
     return rows
 
 
@@ -86,9 +93,11 @@ def certificates() -> list[dict]:
     x = problems.digits(np.arange(8, dtype=object), 2, 65).tolist()
     y = problems.digits(np.arange(8, dtype=object) + 2**64, 2, 65).tolist()
     rank = certs._envelope(
-        "rank", eq.describe(), {"rank_at_least": 8, "prime": 2_147_483_647, "bits": 3},
+        "rank",
+        eq.describe(),
+        {"rank_at_least": 8, "prime": 2_147_483_647, "bits": 3},
         {"alice_inputs": x, "bob_inputs": y},
-    )  # fmt: skip
+    )
     big_prime = json.loads(json.dumps(rank))  # a genuine identity witness, over GF(2^61 - 1)
     big_prime["claim"]["prime"] = 2**61 - 1
     big_prime["witness"]["bob_inputs"] = x
@@ -103,8 +112,14 @@ def certificates() -> list[dict]:
     rows = []
     for name, cert in cases.items():
         took, verdict = _seconds(lambda cert=cert: verifier.verify(cert))
-        rows.append({"certificate": name, "seconds": round(took, 4), "valid": verdict.valid,
-                     "reason": verdict.reason})  # fmt: skip
+        rows.append(
+            {
+                "certificate": name,
+                "seconds": round(took, 4),
+                "valid": verdict.valid,
+                "reason": verdict.reason,
+            }
+        )
     return rows
 
 
@@ -119,16 +134,24 @@ def commands() -> list[dict]:
         conn.close()
         start = time.perf_counter()
         try:
-            proc = subprocess.run([CCX, *line.split()], cwd=folder, capture_output=True,
-                                  text=True, timeout=LIMIT)  # fmt: skip
+            proc = subprocess.run(
+                [CCX, *line.split()], cwd=folder, capture_output=True, text=True, timeout=LIMIT
+            )
             took, code, err = time.perf_counter() - start, proc.returncode, proc.stderr.strip()
         except subprocess.TimeoutExpired:
             took, code, err = LIMIT, None, "killed"
         created = sorted(p.name for p in folder.iterdir() if p.name != "other.db")
         shutil.rmtree(folder)
-        rows.append({"command": f"ccx {line}", "seconds": round(took, 2), "exit": code,
-                     "stderr_lines": len(err.splitlines()), "created": created,
-                     "message": err[:200]})  # fmt: skip
+        rows.append(
+            {
+                "command": f"ccx {line}",
+                "seconds": round(took, 2),
+                "exit": code,
+                "stderr_lines": len(err.splitlines()),
+                "created": created,
+                "message": err[:200],
+            }
+        )
     return rows
 
 

@@ -62,8 +62,13 @@ def ours(m: np.ndarray, budget: float) -> dict:
     seconds = time.perf_counter() - start
     prob = problems._matrix_problem("matrix", {}, m.copy())
     assert lower_bounds.verify_fooling_set(prob, found.rows, found.cols, found.value).valid
-    return {"size": found.size, "exact": found.exact, "upper_bound": found.upper_bound,
-            "nodes": found.nodes, "seconds": round(seconds, 3)}  # fmt: skip
+    return {
+        "size": found.size,
+        "exact": found.exact,
+        "upper_bound": found.upper_bound,
+        "nodes": found.nodes,
+        "seconds": round(seconds, 3),
+    }
 
 
 def boofun_greedy(m: np.ndarray) -> dict | None:
@@ -86,8 +91,12 @@ def boofun_greedy(m: np.ndarray) -> dict | None:
     start = time.perf_counter()
     size, _ = cc.fooling_set_bound(f)
     seconds = time.perf_counter() - start
-    return {"size": int(size), "seconds": round(seconds, 3),
-            "matrix_seconds": round(matrix_seconds, 3), "version": boofun.__version__}  # fmt: skip
+    return {
+        "size": int(size),
+        "seconds": round(seconds, 3),
+        "matrix_seconds": round(matrix_seconds, 3),
+        "version": boofun.__version__,
+    }
 
 
 def main() -> None:
@@ -134,8 +143,11 @@ def main() -> None:
         f"{compile_seconds['warm']} s once the cache is written.",
         "",
     ]
-    lines += ["boofun's column is empty where n is not a power of two (it reads a Boolean "
-              "function on 2 log2 n variables).", ""]  # fmt: skip
+    lines += [
+        "boofun's column is empty where n is not a power of two (it reads a Boolean "
+        "function on 2 log2 n variables).",
+        "",
+    ]
     if not have_boofun:
         lines += ["boofun is not installed: its column is empty (`pip install boofun==1.3.0`).", ""]
     lines += [

@@ -146,15 +146,24 @@ def run(line: str, folder: str) -> dict:
     start = time.perf_counter()
     with out.open("wb") as o, err.open("wb") as e:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "ccx", *line.split()], cwd=folder, stdout=o, stderr=e,
-            env={**os.environ, "PYTHONPATH": str(ROOT)}, preexec_fn=_limit,
-        )  # fmt: skip
+            [sys.executable, "-m", "ccx", *line.split()],
+            cwd=folder,
+            stdout=o,
+            stderr=e,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            preexec_fn=_limit,
+        )
         _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
-    return {"line": line, "exit": os.waitstatus_to_exitcode(status), "wall_s": round(wall, 2),
-            "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
-            "peak_rss_mib": round(usage.ru_maxrss / 1024),
-            "stdout": out.read_text()[:400], "stderr": err.read_text().strip()[:400]}  # fmt: skip
+    return {
+        "line": line,
+        "exit": os.waitstatus_to_exitcode(status),
+        "wall_s": round(wall, 2),
+        "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
+        "peak_rss_mib": round(usage.ru_maxrss / 1024),
+        "stdout": out.read_text()[:400],
+        "stderr": err.read_text().strip()[:400],
+    }
 
 
 def main() -> None:

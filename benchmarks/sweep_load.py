@@ -65,9 +65,21 @@ def measured(work) -> dict[str, float]:  # noqa: ANN001 - a callable of no argum
 
 
 def configs(steps: int) -> list[TrainConfig]:
-    return [TrainConfig.of(task="index-lookup", arch="lstm", width=64, layers=1, length=20,
-                        steps=steps, batch=32, eval_every=100, eval_samples=500, lr=lr)
-            for lr in (1e-3, 3e-3)]  # fmt: skip
+    return [
+        TrainConfig.of(
+            task="index-lookup",
+            arch="lstm",
+            width=64,
+            layers=1,
+            length=20,
+            steps=steps,
+            batch=32,
+            eval_every=100,
+            eval_samples=500,
+            lr=lr,
+        )
+        for lr in (1e-3, 3e-3)
+    ]
 
 
 def alone(steps: int) -> None:
@@ -110,13 +122,17 @@ def main() -> None:
             rows["sweep"].append(measured(lambda: sweep(args.steps, Path(tmp))))
         with patched_threads(cores):
             rows[f"sweep on {cores} threads (the rule before)"].append(
-                measured(lambda: sweep(args.steps, Path(tmp))))  # fmt: skip
+                measured(lambda: sweep(args.steps, Path(tmp)))
+            )
         one = configs(args.steps)[0]
         for threads, key in ((1, "1 thread"), (cores, f"{cores} threads")):
-            rows[key].append(measured(
-                lambda t=threads: train(one, progress=False, device="cpu", threads=t)))  # fmt: skip
-    median = {k: {m: statistics.median(r[m] for r in v) for m in ("cpu", "wall", "load")}
-              for k, v in rows.items()}  # fmt: skip
+            rows[key].append(
+                measured(lambda t=threads: train(one, progress=False, device="cpu", threads=t))
+            )
+    median = {
+        k: {m: statistics.median(r[m] for r in v) for m in ("cpu", "wall", "load")}
+        for k, v in rows.items()
+    }
     out = {
         "command": "python benchmarks/sweep_load.py",
         "steps": args.steps,

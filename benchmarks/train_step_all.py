@@ -46,9 +46,14 @@ def main() -> None:
         model = models.build(name, vocab_size=vocab, width=args.width, layers=args.layers, **extra)
         times = time_train_step(model, tokens, targets, args.steps)
         rows.append(
-            {"arch": name, "parameters": model.param_count(), "state_numel": model.state_numel(),
-             "median_seconds": statistics.median(times), "times": times}
-        )  # fmt: skip
+            {
+                "arch": name,
+                "parameters": model.param_count(),
+                "state_numel": model.state_numel(),
+                "median_seconds": statistics.median(times),
+                "times": times,
+            }
+        )
         print(f"{name}: {statistics.median(times):.3f} s/step", flush=True)
     report = {"machine": machine(), "threads": args.threads, "load_before": load_before,
               "load_after": os.getloadavg(), "settings": vars(args), "rows": rows}  # fmt: skip

@@ -69,8 +69,14 @@ KINDS = [  # (name, path of the true accuracy over t in (0, 1], training noise, 
 ]  # fmt: skip
 
 
-def simulate(shape: tuple[int, int, int], path, noise: float, given: bool, runs: int,
-             rng: np.random.Generator) -> dict[str, int]:  # fmt: skip
+def simulate(
+    shape: tuple[int, int, int],
+    path,
+    noise: float,
+    given: bool,
+    runs: int,
+    rng: np.random.Generator,
+) -> dict[str, int]:
     """Verdict counts of ``runs`` simulated curves of ``shape`` along ``path``."""
     n, every, steps = shape
     evaluated = list(range(every, steps + 1, every))
@@ -83,8 +89,7 @@ def simulate(shape: tuple[int, int, int], path, noise: float, given: bool, runs:
     counts = dict.fromkeys(verdicts.VERDICTS, 0)
     for row, chance in zip(accuracies, chances, strict=True):
         curve = [[s, float(a)] for s, a in zip(evaluated, row, strict=True)]
-        judged = verdicts.verdict(curve, 0.99, n, float(chance) if given else None,
-                                  CHANCE_SAMPLES)  # fmt: skip
+        judged = verdicts.verdict(curve, 0.99, n, float(chance) if given else None, CHANCE_SAMPLES)
         counts[judged] += 1
     return counts
 
@@ -101,9 +106,16 @@ def main() -> None:
         for name, path, noise, given, right in KINDS:
             counts = simulate(shape, path, noise, given, args.runs, rng)
             wrong = 1 - counts[right] / args.runs
-            rows.append({"shape": shape_name, "curve": name, "right": right, **counts,
-                         "wrong_per_run": wrong,
-                         "wrong_per_cell": 1 - (1 - wrong) ** CELL})  # fmt: skip
+            rows.append(
+                {
+                    "shape": shape_name,
+                    "curve": name,
+                    "right": right,
+                    **counts,
+                    "wrong_per_run": wrong,
+                    "wrong_per_cell": 1 - (1 - wrong) ** CELL,
+                }
+            )
     out = {
         "command": "python benchmarks/verdict_rates.py",
         "runs_per_kind": args.runs,

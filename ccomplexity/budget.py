@@ -342,8 +342,9 @@ KG_BATCH_NUMBERS = 1 << 21
 ``BATCH_NUMBERS``)."""
 
 
-def kg_construction(entities: int, relations: int, hops: int, queries: int, bits: int,
-                    experts: int) -> tuple[int, int]:  # fmt: skip
+def kg_construction(
+    entities: int, relations: int, hops: int, queries: int, bits: int, experts: int
+) -> tuple[int, int]:
     """(memory, work) of building and checking the three KG path constructions (standard,
     looped, looped with ``experts`` experts) on ``queries`` q-hop queries over E entities and R
     relations (T = E R triples, codes of ``bits`` bits): each chunk of queries runs q blocks
@@ -450,10 +451,21 @@ def step_madds(
 
 
 def training(
-    *, steps: int, batch: int, tokens: int, width: int, layers: int, heads: int, classes: int,
-    parameters: int, pairs: bool, eval_rows: int, evaluations: int, members: int = 1,
+    *,
+    steps: int,
+    batch: int,
+    tokens: int,
+    width: int,
+    layers: int,
+    heads: int,
+    classes: int,
+    parameters: int,
+    pairs: bool,
+    eval_rows: int,
+    evaluations: int,
+    members: int = 1,
     device: str = "cpu",
-) -> tuple[int, float]:  # fmt: skip
+) -> tuple[int, float]:
     """(memory in bytes, seconds) of training ``members`` models (an ensemble) of one shape for
     ``steps`` steps on ``device``, estimated before the first forward pass. Memory: the
     optimiser's numbers (:data:`OPTIMISER_COPIES` per parameter) and the larger of one training

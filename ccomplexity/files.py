@@ -110,8 +110,10 @@ def full_disk(err: OSError, what: str, path: PathLike) -> InputError:
     """The one line for an OSError met writing ``path``: :class:`DiskFull` for a full disk or
     quota, an InputError naming the system's reason otherwise."""
     if err.errno in FULL:
-        return DiskFull(f"cannot write {what} {path}: no space left on the device; nothing was "
-                        "written there (free some space and run again)")  # fmt: skip
+        return DiskFull(
+            f"cannot write {what} {path}: no space left on the device; nothing was "
+            "written there (free some space and run again)"
+        )
     return InputError(f"cannot write {what} {path}: {err.strerror or err}")
 
 

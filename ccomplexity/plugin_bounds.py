@@ -102,8 +102,9 @@ def bound_profile(
         took = time.perf_counter() - start
         if progress is not None and took >= PROGRESS_SECONDS:
             shown = out[n].get("bits", "not computed")
-            progress(f"[{i + 1}/{len(wanted)}] {kind} bound of {name} at N = {n}: {shown} "
-                     f"({took:.1f} s)")  # fmt: skip
+            progress(
+                f"[{i + 1}/{len(wanted)}] {kind} bound of {name} at N = {n}: {shown} ({took:.1f} s)"
+            )
     return out
 
 
@@ -146,8 +147,14 @@ def price_evaluations(name: str, length: int, words: int, what: str) -> None:
     """Refuse (one line, with the estimate) evaluating the word function of ``name`` on
     ``words`` words of length N beyond the budget, at the speed measured on a probe batch."""
     chunk = budget.words(min(words, max(1, (1 << 22) // length)), length)
-    price_words(name, length, words, f"{what}: the word function of {name} at N = {length}",
-                "use a shorter --length", chunk)  # fmt: skip
+    price_words(
+        name,
+        length,
+        words,
+        f"{what}: the word function of {name} at N = {length}",
+        "use a shorter --length",
+        chunk,
+    )
 
 
 # ------------------------------------------------------------------------------ fooling sets
@@ -309,9 +316,11 @@ def _sampled(
         except Exception as err:  # the user's code: one line
             raise InputError(f"{where} failed: {type(err).__name__}: {err}") from None
         if (
-            drawn.shape != (w // 2, n) or not np.issubdtype(drawn.dtype, np.integer)
-            or drawn.min() < 0 or drawn.max() >= task.alphabet
-        ):  # fmt: skip
+            drawn.shape != (w // 2, n)
+            or not np.issubdtype(drawn.dtype, np.integer)
+            or drawn.min() < 0
+            or drawn.max() >= task.alphabet
+        ):
             raise InputError(
                 f"{where} must return {w // 2} words of {n} symbols in 0..{task.alphabet - 1}"
             )

@@ -479,9 +479,10 @@ def not_loaded(kind: str, name: str, known: Sequence[str]) -> str:
     """The one line that refuses a ``kind`` (task, model, architecture) ``name`` that nothing
     defines, listing the ``known`` names."""
     how = (
-        "or install its package" if entry_points_allowed()
+        "or install its package"
+        if entry_points_allowed()
         else "or install its package and opt in with ccx --entry-points ..."
-    )  # fmt: skip
+    )
     return (
         f"unknown {kind} {name!r}; known: {', '.join(known) or 'none'} (no loaded plugin "
         f"defines it: load one with ccx --plugin FILE.py ..., {how})"

@@ -204,9 +204,15 @@ def string_problem(
         return language(words)
 
     return TwoPartyProblem(
-        name, params, alphabet, len(partition.alice), alphabet, len(partition.bob), evaluate,
+        name,
+        params,
+        alphabet,
+        len(partition.alice),
+        alphabet,
+        len(partition.bob),
+        evaluate,
         partition,
-    )  # fmt: skip
+    )
 
 
 def dyck(types: int, depth: int, length: int, partition: str = "odd-even") -> TwoPartyProblem:

@@ -139,9 +139,15 @@ def fooling_set(request: FoolingRequest) -> tuple[dict[str, Any], dict[str, Any]
 
         req.build()  # the options are checked
         result, cert = plugin_bounds.fooling_set(
-            req.problem, req.length, req.partition, exact=req.exact, seconds=req.seconds,
-            nodes=req.nodes, seed=req.seed or 0, certificate=req.certificate,
-        )  # fmt: skip
+            req.problem,
+            req.length,
+            req.partition,
+            exact=req.exact,
+            seconds=req.seconds,
+            nodes=req.nodes,
+            seed=req.seed or 0,
+            certificate=req.certificate,
+        )
         result["seconds"] = round(time.perf_counter() - start, 3)
         return result, cert
     prob = req.build()

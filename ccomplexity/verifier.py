@@ -530,9 +530,10 @@ def _verify_rank(problem: problems.TwoPartyProblem, claim: dict, witness: dict) 
 
 def _verify_symbolic(spec: dict, claim: dict, witness: dict) -> None:
     exact_keys(
-        spec, "problem", {"problem": str, "types": int, "depth": int, "length": int,
-                          "partition": str},
-    )  # fmt: skip
+        spec,
+        "problem",
+        {"problem": str, "types": int, "depth": int, "length": int, "partition": str},
+    )
     require(
         spec["problem"] == "dyck" and spec["partition"] == "odd-even",
         "symbolic certificates cover Dyck-(n,k) under the odd-even partition only",
@@ -594,8 +595,9 @@ def _mat_product(a: list[list[int]], b: list[list[int]]) -> list[list[int]]:
     """Exact product of matrices of Python ints (zero terms skipped: powers of a walk matrix
     are half zeros by parity)."""
     cols = list(zip(*b, strict=True))
-    return [[sum(x * y for x, y in zip(row, col, strict=True) if x and y) for col in cols]
-            for row in a]  # fmt: skip
+    return [
+        [sum(x * y for x, y in zip(row, col, strict=True) if x and y) for col in cols] for row in a
+    ]
 
 
 def _count_members(step: np.ndarray, heights: np.ndarray, length: int) -> int:

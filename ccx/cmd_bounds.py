@@ -118,10 +118,15 @@ def bound(
         if params:
             raise InputError("--list takes no parameters")
         rows = [
-            {"id": b.id, "kind": b.kind, "params": list(b.params), "needs": b.needs(),
-             "formula": b.formula}
+            {
+                "id": b.id,
+                "kind": b.kind,
+                "params": list(b.params),
+                "needs": b.needs(),
+                "formula": b.formula,
+            }
             for b in bounds.all_bounds()
-        ]  # fmt: skip
+        ]
         if as_json:
             print_json({"theorems": rows})
         else:
@@ -176,10 +181,18 @@ def claims_cmd(
         return
     header = ("task", "family", "layers", "role", "bound", "m", "H", "construction")
     lines = [header] + [
-        (r["task"], r["family"], str(r["layers"] or "any"), r["role"], r["bound_id"],
-         r["reads"]["m"], r["reads"]["H"], r["construction"] or "-")
+        (
+            r["task"],
+            r["family"],
+            str(r["layers"] or "any"),
+            r["role"],
+            r["bound_id"],
+            r["reads"]["m"],
+            r["reads"]["H"],
+            r["construction"] or "-",
+        )
         for r in rows
-    ]  # fmt: skip
+    ]
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
     for line in lines:
         print("  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip())

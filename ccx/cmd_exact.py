@@ -121,8 +121,9 @@ def fooling(
 
     check_certificate_path(certificate, options["file"])
     given = {**options, **locals(), "certificate": certificate is not None}
-    emit_certified(fooling_set(request_from(FoolingRequest, given)), certificate, as_json,
-                   "Fooling set")  # fmt: skip
+    emit_certified(
+        fooling_set(request_from(FoolingRequest, given)), certificate, as_json, "Fooling set"
+    )
 
 
 # --------------------------------------------------------------------------------- cc

@@ -115,9 +115,13 @@ def kg_split(
     from ccomplexity.requests import KgSplitRequest, kg_split
 
     request = KgSplitRequest(
-        entities=entities, relations=relations, hops=hops, cut=cut, seed=seed,
+        entities=entities,
+        relations=relations,
+        hops=hops,
+        cut=cut,
+        seed=seed,
         certificate=certificate is not None,
-    )  # fmt: skip
+    )
     emit_certified(kg_split(request), certificate, as_json, "Path-query split")
 
 

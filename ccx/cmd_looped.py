@@ -146,8 +146,14 @@ def looped_rounds(
     from ccomplexity.rounds import group_doubling, pointer_doubling
 
     group, hops, alphabet, strict = (options[k] for k in ("group", "hops", "alphabet", "strict"))
-    _task_options(task, ("group-composition", "p-hop"), group=group, hops=hops,
-                  alphabet=alphabet, strict=strict)  # fmt: skip
+    _task_options(
+        task,
+        ("group-composition", "p-hop"),
+        group=group,
+        hops=hops,
+        alphabet=alphabet,
+        strict=strict,
+    )
     alphabet = 4 if alphabet is None else alphabet
     if samples * length > limits.ROUND_CELLS:
         raise InputError(
@@ -158,8 +164,11 @@ def looped_rounds(
         raise InputError(f"--generator must be planted or uniform, got {generator!r}")
     if task == "p-hop":
         what = f"{samples} p-hop words of length {length} over {alphabet} symbols, {hops} hops"
-        budget.check(what, *budget.pointer_chase(samples, length, hops, alphabet or 4),
-                     "use fewer samples, a shorter input or fewer hops")  # fmt: skip
+        budget.check(
+            what,
+            *budget.pointer_chase(samples, length, hops, alphabet or 4),
+            "use fewer samples, a shorter input or fewer hops",
+        )
     start = time.perf_counter()
     rng = np.random.default_rng(seed)
     result: dict[str, Any] = {"task": task, "length": length}
@@ -182,8 +191,9 @@ def looped_rounds(
         def run(r: int | None):
             return pointer_doubling(words, hops, r, strict)
 
-        result.update(hops=hops, alphabet=alphabet, strict=strict, generator=generator,
-                      bound="looped.cor2_3")  # fmt: skip
+        result.update(
+            hops=hops, alphabet=alphabet, strict=strict, generator=generator, bound="looped.cor2_3"
+        )
     done = run(rounds)
     result.update(rounds=done.rounds, rounds_needed=done.rounds_needed)
     result["accuracy"] = float((done.answers == truth).mean())
@@ -212,8 +222,16 @@ def looped_comm(
 
     start = time.perf_counter()
     group, hops, alphabet, strict = (options[k] for k in ("group", "hops", "alphabet", "strict"))
-    _task_options(task, tuple(TASK_OPTIONS), length=length, group=group, hops=hops,
-                  alphabet=alphabet, strict=strict, operands=operands)  # fmt: skip
+    _task_options(
+        task,
+        tuple(TASK_OPTIONS),
+        length=length,
+        group=group,
+        hops=hops,
+        alphabet=alphabet,
+        strict=strict,
+        operands=operands,
+    )
     alphabet = 2 if alphabet is None else alphabet
     if task == "addition":
         result = cut_tables.addition_automaton(operands)

@@ -84,24 +84,40 @@ def models_cmd(
         )
         rows.append(entry)
     if as_json:
-        print_json({"precision": precision, "experts": experts, "models": rows,
-                    "note": "config: each architecture's defaults; built_config: the model "
-                    "built with this command's options (width, layers, vocab size, experts), "
-                    "whose parameters and state are counted"})  # fmt: skip
+        print_json(
+            {
+                "precision": precision,
+                "experts": experts,
+                "models": rows,
+                "note": "config: each architecture's defaults; built_config: the model "
+                "built with this command's options (width, layers, vocab size, experts), "
+                "whose parameters and state are counted",
+            }
+        )
         return
     from rich.table import Table
 
     table = Table(
         title=f"Models at width {width}, {layers} layer(s); state bits at p = {precision}"
     )
-    for column in ("name", "recurrent", "active params", "total params", "state numbers",
-                   "state bits"):  # fmt: skip
+    for column in (
+        "name",
+        "recurrent",
+        "active params",
+        "total params",
+        "state numbers",
+        "state bits",
+    ):
         table.add_column(column)
     for r in rows:
         table.add_row(
-            r["name"], str(r["recurrent"]), str(r["active_parameters"]),
-            str(r["total_parameters"]), str(r["state_numel"]), str(r["state_bits"]),
-        )  # fmt: skip
+            r["name"],
+            str(r["recurrent"]),
+            str(r["active_parameters"]),
+            str(r["total_parameters"]),
+            str(r["state_numel"]),
+            str(r["state_bits"]),
+        )
     print_table(table)
 
 
@@ -291,8 +307,19 @@ def protocol_attention(
     on the mixture-of-parrots class, bit for bit."""
     check_certificate_path(certificate, checkpoint)
     if task is not None:
-        refuse_given(ctx, ("length", "partition", "layers", "single_output", "query_token",
-                           "layer_norm", "vocab_size"), "to --task length2-path")  # fmt: skip
+        refuse_given(
+            ctx,
+            (
+                "length",
+                "partition",
+                "layers",
+                "single_output",
+                "query_token",
+                "layer_norm",
+                "vocab_size",
+            ),
+            "to --task length2-path",
+        )
     else:
         refuse_given(ctx, ("vertices", "arch", "experts"), "without --task length2-path")
         if not one_way:
@@ -330,7 +357,7 @@ def protocol_reduce(
             help="index (Thm 3), equality (Thm 11), dyck (Thm 5), disjointness (Thm 8), "
             "length2-path (mixture of parrots Thm 3.1).",
         ),
-    ],  # fmt: skip
+    ],
     precision: Precision,
     arch: Annotated[
         str | None,

@@ -202,14 +202,39 @@ def train_cmd(
     from simulations.run_config import TrainConfig
 
     config = TrainConfig.of(
-        task=task, arch=arch, width=width, layers=layers, length=length, steps=steps, lr=lr,
-        seed=seed, batch=batch, heads=heads, target=target, loops=loops, hops=hops,
-        alphabet=alphabet, group=group, depth=depth, query_depth=query_depth, reverse=reverse,
-        digits=digits, reg_lambda=reg_lambda, reg_block=reg_block, optimizer=optimizer,
-        weight_decay=weight_decay, schedule=schedule, warmup=warmup, clip=clip,
-        precision=precision, frac=frac, symbols=symbols, d_state=d_state, d_conv=d_conv,
+        task=task,
+        arch=arch,
+        width=width,
+        layers=layers,
+        length=length,
+        steps=steps,
+        lr=lr,
+        seed=seed,
+        batch=batch,
+        heads=heads,
+        target=target,
+        loops=loops,
+        hops=hops,
+        alphabet=alphabet,
+        group=group,
+        depth=depth,
+        query_depth=query_depth,
+        reverse=reverse,
+        digits=digits,
+        reg_lambda=reg_lambda,
+        reg_block=reg_block,
+        optimizer=optimizer,
+        weight_decay=weight_decay,
+        schedule=schedule,
+        warmup=warmup,
+        clip=clip,
+        precision=precision,
+        frac=frac,
+        symbols=symbols,
+        d_state=d_state,
+        d_conv=d_conv,
         expand=expand,
-    )  # fmt: skip
+    )
     from simulations.training import train
 
     result = train(
@@ -304,10 +329,17 @@ def sweep_cmd(
 
     _announce(spec or profile, store, workers, ensemble, allow_large_grid)
     result = run_sweep(
-        spec or profile, store, workers=workers, backend=backend, checkpoint_dir=checkpoint_dir,
-        ensemble=ensemble, allow_large_grid=allow_large_grid, extend_undecided=extend_undecided,
-        time_limit=time_limit, take_over_leases=take_over_leases,
-    )  # fmt: skip
+        spec or profile,
+        store,
+        workers=workers,
+        backend=backend,
+        checkpoint_dir=checkpoint_dir,
+        ensemble=ensemble,
+        allow_large_grid=allow_large_grid,
+        extend_undecided=extend_undecided,
+        time_limit=time_limit,
+        take_over_leases=take_over_leases,
+    )
     emit(result, as_json, "Sweep")
     if result["failed"]:
         raise typer.Exit(1)
@@ -375,8 +407,10 @@ def rerun_cmd(
             print("identical")
         else:
             verdict = "changed" if result["verdict_changed"] else "unchanged"
-            print(f"differs in {', '.join(result['differences'])}: largest difference "
-                  f"{result['max_difference']:.4g}, verdict {verdict}")  # fmt: skip
+            print(
+                f"differs in {', '.join(result['differences'])}: largest difference "
+                f"{result['max_difference']:.4g}, verdict {verdict}"
+            )
     if not result["identical"]:
         raise typer.Exit(1)
 
@@ -393,7 +427,7 @@ def runs_cmd(
         typer.Option(
             "--verdict", help="Only runs with this verdict: reached, plateaued or undecided."
         ),
-    ] = None,  # fmt: skip
+    ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="One JSON object per run, one per line.")
     ] = False,
@@ -423,10 +457,13 @@ def runs_cmd(
         table.add_column(column)
     for r in found:
         table.add_row(
-            *(str(r[k]) for k in ("id", "task", "arch", "width", "layers", "length", "lr",
-                                  "seed", "steps")),
-            f"{r['best_accuracy']:.3f}", str(r["verdict"]),
-        )  # fmt: skip
+            *(
+                str(r[k])
+                for k in ("id", "task", "arch", "width", "layers", "length", "lr", "seed", "steps")
+            ),
+            f"{r['best_accuracy']:.3f}",
+            str(r["verdict"]),
+        )
     print_table(table)
 
 
@@ -477,10 +514,21 @@ def threshold_cmd(
             threshold += (
                 "" if r["threshold_at_least"] is None else f" (>= {r['threshold_at_least']})"
             )
-        table.add_row(*map(cell, (
-            r["task"], r["arch"], r["width"], r["layers"], *shown,
-            threshold, r["bound_length"], r["bound_id"],
-        )))  # fmt: skip
+        table.add_row(
+            *map(
+                cell,
+                (
+                    r["task"],
+                    r["arch"],
+                    r["width"],
+                    r["layers"],
+                    *shown,
+                    threshold,
+                    r["bound_length"],
+                    r["bound_id"],
+                ),
+            )
+        )
     print_table(table)
 
 

@@ -154,8 +154,9 @@ class _ProtocolRuns:
         run, path = picked
         n, p = run["length"], self.p
         cut = n // 2 - (n // 2) % 2
-        request = RnnProtocolRequest(length=n, cut=cut, precision=p, samples=PROTOCOL_SAMPLES,
-                                     checkpoint=path)  # fmt: skip
+        request = RnnProtocolRequest(
+            length=n, cut=cut, precision=p, samples=PROTOCOL_SAMPLES, checkpoint=path
+        )
         self.one(
             f"rnn_lstm_dyck_N{n}",
             f"protocol rnn --checkpoint {path} --length {n} --cut {cut} --precision {p} "
@@ -192,9 +193,14 @@ class _ProtocolRuns:
             ("two-way", "", ""),
             ("single-output", " --single-output", "_single_output"),
         ):
-            request = AttentionProtocolRequest(length=tokens, partition="odd-even", precision=p,
-                                               samples=PROTOCOL_SAMPLES, checkpoint=path,
-                                               variant=variant)  # fmt: skip
+            request = AttentionProtocolRequest(
+                length=tokens,
+                partition="odd-even",
+                precision=p,
+                samples=PROTOCOL_SAMPLES,
+                checkpoint=path,
+                variant=variant,
+            )
             self.one(
                 f"attention_transformer_{task}_N{run['length']}{suffix}",
                 f"protocol attention --checkpoint {path} --length {tokens} --partition odd-even "
@@ -262,8 +268,12 @@ def separations_slice(config: Any) -> bool:
     model, length = config.model, config.task.length
     if length <= 20:
         return not (model.arch == "mamba" and model.width == 128)
-    return (config.task.name == "index-lookup" and length == 50 and model.width == 64
-            and model.arch in ("transformer", "lstm"))  # fmt: skip
+    return (
+        config.task.name == "index-lookup"
+        and length == 50
+        and model.width == 64
+        and model.arch in ("transformer", "lstm")
+    )
 
 
 def train_slice(profile: str, keep: Callable[[Any], bool], what: str, **changes: Any) -> str:
@@ -278,8 +288,11 @@ def train_slice(profile: str, keep: Callable[[Any], bool], what: str, **changes:
     spec = load_spec(profile)
     part = dataclasses.replace(spec, configs=tuple(c for c in spec.configs if keep(c)), **changes)
     store = profile_store(profile)
-    print(f"  {what}, a slice of {profile!r}: {len(part.configs)} of its {len(spec.configs)} "
-          f"runs into {store} (resumes if interrupted)", flush=True)  # fmt: skip
+    print(
+        f"  {what}, a slice of {profile!r}: {len(part.configs)} of its {len(spec.configs)} "
+        f"runs into {store} (resumes if interrupted)",
+        flush=True,
+    )
     run_sweep(part, store)
     return str(store)
 

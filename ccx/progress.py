@@ -84,10 +84,14 @@ class Progress:
         part = ""
         if self.part is not None:
             ran = now - self.part_start
-            part = (f"{self.part} {clock(ran)} of about "
-                    f"{clock(self.expected[self.part] * self.pace())}; ")  # fmt: skip
-        return (f"  .. [{index}/{total}] {part}elapsed {clock(now - self.start)}, "
-                f"about {clock(self.remaining())} left")  # fmt: skip
+            part = (
+                f"{self.part} {clock(ran)} of about "
+                f"{clock(self.expected[self.part] * self.pace())}; "
+            )
+        return (
+            f"  .. [{index}/{total}] {part}elapsed {clock(now - self.start)}, "
+            f"about {clock(self.remaining())} left"
+        )
 
     def say(self, line: str) -> None:
         with self._lock:
@@ -101,18 +105,22 @@ class Progress:
             raise KeyError(f"no expected duration for part {name!r}")
         self.part, self.part_start = name, time.monotonic()
         index = list(self.expected).index(name) + 1
-        self.say(f"[{index}/{len(self.expected)}] {name}: expected about "
-                 f"{clock(self.expected[name] * self.pace())}; demo elapsed "
-                 f"{clock(self.part_start - self.start)}, about {clock(self.remaining())} "
-                 "left")  # fmt: skip
+        self.say(
+            f"[{index}/{len(self.expected)}] {name}: expected about "
+            f"{clock(self.expected[name] * self.pace())}; demo elapsed "
+            f"{clock(self.part_start - self.start)}, about {clock(self.remaining())} "
+            "left"
+        )
         try:
             yield
         finally:
             took = time.monotonic() - self.part_start
             self.done[name] = took
             self.part = None
-            self.say(f"[{index}/{len(self.expected)}] {name} done in {clock(took)}; about "
-                     f"{clock(self.remaining())} left")  # fmt: skip
+            self.say(
+                f"[{index}/{len(self.expected)}] {name} done in {clock(took)}; about "
+                f"{clock(self.remaining())} left"
+            )
 
     def _watch(self) -> None:
         while not self._stop.wait(min(1.0, self.quiet / 4)):

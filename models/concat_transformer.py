@@ -94,9 +94,16 @@ class ConcatTransformer(SequenceModel):
         self.tok = nn.Embedding(config.vocab_size, m) if config.input_dim is None else None
         self.qkv = nn.Linear(m, 3 * H * m, bias=False)  # Q_h, K_h, V_h stacked
         self.psi = MixtureOfExperts(
-            m * H, config.hidden, config.outputs - 1, config.experts, config.top_k, "relu",
-            config.gate, out_bias=False, balance=config.balance,
-        )  # fmt: skip
+            m * H,
+            config.hidden,
+            config.outputs - 1,
+            config.experts,
+            config.top_k,
+            "relu",
+            config.gate,
+            out_bias=False,
+            balance=config.balance,
+        )
 
     def exact_sum_terms(self) -> int:
         return max(self.width + 1, self.psi.longest_sum(), self.psi.w_in.shape[1] + 1)

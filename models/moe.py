@@ -112,9 +112,14 @@ class MixtureOfExperts(nn.Module):
         self.w_out = nn.Parameter(torch.empty(experts, hidden, d_out))
         self.b_out = nn.Parameter(torch.empty(experts, d_out)) if out_bias else None
         for p, fan_in in (
-            (self.router, d_in), (self.w_in, d_in), (self.b_in, d_in), (self.w_gate, d_in),
-            (self.b_gate, d_in), (self.w_out, hidden), (self.b_out, hidden),
-        ):  # fmt: skip
+            (self.router, d_in),
+            (self.w_in, d_in),
+            (self.b_in, d_in),
+            (self.w_gate, d_in),
+            (self.b_gate, d_in),
+            (self.w_out, hidden),
+            (self.b_out, hidden),
+        ):
             if p is not None:  # nn.Linear's initialisation
                 nn.init.uniform_(p, -(fan_in**-0.5), fan_in**-0.5)
         self.last_load = torch.zeros(experts, dtype=torch.long)

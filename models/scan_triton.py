@@ -30,10 +30,22 @@ BLOCK_D = 32  # channels per program
 
 @triton.jit
 def _scan_forward(
-    delta_ptr, A_ptr, B_ptr, C_ptr, x_ptr, y_ptr, starts_ptr,
-    N, Bsz, D, per_group,
-    DS: tl.constexpr, N_P2: tl.constexpr, BLOCK: tl.constexpr, CHUNK_: tl.constexpr,
-):  # fmt: skip
+    delta_ptr,
+    A_ptr,
+    B_ptr,
+    C_ptr,
+    x_ptr,
+    y_ptr,
+    starts_ptr,
+    N,
+    Bsz,
+    D,
+    per_group,
+    DS: tl.constexpr,
+    N_P2: tl.constexpr,
+    BLOCK: tl.constexpr,
+    CHUNK_: tl.constexpr,
+):
     b = tl.program_id(0).to(tl.int64)
     d = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
     n = tl.arange(0, N_P2)
@@ -58,11 +70,28 @@ def _scan_forward(
 
 @triton.jit
 def _scan_backward(
-    delta_ptr, A_ptr, B_ptr, C_ptr, x_ptr, gy_ptr, starts_ptr, scratch_ptr,
-    g_delta_ptr, g_x_ptr, g_B_ptr, g_C_ptr, g_A_ptr,
-    N, Bsz, D, per_group,
-    DS: tl.constexpr, N_P2: tl.constexpr, BLOCK: tl.constexpr, CHUNK_: tl.constexpr,
-):  # fmt: skip
+    delta_ptr,
+    A_ptr,
+    B_ptr,
+    C_ptr,
+    x_ptr,
+    gy_ptr,
+    starts_ptr,
+    scratch_ptr,
+    g_delta_ptr,
+    g_x_ptr,
+    g_B_ptr,
+    g_C_ptr,
+    g_A_ptr,
+    N,
+    Bsz,
+    D,
+    per_group,
+    DS: tl.constexpr,
+    N_P2: tl.constexpr,
+    BLOCK: tl.constexpr,
+    CHUNK_: tl.constexpr,
+):
     b = tl.program_id(0).to(tl.int64)
     block = tl.program_id(1)
     d = block * BLOCK + tl.arange(0, BLOCK)
@@ -135,9 +164,22 @@ class TritonScan(torch.autograd.Function):
         starts = x.new_zeros(triton.cdiv(N, CHUNK) + 1, B, DS, D)
         grid = (B, triton.cdiv(D, BLOCK_D))
         _scan_forward[grid](
-            delta, A, Bm, Cm, x, y, starts, N, B, D, B // groups,
-            DS=DS, N_P2=triton.next_power_of_2(DS), BLOCK=BLOCK_D, CHUNK_=CHUNK,
-        )  # fmt: skip
+            delta,
+            A,
+            Bm,
+            Cm,
+            x,
+            y,
+            starts,
+            N,
+            B,
+            D,
+            B // groups,
+            DS=DS,
+            N_P2=triton.next_power_of_2(DS),
+            BLOCK=BLOCK_D,
+            CHUNK_=CHUNK,
+        )
         ctx.save_for_backward(delta, A, Bm, Cm, x, starts)
         return y
 
@@ -152,10 +194,28 @@ class TritonScan(torch.autograd.Function):
         g_B, g_C = x.new_empty(blocks, N, B, DS), x.new_empty(blocks, N, B, DS)
         g_A = x.new_empty(B, DS, D)
         _scan_backward[(B, blocks)](
-            delta, A, Bm, Cm, x, gy.contiguous(), starts, scratch,
-            g_delta, g_x, g_B, g_C, g_A, N, B, D, B // groups,
-            DS=DS, N_P2=n_p2, BLOCK=BLOCK_D, CHUNK_=CHUNK,
-        )  # fmt: skip
+            delta,
+            A,
+            Bm,
+            Cm,
+            x,
+            gy.contiguous(),
+            starts,
+            scratch,
+            g_delta,
+            g_x,
+            g_B,
+            g_C,
+            g_A,
+            N,
+            B,
+            D,
+            B // groups,
+            DS=DS,
+            N_P2=n_p2,
+            BLOCK=BLOCK_D,
+            CHUNK_=CHUNK,
+        )
         g_A = g_A.view(groups, B // groups, DS, D).sum(1).view_as(A)
         return g_delta, g_A, g_B.sum(0), g_C.sum(0), g_x
 

@@ -133,9 +133,15 @@ class Block(nn.Module):
         self.ln_mlp = norm(d)
         if config.routed:
             self.moe = MixtureOfExperts(
-                d, config.hidden, d, config.experts, config.top_k, config.expert_kind,
-                config.gate, balance=config.balance,
-            )  # fmt: skip
+                d,
+                config.hidden,
+                d,
+                config.experts,
+                config.top_k,
+                config.expert_kind,
+                config.gate,
+                balance=config.balance,
+            )
         else:
             self.fc = nn.Linear(d, config.hidden)
             self.proj = nn.Linear(config.hidden, d)

@@ -170,9 +170,13 @@ def run_search(
             from simulations.extend import extend_undecided
 
             extended += extend_undecided(
-                dataclasses.replace(part, configs=tuple(missed)), store_path, extend_rounds,
-                run_grid, progress=progress, **sweep_options,
-            )  # fmt: skip
+                dataclasses.replace(part, configs=tuple(missed)),
+                store_path,
+                extend_rounds,
+                run_grid,
+                progress=progress,
+                **sweep_options,
+            )
             best = _best_by_hash(store_path, [c.config_hash() for c in configs])
         for key, members in batch.items():
             scores = [best.get(c.config_hash()) for c in members]
@@ -273,8 +277,12 @@ def capacities(
             tried, shown = v, shown or best
             if best["best_accuracy"] < best["config"]["target"]:
                 # best below the target: a stored "reached" means the final accuracy fell back
-                verdict = combine([r["verdict"] if r["verdict"] != "reached" else "plateaued"
-                                   for r in by_value[v]])  # fmt: skip
+                verdict = combine(
+                    [
+                        r["verdict"] if r["verdict"] != "reached" else "plateaued"
+                        for r in by_value[v]
+                    ]
+                )
                 break
             largest, shown = v, best
         rows.append(_capacity_row(dict(key), field, by_value, largest, tried, verdict, shown))
@@ -283,9 +291,14 @@ def capacities(
 
 
 def _capacity_row(
-    config: dict[str, Any], field: str, by_value: dict[int, list[dict[str, Any]]], largest: int,
-    tried: Any, verdict: str, shown: dict[str, Any],
-) -> dict[str, Any]:  # fmt: skip
+    config: dict[str, Any],
+    field: str,
+    by_value: dict[int, list[dict[str, Any]]],
+    largest: int,
+    tried: Any,
+    verdict: str,
+    shown: dict[str, Any],
+) -> dict[str, Any]:
     """One model's row of :func:`capacities`: its capacity (a number, or "undecided" with the
     one-sided bound), and the size and cost of the model of the run ``shown``."""
     from models.looped import forward_flops
@@ -308,20 +321,22 @@ def _capacity_row(
         field: number,
         "largest": number,
         "triples": (number if isinstance(number, str) else number * entities)
-        if entities is not None else None,
+        if entities is not None
+        else None,
         "largest_at_least": largest,
         "triples_at_least": largest * entities if entities is not None else None,
         "verdict": verdict,
         "tried": tried,
         "passed_all": largest == tried,
-        "best_accuracy_at_next": None if largest == tried else max(
-            r["best_accuracy"] for r in by_value[tried]),
+        "best_accuracy_at_next": None
+        if largest == tried
+        else max(r["best_accuracy"] for r in by_value[tried]),
         "parameters": model.param_count(),
         "active_parameters": model.active_param_count(),
         "flops_per_query": forward_flops(model, task_obj.max_tokens),
         "lr": shown["config"]["lr"],
         "config": config,
-    }  # fmt: skip
+    }
 
 
 def _public(row: dict[str, Any]) -> dict[str, Any]:
@@ -355,9 +370,15 @@ def slopes(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             cells.setdefault((r["family"], r["hops"]), []).append((r["parameters"], r["triples"]))
     out = []
     for (fam, q), points in sorted(cells.items()):
-        out.append({"family": fam, "hops": q, "models": len(points),
-                    "slope": fitted_slope(points),
-                    "paper_slope": PAPER_SLOPES.get((fam, q))})  # fmt: skip
+        out.append(
+            {
+                "family": fam,
+                "hops": q,
+                "models": len(points),
+                "slope": fitted_slope(points),
+                "paper_slope": PAPER_SLOPES.get((fam, q)),
+            }
+        )
     by = {(r["family"], r["hops"]): r["slope"] for r in out}
     for q in sorted({q for _, q in by}):
         moe, std = by.get(("looped-moe", q)), by.get(("standard", q))
@@ -365,8 +386,11 @@ def slopes(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             continue
         row: dict[str, Any] = {"family": "looped-moe / standard", "hops": q,
                                "paper_ratio": PAPER_RATIO_Q4 if q == 4 else None}  # fmt: skip
-        bad = [f"the {name} slope is {slope:.4g}" for name, slope in
-               (("looped-MoE", moe), ("standard", std)) if slope <= 0]  # fmt: skip
+        bad = [
+            f"the {name} slope is {slope:.4g}"
+            for name, slope in (("looped-MoE", moe), ("standard", std))
+            if slope <= 0
+        ]
         if bad:
             row.update(ratio=None, why=" and ".join(bad) + ", not positive")
         else:

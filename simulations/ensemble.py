@@ -69,9 +69,12 @@ def member_losses(logits: Tensor, targets: Tensor, mask: Tensor) -> Tensor:
 
 @torch.no_grad()
 def evaluate_members(
-    stack: Stack, task: Any, config: TrainConfig, generators: list[torch.Generator],
+    stack: Stack,
+    task: Any,
+    config: TrainConfig,
+    generators: list[torch.Generator],
     device: torch.device,
-) -> list[float]:  # fmt: skip
+) -> list[float]:
     """Each member's sequence-level accuracy on ``eval_samples`` fresh examples of exactly
     length N from its own generator, or on the whole training set of a task that has a fixed one
     (the generators untouched then), in the chunks :func:`simulations.training.evaluate` uses."""
@@ -179,9 +182,13 @@ class StaticStep:
 
 
 def _batches(
-    task: Any, config: TrainConfig, size: int, generators: list[torch.Generator],
-    device: torch.device, train: bool,
-) -> tuple[Tensor, Tensor, Tensor]:  # fmt: skip
+    task: Any,
+    config: TrainConfig,
+    size: int,
+    generators: list[torch.Generator],
+    device: torch.device,
+    train: bool,
+) -> tuple[Tensor, Tensor, Tensor]:
     """One batch per member from its own generator, stacked: each (M, size, T) on ``device``."""
     parts = [task.sample(size, config.task.length, g, train=train) for g in generators]
     stacked = (torch.stack(t) for t in zip(*parts, strict=True))
@@ -274,9 +281,19 @@ def _train_ensemble(
                 continue
             with clock.timing("result_seconds", dev):
                 results[i] = _member_result(
-                    configs[i], members[i], stack, j, step, curves[i], best[i], start,
-                    checkpoint_dir, dev, [c.config_hash() for c in configs], (task, held_out[i]),
-                )  # fmt: skip
+                    configs[i],
+                    members[i],
+                    stack,
+                    j,
+                    step,
+                    curves[i],
+                    best[i],
+                    start,
+                    checkpoint_dir,
+                    dev,
+                    [c.config_hash() for c in configs],
+                    (task, held_out[i]),
+                )
             results[i]["ensemble"]["timing"] = clock.snapshot(start, step)
             if on_result is not None:
                 on_result(results[i])
@@ -324,10 +341,19 @@ class Clock:
 
 
 def _member_result(
-    config: TrainConfig, model: SequenceModel, stack: Stack, position: int, step: int,
-    curve: list[list[float]], best: float, start: float, checkpoint_dir: str | Path | None,
-    dev: torch.device, group: list[str], evaluation: tuple[Any, torch.Generator],
-) -> dict:  # fmt: skip
+    config: TrainConfig,
+    model: SequenceModel,
+    stack: Stack,
+    position: int,
+    step: int,
+    curve: list[list[float]],
+    best: float,
+    start: float,
+    checkpoint_dir: str | Path | None,
+    dev: torch.device,
+    group: list[str],
+    evaluation: tuple[Any, torch.Generator],
+) -> dict:
     """The result of a member that stops now (its weights: row ``position`` of the stack; the
     ensemble's member config hashes, in order, are ``group``), with
     what a single run reports beyond the curve (:func:`simulations.training.extra_results`,

@@ -47,9 +47,13 @@ def plugin_sources(task: str, arch: str) -> list[dict[str, str]]:
     ):
         if definition is not None:
             found.append(
-                {"kind": kind, "name": definition.name, "source": definition.source,
-                 "sha256": definition.sha256}
-            )  # fmt: skip
+                {
+                    "kind": kind,
+                    "name": definition.name,
+                    "source": definition.source,
+                    "sha256": definition.sha256,
+                }
+            )
     return found
 
 

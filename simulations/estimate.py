@@ -55,8 +55,7 @@ def _step_seconds(configs: list[TrainConfig], device: str) -> float:
     between runs of PROBE_STEPS + 1 and 1 steps, so that set-up and the final evaluation cancel."""
 
     def run(steps: int) -> float:
-        short = [c.replace(steps=steps, eval_every=steps, eval_samples=1)
-                 for c in configs]  # fmt: skip
+        short = [c.replace(steps=steps, eval_every=steps, eval_samples=1) for c in configs]
         start = time.perf_counter()
         if len(short) == 1:
             train(short[0], progress=False, device=device)
@@ -83,8 +82,14 @@ def probe(arch: str, task: str, device: str, held: bool = False) -> dict[str, fl
     bits, which trains alone: no ensemble is probed)."""
     rows, seconds, big = [], [], None
     for shape in PROBES:
-        config = TrainConfig.of(task=task, arch=arch, layers=1, heads=2, **shape,
-                                precision=HELD_PROBE_BITS if held else None)  # fmt: skip
+        config = TrainConfig.of(
+            task=task,
+            arch=arch,
+            layers=1,
+            heads=2,
+            **shape,
+            precision=HELD_PROBE_BITS if held else None,
+        )
         rows.append([1.0, float(_tokens(config)), work(config)])
         seconds.append(_step_seconds([config], device))
         big = config
@@ -93,8 +98,12 @@ def probe(arch: str, task: str, device: str, held: bool = False) -> dict[str, fl
     if not held:
         members = [big.replace(seed=s, lr=1e-3 * (s + 1)) for s in range(PROBE_MEMBERS)]
         efficiency = _step_seconds(members, device) / (PROBE_MEMBERS * seconds[-1])
-    return {"a_seconds": a, "c_seconds_per_token": c, "b_seconds_per_madd": b,
-            "ensemble_efficiency": efficiency}  # fmt: skip
+    return {
+        "a_seconds": a,
+        "c_seconds_per_token": c,
+        "b_seconds_per_madd": b,
+        "ensemble_efficiency": efficiency,
+    }
 
 
 def _tokens(config: TrainConfig) -> int:

@@ -61,16 +61,23 @@ def extend_undecided(
             break
         extended = [c.replace(steps=2 * c.recipe.steps) for c in todo]
         if progress:
-            print(f"extension round {round_}: {len(extended)} undecided runs, steps doubled",
-                  file=sys.stderr)  # fmt: skip
+            print(
+                f"extension round {round_}: {len(extended)} undecided runs, steps doubled",
+                file=sys.stderr,
+            )
         part = dataclasses.replace(sweep, configs=tuple(extended), grow=None)
         summary = run_grid(part, store_path, progress=progress, **options)
-        out.append({
-            "round": round_, "extended": len(extended),
-            "steps": sorted({c.recipe.steps for c in extended}), "ran": summary["ran"],
-            "failed": len(summary["failed"]), "failures": summary["failed"],
-            "still_undecided": len(undecided(store_path, extended)),
-        })  # fmt: skip
+        out.append(
+            {
+                "round": round_,
+                "extended": len(extended),
+                "steps": sorted({c.recipe.steps for c in extended}),
+                "ran": summary["ran"],
+                "failed": len(summary["failed"]),
+                "failures": summary["failed"],
+                "still_undecided": len(undecided(store_path, extended)),
+            }
+        )
         configs = extended
     return out
 

@@ -29,13 +29,20 @@ def cost(configs: Sequence[TrainConfig], device: str = "cpu") -> tuple[int, floa
     heads = getattr(config.model_config, "heads", 0)  # a model with heads scores position pairs
     chunks = math.ceil(evaluation.eval_samples / config.recipe.batch)
     return budget.training(
-        steps=steps, batch=config.recipe.batch, tokens=task.max_tokens, width=model.width,
-        layers=model.layers * (model.loops or 1), heads=heads, classes=task.n_out,
-        parameters=models.check_size(model.arch, config.model_config), pairs=heads > 0,
+        steps=steps,
+        batch=config.recipe.batch,
+        tokens=task.max_tokens,
+        width=model.width,
+        layers=model.layers * (model.loops or 1),
+        heads=heads,
+        classes=task.n_out,
+        parameters=models.check_size(model.arch, config.model_config),
+        pairs=heads > 0,
         eval_rows=min(EVAL_BATCH, evaluation.eval_samples),
-        evaluations=(steps // evaluation.eval_every + 1) * chunks, members=len(configs),
+        evaluations=(steps // evaluation.eval_every + 1) * chunks,
+        members=len(configs),
         device=device,
-    )  # fmt: skip
+    )
 
 
 def describe(configs: Sequence[TrainConfig]) -> str:

@@ -80,11 +80,20 @@ def _priced(row: dict[str, Any], group: list[dict[str, Any]]) -> dict[str, Any]:
     rows = numbers["eval_samples"] if type(numbers["eval_samples"]) is int else 1
     device = "cuda" if str(row.get("device") or "").startswith("cuda") else "cpu"
     memory, seconds = budget.training(
-        steps=numbers["steps"], batch=numbers["batch"], tokens=numbers["length"],
-        width=numbers["width"], layers=numbers["layers"], heads=max(0, heads), classes=1,
-        parameters=0, pairs=heads > 0, eval_rows=max(1, min(rows, 500)), evaluations=0,
-        members=max(1, len(group)), device=device,
-    )  # fmt: skip
+        steps=numbers["steps"],
+        batch=numbers["batch"],
+        tokens=numbers["length"],
+        width=numbers["width"],
+        layers=numbers["layers"],
+        heads=max(0, heads),
+        classes=1,
+        parameters=0,
+        pairs=heads > 0,
+        eval_rows=max(1, min(rows, 500)),
+        evaluations=0,
+        members=max(1, len(group)),
+        device=device,
+    )
     what = f"run {row['id']} ({numbers['steps']} steps at N = {numbers['length']})"
     budget.check_training(what, memory, seconds, None if device == "cpu" else 1 << 62)
     return row

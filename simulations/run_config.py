@@ -241,8 +241,12 @@ class TrainConfig:
     model_config: ModelConfig = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        for name, kind in (("task", TaskSpec), ("model", ModelSpec), ("recipe", Recipe),
-                           ("evaluation", Evaluation)):  # fmt: skip
+        for name, kind in (
+            ("task", TaskSpec),
+            ("model", ModelSpec),
+            ("recipe", Recipe),
+            ("evaluation", Evaluation),
+        ):
             if not isinstance(getattr(self, name), kind):
                 raise InputError(f"TrainConfig.{name} must be a {kind.__name__}")
         typed.check_value("TrainConfig.seed", self.seed, int)

@@ -53,8 +53,11 @@ def ship(source: str | Path, target: str | Path, rejudge: bool = False) -> dict[
                 out.add_run(row)
             if rejudge:
                 now = {r["config_hash"]: r["verdict"] for r in out.runs()}
-                changed = {r["config_hash"]: [r["verdict"], now[r["config_hash"]]]
-                           for r in found if r["verdict"] != now[r["config_hash"]]}  # fmt: skip
+                changed = {
+                    r["config_hash"]: [r["verdict"], now[r["config_hash"]]]
+                    for r in found
+                    if r["verdict"] != now[r["config_hash"]]
+                }
             for name in sweeps:
                 out.note_sweep(name)
         conn = sqlite3.connect(part, isolation_level=None)
@@ -75,8 +78,12 @@ def ship(source: str | Path, target: str | Path, rejudge: bool = False) -> dict[
         os.replace(part, write_target(target, "shipped store"))
     finally:
         part.unlink(missing_ok=True)
-    return {"runs": len(found), "bytes": size, "target": str(target),
-            **({"changed": changed} if rejudge else {})}  # fmt: skip
+    return {
+        "runs": len(found),
+        "bytes": size,
+        "target": str(target),
+        **({"changed": changed} if rejudge else {}),
+    }
 
 
 def _extra(run: dict) -> dict:
@@ -109,8 +116,10 @@ def main(argv: list[str] | None = None) -> int:
     rejudge = args[:1] == ["--rejudge"]
     args = args[1:] if rejudge else args
     if len(args) != 2:
-        print("usage: python -m simulations.shipping [--rejudge] SOURCE_STORE TARGET_STORE",
-              file=sys.stderr)  # fmt: skip
+        print(
+            "usage: python -m simulations.shipping [--rejudge] SOURCE_STORE TARGET_STORE",
+            file=sys.stderr,
+        )
         return 2
     try:
         shipped = ship(*args, rejudge=rejudge)

@@ -55,9 +55,12 @@ class Stack(abc.ABC):
     strategy = "stack"
 
     def __init__(
-        self, members: list[SequenceModel], lrs: Sequence[float], device: torch.device,
+        self,
+        members: list[SequenceModel],
+        lrs: Sequence[float],
+        device: torch.device,
         recipe: Recipe = ADAM,
-    ) -> None:  # fmt: skip
+    ) -> None:
         # The stack's own mode: not a member's, whose result moves it to the CPU in eval mode
         # while the others train on (cuDNN's RNN refuses a backward in eval mode).
         self.training = True
@@ -215,8 +218,9 @@ class BlockRecurrenceStack(RecurrenceStack):
         with warnings.catch_warnings():  # separate weight tensors: cuDNN copies them per call
             warnings.filterwarnings("ignore", message="RNN module weights are not part")
             if self.lstm:
-                out = torch._VF.lstm(joined, (h0, h0), flat, True, self.layers, 0.0, train,
-                                     False, True)[0]  # fmt: skip
+                out = torch._VF.lstm(
+                    joined, (h0, h0), flat, True, self.layers, 0.0, train, False, True
+                )[0]
             else:
                 out = torch._VF.gru(joined, h0, flat, True, self.layers, 0.0, train, False, True)[0]
         h = out.view(B, T, M, W).permute(2, 0, 1, 3)  # (M, B, T, W)
@@ -333,8 +337,14 @@ def work(config: TrainConfig) -> float:
     from simulations.tasks import get_task
 
     task = get_task(config.task.name, config.task.length)
-    return step_madds(config.recipe.batch, task.max_tokens, config.model.width,
-                      config.model.layers, task.n_out, config.model.arch in QUADRATIC)  # fmt: skip
+    return step_madds(
+        config.recipe.batch,
+        task.max_tokens,
+        config.model.width,
+        config.model.layers,
+        task.n_out,
+        config.model.arch in QUADRATIC,
+    )
 
 
 def batched_form(config: TrainConfig, device: torch.device) -> type[Stack]:
@@ -404,9 +414,13 @@ batched."""
 
 
 def make_stack(
-    form: type[Stack], members: list[SequenceModel], lrs: Sequence[float], device: torch.device,
-    tokens: Tensor, recipe: Recipe = ADAM,
-) -> Stack:  # fmt: skip
+    form: type[Stack],
+    members: list[SequenceModel],
+    lrs: Sequence[float],
+    device: torch.device,
+    tokens: Tensor,
+    recipe: Recipe = ADAM,
+) -> Stack:
     """These members in ``form``, checked on ``tokens`` (M, B, T) against each member's own
     forward; :class:`LoopStack` if the batched form raises or disagrees."""
     arch = members[0].name

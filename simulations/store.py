@@ -208,8 +208,9 @@ class Store:
                     self._conn.execute(f"ALTER TABLE runs ADD COLUMN {column} TEXT")
                 self._judge_all()
             self._conn.execute(f"ALTER TABLE runs ADD COLUMN {ENVIRONMENT} TEXT")
-            self._conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'",
-                               (str(SCHEMA_VERSION),))  # fmt: skip
+            self._conn.execute(
+                "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),)
+            )
             self._conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             self._conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
@@ -283,17 +284,23 @@ class Store:
                 where = f"results store {self.path}: run {config_hash}"
                 problem = lease_problem(held[0], held[1], now)
                 if problem is not None and not take_over:
-                    warn_once(("lease", config_hash), f"{where} {problem}; left untrained "
-                              "(ccx sweep --take-over-leases trains it)")  # fmt: skip
+                    warn_once(
+                        ("lease", config_hash),
+                        f"{where} {problem}; left untrained "
+                        "(ccx sweep --take-over-leases trains it)",
+                    )
                     return "refused"
                 if problem is None and held[1] > now:
                     if held[0].partition(":")[0] == socket.gethostname():
                         return "leased"  # a live sweep of this host
                     if not take_over:
-                        warn_once(("lease", config_hash), f"{where} is leased by "
-                                  f"{one_line(held[0])}, a sweep on another host, while it "
-                                  "renews the lease (ccx sweep --take-over-leases takes it "
-                                  "over)")  # fmt: skip
+                        warn_once(
+                            ("lease", config_hash),
+                            f"{where} is leased by "
+                            f"{one_line(held[0])}, a sweep on another host, while it "
+                            "renews the lease (ccx sweep --take-over-leases takes it "
+                            "over)",
+                        )
                         return "leased"
             self._conn.execute(
                 "INSERT OR REPLACE INTO leases (config_hash, owner, expires) VALUES (?, ?, ?)",
@@ -372,8 +379,10 @@ class Store:
         with self._transaction():
             names = self.sweeps()
             if name not in names:
-                self._conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                                   ("sweeps", json.dumps([*names, name])))  # fmt: skip
+                self._conn.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                    ("sweeps", json.dumps([*names, name])),
+                )
 
     def sweeps(self) -> list[str]:
         """The sweeps (profiles, specs) recorded as having written into this store, oldest
@@ -428,8 +437,11 @@ class Store:
                 values.append(value)
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
         if not clauses:  # every row: priced by the file's size
-            size = sum(os.path.getsize(p) for p in (self.path, Path(f"{self.path}-wal"))
-                       if os.path.exists(p))  # fmt: skip
+            size = sum(
+                os.path.getsize(p)
+                for p in (self.path, Path(f"{self.path}-wal"))
+                if os.path.exists(p)
+            )
             what = f"reading results store {self.path} ({budget.size_text(size)}, every run)"
             budget.check(what, *budget.store_read(size), "read a smaller store")
         try:
@@ -509,8 +521,11 @@ def _decode(row: dict[str, Any]) -> dict[str, Any]:
             row["accuracy_ci"] = ci
         else:  # older stores, or a row edited by hand: judged from its curve
             recorded = {"chance": diagnostics.get("chance")}
-            row.update(_judged(row["config"], row["curve"], row["accuracy"],
-                               row["best_accuracy"], recorded))  # fmt: skip
+            row.update(
+                _judged(
+                    row["config"], row["curve"], row["accuracy"], row["best_accuracy"], recorded
+                )
+            )
     except RecursionError:
         raise MalformedRun(f"run {row.get('id')} is malformed (nested too deeply)") from None
     except (ValueError, TypeError, AttributeError) as err:
@@ -526,10 +541,11 @@ def _ensemble(record: dict[str, Any]) -> dict[str, Any]:
     if members is None:
         return record
     if not (
-        isinstance(members, list) and len(members) <= limits.ENSEMBLE.most
+        isinstance(members, list)
+        and len(members) <= limits.ENSEMBLE.most
         and all(isinstance(h, str) and 0 < len(h) <= 64 for h in members)
         and len(set(members)) == len(members)
-    ):  # fmt: skip
+    ):
         raise ValueError(
             f"ensemble must list at most {limits.ENSEMBLE.most} distinct config hashes"
         )
@@ -539,16 +555,20 @@ def _ensemble(record: dict[str, Any]) -> dict[str, Any]:
 def _is_interval(value: object) -> bool:
     """Whether ``value`` is [lo, hi] with 0 <= lo <= hi <= 1."""
     return (
-        isinstance(value, list) and len(value) == 2
+        isinstance(value, list)
+        and len(value) == 2
         and all(isinstance(x, int | float) and not isinstance(x, bool) for x in value)
         and 0 <= value[0] <= value[1] <= 1
-    )  # fmt: skip
+    )
 
 
 def _judged(
-    config: Mapping[str, Any], curve: object, accuracy: float, best: float,
+    config: Mapping[str, Any],
+    curve: object,
+    accuracy: float,
+    best: float,
     result: Mapping[str, Any] | None,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     """The run's verdict and accuracy interval: the result's own when it carries them, else
     judged from its curve (:mod:`simulations.verdicts`); a curve that is not a list of (step,
     accuracy) pairs counts as none."""
@@ -557,10 +577,11 @@ def _judged(
     chance = None if result is None else result.get("chance")
     pairs = curve if isinstance(curve, list) else []
     if not all(
-        isinstance(p, list | tuple) and len(p) == 2
+        isinstance(p, list | tuple)
+        and len(p) == 2
         and all(isinstance(x, int | float) and not isinstance(x, bool) for x in p)
         for p in pairs
-    ):  # fmt: skip
+    ):
         pairs = []
     return judge(dict(config), pairs, accuracy, evaluated_on(dict(config), result), best, chance)
 
@@ -639,8 +660,14 @@ def _file_state(path: str | Path) -> tuple[object, ...] | None:
         beside: tuple[int, ...] = (wal.st_size, wal.st_mtime_ns)
     except OSError:
         beside = ()
-    return (os.path.realpath(path), info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns,
-            *beside)  # fmt: skip
+    return (
+        os.path.realpath(path),
+        info.st_dev,
+        info.st_ino,
+        info.st_size,
+        info.st_mtime_ns,
+        *beside,
+    )
 
 
 def stored_count(path: str | Path) -> int:
@@ -719,8 +746,12 @@ class _Transaction:
         except sqlite3.OperationalError as err:
             raise write_failed(self.path, err) from None
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:  # fmt: skip
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         if exc_type is None:
             try:
                 self.conn.execute("COMMIT")
@@ -857,8 +888,9 @@ def _create(path: Path) -> None:
         conn = sqlite3.connect(tmp, isolation_level=None)
         try:
             conn.executescript(f"BEGIN; {_SCHEMA} {_LEASES}; COMMIT;")
-            conn.execute("INSERT INTO meta (key, value) VALUES ('schema_version', ?)",
-                         (str(SCHEMA_VERSION),))  # fmt: skip
+            conn.execute(
+                "INSERT INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
+            )
             conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             conn.execute("PRAGMA journal_mode=WAL")

@@ -500,10 +500,18 @@ def run_sweep(
         from simulations.capacity import run_search
 
         return run_search(
-            sweep, store_path, run_sweep, workers=workers, backend=backend, train_fn=train_fn,
-            progress=progress, checkpoint_dir=folder, ensemble=ensemble,
-            ensemble_fn=ensemble_fn, extend_undecided=extend_undecided,
-        )  # fmt: skip
+            sweep,
+            store_path,
+            run_sweep,
+            workers=workers,
+            backend=backend,
+            train_fn=train_fn,
+            progress=progress,
+            checkpoint_dir=folder,
+            ensemble=ensemble,
+            ensemble_fn=ensemble_fn,
+            extend_undecided=extend_undecided,
+        )
     ray = _import_ray() if backend == "ray" else None
     if ensemble is None:
         ensemble = 1 if train_fn is not None and ensemble_fn is None else DEFAULT_ENSEMBLE
@@ -525,12 +533,14 @@ def run_sweep(
         Path(folder).mkdir(parents=True, exist_ok=True)
         store.note_sweep(sweep.name)
         skipped = len(sweep.configs) - len(pending)
-        delivery = Delivery(store, owner, dict(pending),
-                            ProgressLines(sweep.configs, skipped, progress))  # fmt: skip
+        delivery = Delivery(
+            store, owner, dict(pending), ProgressLines(sweep.configs, skipped, progress)
+        )
         processes = min(workers or default_workers(), max(1, len(pending)))
         units = _ordered_units(pending, ensemble, processes, backend, deadline)
-        ran = _run_units(delivery, units, job, processes, backend, ray, ensemble, deadline,
-                         take_over_leases)  # fmt: skip
+        ran = _run_units(
+            delivery, units, job, processes, backend, ray, ensemble, deadline, take_over_leases
+        )
         total_stored = len(store)
 
     extended = []
@@ -538,10 +548,18 @@ def run_sweep(
         from simulations.extend import extend_undecided as extend
 
         extended = extend(
-            sweep, store_path, extend_undecided, run_sweep, progress=progress, workers=workers,
-            backend=backend, train_fn=train_fn, checkpoint_dir=folder, ensemble=ensemble,
+            sweep,
+            store_path,
+            extend_undecided,
+            run_sweep,
+            progress=progress,
+            workers=workers,
+            backend=backend,
+            train_fn=train_fn,
+            checkpoint_dir=folder,
+            ensemble=ensemble,
             ensemble_fn=ensemble_fn,
-        )  # fmt: skip
+        )
         with Store(store_path, readonly=True) as store:
             total_stored = len(store)
     shared, not_started, retried = ran
@@ -565,9 +583,12 @@ def run_sweep(
 
 
 def _check_options(
-    backend: str, workers: int | None, ensemble: int | None, extend_undecided: int,
+    backend: str,
+    workers: int | None,
+    ensemble: int | None,
+    extend_undecided: int,
     time_limit: float | None,
-) -> None:  # fmt: skip
+) -> None:
     """A sweep's options, checked before anything is read or created."""
     if backend not in BACKENDS:
         raise InputError(f"unknown backend {backend!r}; known: {', '.join(BACKENDS)}")
@@ -629,8 +650,11 @@ class Delivery:
             results = {r.get("config_hash"): r for r in outcome if isinstance(r, dict)}
         for key, config in unit:
             missing = RuntimeError("the ensemble returned no result for this run")
-            self.finish(key, config, outcome if isinstance(outcome, BaseException)
-                        else results.get(key, missing))  # fmt: skip
+            self.finish(
+                key,
+                config,
+                outcome if isinstance(outcome, BaseException) else results.get(key, missing),
+            )
 
     def forget(self, keys: list[str]) -> None:
         """Runs to be trained again: no longer failed, not yet finished."""
@@ -639,9 +663,12 @@ class Delivery:
 
 
 def _ordered_units(
-    pending: list[tuple[str, Any]], ensemble: int, processes: int, backend: str,
+    pending: list[tuple[str, Any]],
+    ensemble: int,
+    processes: int,
+    backend: str,
     deadline: float | None,
-) -> list[Unit]:  # fmt: skip
+) -> list[Unit]:
     """The units of work (:func:`simulations.units.plan_units`) in the order they start: a
     stretch with a deadline does the cheapest first (as many as it has time for); several
     processes start the costliest first (so that no long unit starts last)."""
@@ -656,9 +683,16 @@ def _ordered_units(
 
 
 def _run_units(
-    delivery: Delivery, units: list[Unit], job: Any, processes: int, backend: str, ray: Any,
-    ensemble: int, deadline: float | None, take_over: bool = False,
-) -> tuple[int, int, list[str]]:  # fmt: skip
+    delivery: Delivery,
+    units: list[Unit],
+    job: Any,
+    processes: int,
+    backend: str,
+    ray: Any,
+    ensemble: int,
+    deadline: float | None,
+    take_over: bool = False,
+) -> tuple[int, int, list[str]]:
     """Train ``units`` under leases (``take_over``: also those another host or a forged row
     holds); then, with several local processes, the units that ran out of GPU memory beside
     others again, one at a time. (runs another sweep stored, units not started before the

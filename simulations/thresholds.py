@@ -114,10 +114,14 @@ def length_points(
             else:  # the best was at the target but the final accuracy is not: no longer there
                 v = run_verdict(run, target)
                 verdicts.append("plateaued" if v == "reached" else v)
-        points.append({
-            "length": n, metric: max(run[metric] for run in at_n),
-            "verdict": combine(verdicts), "runs": len(at_n),
-        })  # fmt: skip
+        points.append(
+            {
+                "length": n,
+                metric: max(run[metric] for run in at_n),
+                "verdict": combine(verdicts),
+                "runs": len(at_n),
+            }
+        )
     return points
 
 
@@ -222,13 +226,21 @@ def beyond_bounds(store_path: str | Path, target: float = 0.99) -> list[dict[str
             continue
         params = run_bound_params(claim, run, p)
         if not claim.bound.allows(run["length"], params["m"], params["p"], params["H"]):
-            found.append({
-                "id": run["id"], "config_hash": run["config_hash"], "task": run["task"],
-                "arch": run["arch"], "width": run["width"], "precision": p,
-                "length": run["length"], "best_accuracy": run["best_accuracy"],
-                "bound_id": claim.bound_id, "bound_params": params,
-                "bound_length": claim.bound.max_length(params["m"], params["p"], params["H"]),
-            })  # fmt: skip
+            found.append(
+                {
+                    "id": run["id"],
+                    "config_hash": run["config_hash"],
+                    "task": run["task"],
+                    "arch": run["arch"],
+                    "width": run["width"],
+                    "precision": p,
+                    "length": run["length"],
+                    "best_accuracy": run["best_accuracy"],
+                    "bound_id": claim.bound_id,
+                    "bound_params": params,
+                    "bound_length": claim.bound.max_length(params["m"], params["p"], params["H"]),
+                }
+            )
     return found
 
 
@@ -308,8 +320,10 @@ def _plugin_row(
         shapes = {(width // (h or 1), h or 1) for h in (_run_model(r)["heads"] for r in members)}
         m, heads = max(shapes, key=lambda s: single_output_bits(*s, precision, max(best), 2))
         row["bound_params"] = {"m": m, "p": precision, "H": heads, "m_is": "width / heads"}
-        model_bits = {n: max(single_output_bits(mm, hh, precision, n, alphabet)
-                             for mm, hh in shapes) for n in best}  # fmt: skip
+        model_bits = {
+            n: max(single_output_bits(mm, hh, precision, n, alphabet) for mm, hh in shapes)
+            for n in best
+        }
     row["model_bits"] = dict(sorted(model_bits.items()))
     if plugins.task_definition(task) is None:
         row["computed_bits"] = None

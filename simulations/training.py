@@ -168,8 +168,7 @@ def _train(
     recipe, evaluation, length = config.recipe, config.evaluation, config.task.length
     model, task = build_model(config)
     model.to(dev).train()
-    optimiser = make_optimizer(recipe.optimizer, model.parameters(), recipe.lr,
-                               recipe.weight_decay)  # fmt: skip
+    optimiser = make_optimizer(recipe.optimizer, model.parameters(), recipe.lr, recipe.weight_decay)
     data = torch.Generator().manual_seed(config.seed)
     held_out = torch.Generator().manual_seed(config.seed + EVAL_SEED_OFFSET)
     curve: list[list[float]] = []
@@ -200,9 +199,12 @@ def _train(
 
 
 def training_loss(
-    model: SequenceModel, recipe: Recipe, tokens: torch.Tensor, targets: torch.Tensor,
+    model: SequenceModel,
+    recipe: Recipe,
+    tokens: torch.Tensor,
+    targets: torch.Tensor,
     mask: torch.Tensor,
-) -> torch.Tensor:  # fmt: skip
+) -> torch.Tensor:
     """The loss one step minimises: the task's cross-entropy, the mixture-of-experts load
     balancing when asked for, and the recipe's block-cosine regulariser when it has one."""
     loss = masked_loss(model(tokens), targets, mask)
@@ -215,10 +217,16 @@ def training_loss(
 
 
 def run_result(
-    model: SequenceModel, config: TrainConfig, curve: list[list[float]], best: float, steps: int,
-    start: float, checkpoint_dir: str | Path | None, dev: torch.device,
+    model: SequenceModel,
+    config: TrainConfig,
+    curve: list[list[float]],
+    best: float,
+    steps: int,
+    start: float,
+    checkpoint_dir: str | Path | None,
+    dev: torch.device,
     extra: dict[str, Any] | None = None,
-) -> dict:  # fmt: skip
+) -> dict:
     """The report of a finished run (its last evaluation is ``curve[-1]``; ``extra``: what
     some runs report beyond the rest), after saving its model into ``checkpoint_dir`` when one
     is given."""
@@ -268,9 +276,12 @@ def held_bits(model: SequenceModel, config: TrainConfig) -> dict[str, Any]:
     elif config.model.arch == "transformer" and config.model.layers == 1:
         cfg = model.config
         out["protocol_bits"] = bounds.thm4_held_bits(
-            cfg.width // cfg.heads, cfg.heads, grid.bits, config.task.length,
+            cfg.width // cfg.heads,
+            cfg.heads,
+            grid.bits,
+            config.task.length,
             alphabet=cfg.vocab_size,
-        )["total"]  # fmt: skip
+        )["total"]
     return out
 
 

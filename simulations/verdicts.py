@@ -99,8 +99,10 @@ def scatter(accuracies: Sequence[float]) -> float:
     explains: the mean square of the second differences over 6 (for independent noise of
     variance s^2 a second difference has variance 6 s^2, and a straight rise adds nothing to
     it). Training noise that sampling alone does not explain shows here; 0 below 3 points."""
-    d2 = [accuracies[i - 1] - 2 * accuracies[i] + accuracies[i + 1]
-          for i in range(1, len(accuracies) - 1)]  # fmt: skip
+    d2 = [
+        accuracies[i - 1] - 2 * accuracies[i] + accuracies[i + 1]
+        for i in range(1, len(accuracies) - 1)
+    ]
     return sum(d * d for d in d2) / (6 * len(d2)) if d2 else 0.0
 
 

@@ -150,9 +150,14 @@ def runner(backend: str, processes: int, job: Job, member: Member, ray: Any = No
 
 
 def run_leased(
-    store: Store, owner: str, units: list[Unit], runner: _Runner, deliver: Deliver,
-    deadline: float | None = None, take_over: bool = False,
-) -> tuple[int, int]:  # fmt: skip
+    store: Store,
+    owner: str,
+    units: list[Unit],
+    runner: _Runner,
+    deliver: Deliver,
+    deadline: float | None = None,
+    take_over: bool = False,
+) -> tuple[int, int]:
     """Claim the runs of each unit (a lease each) and start it while the runner has room; runs
     that another live sweep holds are left to it and looked at again until that sweep stores
     them or dies. After ``deadline`` (a ``time.monotonic()`` value) no unit starts: the units

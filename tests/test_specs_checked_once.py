@@ -58,8 +58,9 @@ def test_the_command_line_hands_its_values_to_the_spec(checks, ccx, tmp_path, mo
 
 
 def test_a_protocol_request_is_checked_once_and_its_runner_trusts_it(checks):
-    request = RnnProtocolRequest(arch="gru", width=3, length=6, cut=3, precision=8, samples=4,
-                                 seed=2)  # fmt: skip
+    request = RnnProtocolRequest(
+        arch="gru", width=3, length=6, cut=3, precision=8, samples=4, seed=2
+    )
     made = watched(checks)
     assert made == {**dict.fromkeys(WATCHED, 1), "width": 0, "steps": 0, "lr": 0}
     checks.clear()

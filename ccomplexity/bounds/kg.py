@@ -342,9 +342,13 @@ def _moe_lookup_outputs(
 
 def _substitute_outputs(entities: int, relations: int, hops: int) -> dict[str, Any]:
     b = code_bits(entities, relations, hops)
-    return {**_paper_block(kg_blocks.substitute_block(b)),  # the paper's block first
-            "code_bits": b, "parameters": 1, "flops_per_iteration": substitute_flops(hops, b),
-            "parameters_counted": COUNTED}  # fmt: skip
+    return {
+        **_paper_block(kg_blocks.substitute_block(b)),  # the paper's block first
+        "code_bits": b,
+        "parameters": 1,
+        "flops_per_iteration": substitute_flops(hops, b),
+        "parameters_counted": COUNTED,
+    }
 
 
 def _wrapped(model_dim: int, mlp_width: int, layers: int = 1) -> dict[str, int]:

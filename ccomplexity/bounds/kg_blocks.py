@@ -58,9 +58,14 @@ class Block:
         w = self.width
         attention = 3 * w * w * self.depth
         glu = sum(3 * w * h + 2 * h for h in self.hidden())
-        return {"depth": self.depth, "model_width": w, "hidden_width": max(self.hidden()),
-                "attention_parameters": attention, "glu_parameters": glu,
-                "parameters": attention + glu}  # fmt: skip
+        return {
+            "depth": self.depth,
+            "model_width": w,
+            "hidden_width": max(self.hidden()),
+            "attention_parameters": attention,
+            "glu_parameters": glu,
+            "parameters": attention + glu,
+        }
 
 
 def layer(width: int, hidden: int) -> Block:
@@ -119,10 +124,15 @@ def moe_lookup_counts(bits: int, expert_sizes: list[int]) -> dict[str, int]:
     routers = first["depth"] * first["model_width"] * len(expert_sizes)
     glu = [c["glu_parameters"] for c in per_expert]
     attention = first["attention_parameters"]
-    return {"depth": first["depth"], "model_width": first["model_width"],
-            "attention_parameters": attention, "router_parameters": routers,
-            "glu_parameters": sum(glu), "parameters": attention + routers + sum(glu),
-            "active_parameters": attention + routers + max(glu)}  # fmt: skip
+    return {
+        "depth": first["depth"],
+        "model_width": first["model_width"],
+        "attention_parameters": attention,
+        "router_parameters": routers,
+        "glu_parameters": sum(glu),
+        "parameters": attention + routers + sum(glu),
+        "active_parameters": attention + routers + max(glu),
+    }
 
 
 def paper_counts(

@@ -572,7 +572,7 @@ BOUNDS: tuple[Bound, ...] = (
             "states": operands + 1,
             "live_states": operands,
             "state_bits": ceil_log2(operands),
-        },  # fmt: skip
+        },
         derived=True,
     ),
 )

@@ -81,8 +81,10 @@ def matrix_power_row(matrix: list[list[int]], power: int, modulus: int | None = 
 
     def product(a: list[list[int]], b: list[list[int]]) -> list[list[int]]:
         cols = list(zip(*b, strict=True))
-        out = [[sum(x * y for x, y in zip(row, col, strict=True) if x and y) for col in cols]
-               for row in a]  # fmt: skip
+        out = [
+            [sum(x * y for x, y in zip(row, col, strict=True) if x and y) for col in cols]
+            for row in a
+        ]
         return out if modulus is None else [[v % modulus for v in row] for row in out]
 
     vector = [[1] + [0] * (size - 1)]

@@ -143,9 +143,10 @@ def _set_weights(model: LoopedTransformer, group: FiniteGroup, n: int, s: dict[s
         p.zero_()
     m, b, d = s["m"], s["b"], s["model_dim"]
     dh = d // 2
-    g, pos, left, right, g1, g2 = (slice(s[k], s[k] + w) for k, w in
-                                   (("g", m), ("pos", b), ("left", b), ("right", b),
-                                    ("g1", m), ("g2", m)))  # fmt: skip
+    g, pos, left, right, g1, g2 = (
+        slice(s[k], s[k] + w)
+        for k, w in (("g", m), ("pos", b), ("left", b), ("right", b), ("g1", m), ("g2", m))
+    )
     codes = torch.tensor(signs(np.arange(group.order), m), dtype=torch.float32)
     i = np.arange(n + 1)
     model.tok.weight[: group.order, g] = codes

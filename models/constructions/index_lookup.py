@@ -260,8 +260,11 @@ def verify_index_lookup(
     if not 1 <= samples <= 10**7:
         raise InputError(f"samples must lie in 1..{10**7}, got {samples}")
     what = f"checking the Theorem 1 model on {samples} inputs of length {length}"
-    budget.check(what, work=budget.index_lookup(samples, length),
-                 instead="use fewer --samples or a shorter --length")  # fmt: skip
+    budget.check(
+        what,
+        work=budget.index_lookup(samples, length),
+        instead="use fewer --samples or a shorter --length",
+    )
     start = time.perf_counter()
     model, info = build_index_lookup(length, n_symbols, seed, k, eta)
     accuracy = lookup_accuracy(model, n_symbols, length, samples, seed)

@@ -271,9 +271,14 @@ def _run(
 
 
 def _composition_report(
-    model: Any, composition: str, formula: dict[str, Any], trace: Trace, accuracy: float,
-    flops: float, hops: int,
-) -> dict[str, Any]:  # fmt: skip
+    model: Any,
+    composition: str,
+    formula: dict[str, Any],
+    trace: Trace,
+    accuracy: float,
+    flops: float,
+    hops: int,
+) -> dict[str, Any]:
     """One composition's measured parameters and FLOPs per query beside its formulas."""
     report: dict[str, Any] = {
         "accuracy": accuracy,
@@ -339,9 +344,12 @@ def verify_kg_path(
     moe = default_experts(e, r) if experts is None else experts
     cost = budget.kg_construction(e, r, q, queries, QueryVocabulary(e, r, q).code_bits, moe)
     graph = budget.kg_graph(e, r)
-    budget.check(f"the KG path constructions over E = {e}, R = {r} at q = {q} on {queries} "
-                 "queries", cost[0] + graph[0], cost[1] + graph[1],
-                 "use fewer entities, relations, hops or samples")  # fmt: skip
+    budget.check(
+        f"the KG path constructions over E = {e}, R = {r} at q = {q} on {queries} queries",
+        cost[0] + graph[0],
+        cost[1] + graph[1],
+        "use fewer entities, relations, hops or samples",
+    )
     start_time = time.perf_counter()
     kg = MatchingKG.generate(e, r, s)
     vocab = QueryVocabulary(e, r, q)

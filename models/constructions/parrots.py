@@ -145,10 +145,18 @@ def _trial(size: MemorizationSize, experts: int, seed: int) -> dict[str, Any]:
         off = z[~np.eye(len(own), dtype=bool)]
         strict &= bool((off < 0).all())
     bias = shift - (s_i * s_i).sum(1)  # every example is one neuron of its expert
-    return {"x": x, "y": y, "router": router, "route": route, "loads": loads,
-            "success": bool((f * y > 0).all()), "strict": strict, "f": f,
-            "bias": (float(bias.min()), float(bias.max())),
-            "weight": float(np.abs(s_i).max())}  # fmt: skip
+    return {
+        "x": x,
+        "y": y,
+        "router": router,
+        "route": route,
+        "loads": loads,
+        "success": bool((f * y > 0).all()),
+        "strict": strict,
+        "f": f,
+        "bias": (float(bias.min()), float(bias.max())),
+        "weight": float(np.abs(s_i).max()),
+    }
 
 
 def memorizer_model(trial: dict[str, Any], size: MemorizationSize) -> ConcatTransformer:
@@ -156,9 +164,14 @@ def memorizer_model(trial: dict[str, Any], size: MemorizationSize) -> ConcatTran
     loads, experts = trial["loads"], len(trial["loads"])
     width = int(loads.max())
     config = ConcatTransformerConfig(
-        n_out=2, width=size.dim, mlp_width=width, experts=experts, input_dim=size.dim,
-        attn_scale=1.0, gate="argmax",
-    )  # fmt: skip
+        n_out=2,
+        width=size.dim,
+        mlp_width=width,
+        experts=experts,
+        input_dim=size.dim,
+        attn_scale=1.0,
+        gate="argmax",
+    )
     model = ConcatTransformer(config).double()
     s_i = trial["x"].mean(axis=1)
     shift = size.dim / size.length / 2

@@ -530,8 +530,9 @@ def run_attention_protocol(request: AttentionProtocolRequest) -> dict[str, Any]:
     :func:`resolve_partition`).
     """
     r = request
-    source = transformer_source(r.width, r.heads, r.length, r.seed, r.layers, r.vocab_size,
-                                r.layer_norm, r.checkpoint)  # fmt: skip
+    source = transformer_source(
+        r.width, r.heads, r.length, r.seed, r.layers, r.vocab_size, r.layer_norm, r.checkpoint
+    )
     model, cfg = source.model, source.model.config
     length = source.length(r.length)
     harness.check_run(r.samples, length, model)
@@ -572,9 +573,15 @@ def run_attention_protocol(request: AttentionProtocolRequest) -> dict[str, Any]:
         protocol_section = {"partition": part.spec, "variant": r.variant, "query_token": public}
         claim = {k: result[k] for k in ("bits_sent", "one_way", "samples", *scores)}
         result["certificate"] = harness.certificate(
-            "protocol_attention", source.description, numbers, protocol_section, inputs,
-            transcripts, outputs, claim,
-        )  # fmt: skip
+            "protocol_attention",
+            source.description,
+            numbers,
+            protocol_section,
+            inputs,
+            transcripts,
+            outputs,
+            claim,
+        )
     return result
 
 
@@ -589,14 +596,23 @@ def bit_counts(
     run_count = None
     if numbers.held:
         run_count = bounds.thm4_held_bits(
-            model.head_dim, cfg.heads, numbers.bits, length, alphabet=cfg.vocab_size,
+            model.head_dim,
+            cfg.heads,
+            numbers.bits,
+            length,
+            alphabet=cfg.vocab_size,
             single_output=variant == SINGLE_OUTPUT,
-        )["total"]  # fmt: skip
+        )["total"]
     elif not one_way:
         run_count = bounds.thm4_run_bits(
-            model.head_dim, cfg.heads, numbers.bits, length, frac=numbers.frac,
-            alphabet=cfg.vocab_size, single_output=variant == SINGLE_OUTPUT,
-        )["total"]  # fmt: skip
+            model.head_dim,
+            cfg.heads,
+            numbers.bits,
+            length,
+            frac=numbers.frac,
+            alphabet=cfg.vocab_size,
+            single_output=variant == SINGLE_OUTPUT,
+        )["total"]
     return {
         "bits_formula": HELD_FORMULAS[variant] if numbers.held else FORMULAS[variant],
         "bits_run_count": run_count,

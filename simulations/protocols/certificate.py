@@ -71,16 +71,20 @@ def _model(cert: dict[str, Any], kind: str) -> tuple[Any, harness.Numbers]:
     try:
         if trained:
             source = harness.model_source(None, None, 0, spec["checkpoint"])
-            require(source.description["name"] == name and source.description["config"] == config,
-                     "checkpoint holds a different model than the certificate names")  # fmt: skip
+            require(
+                source.description["name"] == name and source.description["config"] == config,
+                "checkpoint holds a different model than the certificate names",
+            )
         else:
             source = harness.model_source(name, config, spec["init_seed"])
         model, sha = source.model, source.description["state_sha256"]
         grid = cert["precision"]
         require(isinstance(grid, dict), "precision must be an object")
         if grid.get("kind") == "message-grid":
-            require(model.messages is not None and model.messages.grid.describe() == grid,
-                    "the precision names a message grid the model was not trained on")  # fmt: skip
+            require(
+                model.messages is not None and model.messages.grid.describe() == grid,
+                "the precision names a message grid the model was not trained on",
+            )
             numbers = harness.hold_numbers(source, model.messages.grid.bits, grid["frac"])
         else:
             numbers = harness.finite_numbers(model, FixedPoint.from_dict(grid))
@@ -108,9 +112,12 @@ def _inputs(cert: dict[str, Any], model: Any, kind: str) -> torch.Tensor:
 
 
 def _setup(
-    kind: str, model: Any, protocol: dict[str, Any], inputs: torch.Tensor,
+    kind: str,
+    model: Any,
+    protocol: dict[str, Any],
+    inputs: torch.Tensor,
     numbers: harness.Numbers,
-) -> harness.Setup:  # fmt: skip
+) -> harness.Setup:
     if kind == "protocol_rnn":
         require(set(protocol) == {"cut"}, "an rnn protocol section is {cut}")
         field(protocol, "cut", int)

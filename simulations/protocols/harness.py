@@ -297,8 +297,13 @@ def trained_bound(
 
         runs, origin = one_way_per_cut(task, length)
         bits = next(r["bits"] for r in runs if r["cuts"][0] <= cut <= r["cuts"][1])
-        return {"id": "separations.thm2", "task": task, "cut": cut, "bits_needed": bits,
-                "method": f"one-way complexity ({origin})"}  # fmt: skip
+        return {
+            "id": "separations.thm2",
+            "task": task,
+            "cut": cut,
+            "bits_needed": bits,
+            "method": f"one-way complexity ({origin})",
+        }
     cfg = model.config
     held = model.messages is not None
     claim = claims.lower_bound_for(task, models.family(model.name), cfg.layers, held)
@@ -309,10 +314,12 @@ def trained_bound(
     m = claim.model_params(described, precision)
     bound = claim.bound
     return {
-        "id": bound.id, "task": task, "params": m,
+        "id": bound.id,
+        "task": task,
+        "params": m,
         "max_length": bound.max_length(m["m"], m["p"], m["H"]),
         "allows_length": bound.allows(length, m["m"], m["p"], m["H"]),
-    }  # fmt: skip
+    }
 
 
 def check_run(samples: int, length: int, model: SequenceModel) -> None:

@@ -79,8 +79,9 @@ class Alice(harness.Party):
             raw = self.numbers.codes(self.z.reshape(len(self.z), -1)).tolist()
             return [encode_uints(row, self.z_bits) for row in raw]
         if step == VALUES:
-            return self.numbers.encode(self.numbers.codes(self.l.reshape(len(self.l), -1)),
-                                       self.l_bits)  # fmt: skip
+            return self.numbers.encode(
+                self.numbers.codes(self.l.reshape(len(self.l), -1)), self.l_bits
+            )
         return super().send(step)
 
 
@@ -188,9 +189,17 @@ def _check(vertices: int, samples: int) -> None:
 
 
 def _prepare(
-    arch: str, vertices: int | None, width: int | None, heads: int, experts: int,
-    precision: int, frac: int | None, middle: int, seed: int, checkpoint: str | None,
-) -> tuple[ConcatTransformer, dict[str, Any], graphs.Layout, int, harness.Numbers]:  # fmt: skip
+    arch: str,
+    vertices: int | None,
+    width: int | None,
+    heads: int,
+    experts: int,
+    precision: int,
+    frac: int | None,
+    middle: int,
+    seed: int,
+    checkpoint: str | None,
+) -> tuple[ConcatTransformer, dict[str, Any], graphs.Layout, int, harness.Numbers]:
     """The model on the grid its protocol runs on, its description, the layout and |V|."""
     if checkpoint is not None:
         source = harness.model_source(None, None, 0, checkpoint)
@@ -214,9 +223,13 @@ def _prepare(
 
 
 def _run(
-    model: ConcatTransformer, layout: graphs.Layout, r: int, samples: int, seed: int,
+    model: ConcatTransformer,
+    layout: graphs.Layout,
+    r: int,
+    samples: int,
+    seed: int,
     numbers: harness.Numbers,
-) -> tuple[dict[str, Any], list[Any], dict[str, torch.Tensor]]:  # fmt: skip
+) -> tuple[dict[str, Any], list[Any], dict[str, torch.Tensor]]:
     """The instances of a run, and the protocol's transcripts and outputs on them."""
     _check(r, samples)
     data = instances(layout, r, samples, seed)
@@ -245,9 +258,17 @@ def run_parrots_protocol(request: ParrotsProtocolRequest) -> dict[str, Any]:
     model trained at p bits on its message grid, any other in finite precision)."""
     q = request
     model, info, layout, r, numbers = _prepare(
-        q.arch, q.vertices, q.width, q.heads, q.experts, q.precision, q.frac, 4, q.seed,
+        q.arch,
+        q.vertices,
+        q.width,
+        q.heads,
+        q.experts,
+        q.precision,
+        q.frac,
+        4,
+        q.seed,
         q.checkpoint,
-    )  # fmt: skip
+    )
     data, transcripts, outputs = _run(model, layout, r, q.samples, q.seed, numbers)
     inputs = data["tokens"]
     with torch.no_grad():
@@ -369,8 +390,9 @@ def run_length2_path_reduction(
 ) -> dict[str, Any]:
     """DISJ_|V| -> length-2 path (Lemma A.2) -> the one-way protocol (Lemma A.3 / Thm A.4) on a
     model: bits sent against |V|, where the model errs, and a forced failure when it must."""
-    model, info, layout, r, numbers = _prepare(arch, vertices, width, heads, experts, precision,
-                                               None, middle, seed, checkpoint)  # fmt: skip
+    model, info, layout, r, numbers = _prepare(
+        arch, vertices, width, heads, experts, precision, None, middle, seed, checkpoint
+    )
     data, transcripts, outputs = _run(model, layout, r, samples, seed, numbers)
     inputs = data["tokens"]
     with torch.no_grad():
@@ -382,10 +404,15 @@ def run_length2_path_reduction(
     wrong = np.flatnonzero(~right)
     predicted = logits.argmax(-1).tolist()
     failures = [
-        {"a": _bits(data["a"][n]), "b": _bits(data["b"][n]), "expected": int(target[n]),
-         "predicted": predicted[n], "logits": [float(v) for v in logits[n]]}
+        {
+            "a": _bits(data["a"][n]),
+            "b": _bits(data["b"][n]),
+            "expected": int(target[n]),
+            "predicted": predicted[n],
+            "logits": [float(v) for v in logits[n]],
+        }
         for n in wrong[:FAILURES_SHOWN]
-    ]  # fmt: skip
+    ]
     cfg = model.config
     worst = harness.worst_transcript(transcripts)
     messages = {"|".join(m.bits for m in t.messages) for t in transcripts}

@@ -128,8 +128,9 @@ def run_rnn_protocol(request: RnnProtocolRequest) -> dict[str, Any]:
     sent (:func:`simulations.protocols.harness.trained_bound`).
     """
     r = request
-    source = recurrent_source(r.arch, r.width, r.seed, r.checkpoint, layers=r.layers,
-                              vocab_size=r.vocab_size)  # fmt: skip
+    source = recurrent_source(
+        r.arch, r.width, r.seed, r.checkpoint, layers=r.layers, vocab_size=r.vocab_size
+    )
     model, cfg = source.model, source.model.config
     length = source.length(r.length)
     check_cut(r.cut, length)
@@ -161,9 +162,15 @@ def run_rnn_protocol(request: RnnProtocolRequest) -> dict[str, Any]:
     if r.certificate:
         claim = {k: result[k] for k in ("bits_sent", "one_way", "samples", *scores)}
         result["certificate"] = harness.certificate(
-            "protocol_rnn", source.description, numbers, {"cut": r.cut}, inputs, transcripts,
-            outputs, claim,
-        )  # fmt: skip
+            "protocol_rnn",
+            source.description,
+            numbers,
+            {"cut": r.cut},
+            inputs,
+            transcripts,
+            outputs,
+            claim,
+        )
     return result
 
 

@@ -117,12 +117,18 @@ class Task(abc.ABC):
         to one width."""
         parts = []
         for done in range(0, CHANCE_SAMPLES, CHANCE_CHUNK):
-            _, targets, mask = self.sample(min(CHANCE_CHUNK, CHANCE_SAMPLES - done), length, g,
-                                           train=False)  # fmt: skip
+            _, targets, mask = self.sample(
+                min(CHANCE_CHUNK, CHANCE_SAMPLES - done), length, g, train=False
+            )
             parts.append((targets, mask))
         width = max(t.shape[1] for t, _ in parts)
-        pad = [(torch.nn.functional.pad(t, (0, width - t.shape[1])),
-                torch.nn.functional.pad(m, (0, width - m.shape[1]))) for t, m in parts]  # fmt: skip
+        pad = [
+            (
+                torch.nn.functional.pad(t, (0, width - t.shape[1])),
+                torch.nn.functional.pad(m, (0, width - m.shape[1])),
+            )
+            for t, m in parts
+        ]
         return torch.cat([t for t, _ in pad]), torch.cat([m for _, m in pad])
 
     def eval_lengths(self, length: int) -> tuple[int, ...]:

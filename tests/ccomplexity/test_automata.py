@@ -170,9 +170,7 @@ def test_inequality_dfa_is_ineq_on_exact_length():
 
 def test_residual_counts_known_ineq_values():
     assert residual_counts(inequality_dfa(4, 2), 8) == [1, 2, 4, 8, 16, 9, 5, 3, 2]
-    assert residual_counts(inequality_dfa(6, 2), 12) == [
-        1, 2, 4, 8, 16, 32, 64, 33, 17, 9, 5, 3, 2
-    ]  # fmt: skip
+    assert residual_counts(inequality_dfa(6, 2), 12) == [1, 2, 4, 8, 16, 32, 64, 33, 17, 9, 5, 3, 2]
     # the un-restricted complement of EQ gives the same exact-length residuals
     assert residual_counts(complement(equality_dfa(4, 2)), 8) == [1, 2, 4, 8, 16, 9, 5, 3, 2]
 

@@ -45,9 +45,13 @@ def test_thm3_paper_example_and_tight_inversion():
 
 @pytest.mark.parametrize(
     ("theorem", "factor", "even"),
-    [("separations.thm3", 1, False), ("separations.prop9", 1, False),
-     ("separations.thm8", 2, False), ("separations.thm11", 2, True)],
-)  # fmt: skip
+    [
+        ("separations.thm3", 1, False),
+        ("separations.prop9", 1, False),
+        ("separations.thm8", 2, False),
+        ("separations.thm11", 2, True),
+    ],
+)
 def test_linear_rnn_bounds_invert_exactly(theorem, factor, even):
     b = get(theorem)
     step = 2 if even else 1
@@ -62,12 +66,20 @@ def test_linear_rnn_bounds_invert_exactly(theorem, factor, even):
 @pytest.mark.parametrize(
     ("p", "n", "expected", "tol"),
     [
-        (16, 400, 5.40, 0.005), (16, 8192, 94.15, 0.005), (16, 10**4, 113.8, 0.05),
-        (16, 10**6, 9277, 1), (32, 400, 3.27, 0.005), (32, 8192, 60.67, 0.005),
-        (32, 10**4, 73.6, 0.05), (32, 10**6, 6419, 1), (64, 400, 1.83, 0.005),
-        (64, 8192, 35.46, 0.005), (64, 10**4, 43.1, 0.05), (64, 10**6, 3971, 1),
+        (16, 400, 5.40, 0.005),
+        (16, 8192, 94.15, 0.005),
+        (16, 10**4, 113.8, 0.05),
+        (16, 10**6, 9277, 1),
+        (32, 400, 3.27, 0.005),
+        (32, 8192, 60.67, 0.005),
+        (32, 10**4, 73.6, 0.05),
+        (32, 10**6, 6419, 1),
+        (64, 400, 1.83, 0.005),
+        (64, 8192, 35.46, 0.005),
+        (64, 10**4, 43.1, 0.05),
+        (64, 10**6, 3971, 1),
     ],
-)  # fmt: skip
+)
 def test_thm5_closed_form_matches_spec_checked_table(p, n, expected, tol):
     thm5 = get("separations.thm5")
     value = thm5.value(length=n, precision=p)
@@ -99,8 +111,11 @@ def test_protocol_widths_against_brute_force(theorem, alphabet, needed):
     for m in (1, 2, 5, 17):
         for p in (1, 4, 16):
             for h in (1, 3):
-                ok = [n for n in range(2, 6000, 2)
-                      if single_output_raw(n, m, p, h, alphabet) >= needed(n)]  # fmt: skip
+                ok = [
+                    n
+                    for n in range(2, 6000, 2)
+                    if single_output_raw(n, m, p, h, alphabet) >= needed(n)
+                ]
                 assert b.max_length(m, p, h) == max(ok)
                 assert all(b.allows(n, m, p, h) == (n in ok) for n in range(2, 600, 2))
     for n in (2, 10, 64, 400, 8192):
@@ -216,10 +231,20 @@ def test_no_output_of_any_statement_takes_an_input_or_field_name():
 def test_describe_refuses_an_output_that_overwrites_an_input():
     from ccomplexity.bounds.base import Bound
 
-    clash = Bound(id="kg.clash", name="n", statement="s", citation="c", formula="f",
-                  kind="fact", architecture="a", task="t", quantity="q",
-                  value_params=("hops",), _value=None,
-                  _outputs=lambda hops: {"hops": hops + 1})  # fmt: skip
+    clash = Bound(
+        id="kg.clash",
+        name="n",
+        statement="s",
+        citation="c",
+        formula="f",
+        kind="fact",
+        architecture="a",
+        task="t",
+        quantity="q",
+        value_params=("hops",),
+        _value=None,
+        _outputs=lambda hops: {"hops": hops + 1},
+    )
     with pytest.raises(RuntimeError, match="output 'hops' names an input"):
         clash.describe(hops=2)
 

@@ -98,15 +98,33 @@ def test_training_is_priced_from_the_step_and_the_evaluation_chunk():
     its attention weights alone, 10 copies of 64 x 2049^2 in a training step and 4 of
     500 x 2049^2 in an evaluation chunk, float32."""
     memory, seconds = budget.training(
-        steps=1, batch=64, tokens=2049, width=64, layers=1, heads=1, classes=2, parameters=0,
-        pairs=True, eval_rows=500, evaluations=0,
-    )  # fmt: skip
+        steps=1,
+        batch=64,
+        tokens=2049,
+        width=64,
+        layers=1,
+        heads=1,
+        classes=2,
+        parameters=0,
+        pairs=True,
+        eval_rows=500,
+        evaluations=0,
+    )
     assert memory == 4 * 500 * 2049 * (4 * 2049 + 8 * 64) > 32 << 30
     assert memory > 4 * 64 * 2049 * (10 * 2049 + 24 * 64)  # the evaluation chunk is larger
     steps = budget.training(
-        steps=10**9, batch=8, tokens=4, width=4, layers=1, heads=0, classes=2, parameters=10,
-        pairs=False, eval_rows=8, evaluations=0,
-    )[1]  # fmt: skip
+        steps=10**9,
+        batch=8,
+        tokens=4,
+        width=4,
+        layers=1,
+        heads=0,
+        classes=2,
+        parameters=10,
+        pairs=False,
+        eval_rows=8,
+        evaluations=0,
+    )[1]
     assert steps > 10**9 * budget.STEP_SECONDS["cpu"] > budget.TRAINING_DEFAULT
     budget.check_training("a run", 1 << 30, 6 * 86400)  # within both budgets
     with pytest.raises(InputError, match=r"a run would take about 8 days \(estimated\)"):
@@ -117,5 +135,9 @@ def test_training_is_priced_from_the_step_and_the_evaluation_chunk():
 
 def test_durations_read_as_words():
     assert [budget.duration_text(s) for s in (45, 90, 7200, 3 * 86400, 1e13)] == [
-        "45 s", "1.5 min", "2 h", "3 days", "3.2e+05 years"
-    ]  # fmt: skip
+        "45 s",
+        "1.5 min",
+        "2 h",
+        "3 days",
+        "3.2e+05 years",
+    ]

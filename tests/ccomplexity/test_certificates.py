@@ -164,9 +164,11 @@ def test_matrix_certificate_is_checked_against_the_embedded_matrix():
     best = lower_bounds.max_fooling_set(m)
     rows = ["".join(str(int(v)) for v in row) for row in 1 - m]
     other = problems._matrix_problem(
-        "matrix", {"rows": 6, "cols": 6, "sha256": problems.matrix_rows_sha256(rows)},
-        (1 - m).astype(np.int8), entries=rows,
-    )  # fmt: skip
+        "matrix",
+        {"rows": 6, "cols": 6, "sha256": problems.matrix_rows_sha256(rows)},
+        (1 - m).astype(np.int8),
+        entries=rows,
+    )
     assert lower_bounds.verify_fooling_set(prob, best.rows, best.cols, best.value).valid
     cert = certificates.fooling_set_certificate(other, best.rows, best.cols, best.value)
     assert not verifier.verify(cert).valid

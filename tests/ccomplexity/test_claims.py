@@ -47,13 +47,19 @@ def test_lookup_by_task_family_and_layers():
 def test_model_params_read_as_the_row_says():
     rnn = claims.lower_bound_for("index-lookup", "recurrent")
     assert rnn.model_params({"width": 16, "heads": None, "state_numel": 32}, 8) == {
-        "m": 32, "p": 8, "H": 1, "m_is": "state_numel"
-    }  # fmt: skip
+        "m": 32,
+        "p": 8,
+        "H": 1,
+        "m_is": "state_numel",
+    }
     assert rnn.model_params({"width": 16, "state_numel": None}, 8)["m"] == 16
     tf = claims.lower_bound_for("dyck", "attention", 1)
     assert tf.model_params({"width": 64, "heads": 4}, 32) == {
-        "m": 16, "p": 32, "H": 4, "m_is": "width / heads"
-    }  # fmt: skip
+        "m": 16,
+        "p": 32,
+        "H": 4,
+        "m_is": "width / heads",
+    }
     with pytest.raises(InputError, match="not a multiple of heads"):
         tf.model_params({"width": 64, "heads": 3}, 32)
 

@@ -36,11 +36,20 @@ def test_group_axioms(name):
     assert (perms[t[a, b]] == np.take_along_axis(perms[a], perms[b], axis=1)).all()  # a(b(x))
 
 
-@pytest.mark.parametrize(("name", "family", "k"), [
-    ("S3", "SymmetricGroup", 3), ("S4", "SymmetricGroup", 4), ("S5", "SymmetricGroup", 5),
-    ("A4", "AlternatingGroup", 4), ("A5", "AlternatingGroup", 5), ("D4", "DihedralGroup", 4),
-    ("D5", "DihedralGroup", 5), ("Z6", "CyclicGroup", 6), ("A6", "AlternatingGroup", 6),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("name", "family", "k"),
+    [
+        ("S3", "SymmetricGroup", 3),
+        ("S4", "SymmetricGroup", 4),
+        ("S5", "SymmetricGroup", 5),
+        ("A4", "AlternatingGroup", 4),
+        ("A5", "AlternatingGroup", 5),
+        ("D4", "DihedralGroup", 4),
+        ("D5", "DihedralGroup", 5),
+        ("Z6", "CyclicGroup", 6),
+        ("A6", "AlternatingGroup", 6),
+    ],
+)
 def test_orders_and_solvability_agree_with_sympy(name, family, k):
     named_groups = pytest.importorskip("sympy.combinatorics.named_groups")
     reference = getattr(named_groups, family)(k)

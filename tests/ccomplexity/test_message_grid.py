@@ -47,9 +47,14 @@ def test_sums_of_n_codes_fit_p_plus_ceil_log2_n_bits():
 
 @pytest.mark.parametrize(
     ("bits", "frac", "match"),
-    [(0, 0, "1..24 bits"), (MOST_BITS + 1, 0, "1..24 bits"), (4, 9, "frac must lie"),
-     (4, -1, "frac must lie"), (True, 0, "integer")],
-)  # fmt: skip
+    [
+        (0, 0, "1..24 bits"),
+        (MOST_BITS + 1, 0, "1..24 bits"),
+        (4, 9, "frac must lie"),
+        (4, -1, "frac must lie"),
+        (True, 0, "integer"),
+    ],
+)
 def test_grids_are_checked_at_their_edges(bits, frac, match):
     with pytest.raises(InputError, match=match):
         MessageGrid(bits, frac)

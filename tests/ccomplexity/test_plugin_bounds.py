@@ -48,8 +48,9 @@ def mirrored(length, alice, most):
 
 
 def palindrome(fooling=mirrored, sampler=None):
-    @plugins.task(name="palindrome", alphabet=2, lengths=(1, 4096), fooling=fooling,
-                  sampler=sampler)  # fmt: skip
+    @plugins.task(
+        name="palindrome", alphabet=2, lengths=(1, 4096), fooling=fooling, sampler=sampler
+    )
     def palindrome_(words):
         return (words == words[:, ::-1]).all(axis=1).astype(np.int8)
 
@@ -68,8 +69,11 @@ def test_a_given_dfa_at_a_million_and_its_certificate():
     assert max(r["bits"] for r in runs) == 2
     result, cert = plugin_bounds.fooling_set("contains-aba", 1000, "prefix:500", certificate=True)
     assert (result["method"], result["exact"], result["size"], result["verified"]) == (
-        "automaton (dfa)", True, 4, True
-    )  # fmt: skip
+        "automaton (dfa)",
+        True,
+        4,
+        True,
+    )
     cert = json.loads(json.dumps(cert))
     assert verify(cert).valid
     pairs = cert["witness"]["pairs"]
@@ -169,8 +173,12 @@ def test_prices_refuse_at_once_with_the_estimate():
 
 
 def test_a_dfa_that_is_not_the_tasks_language_is_caught_by_the_word_function():
-    @plugins.task(name="wrong-dfa", alphabet=2, lengths=(1, 64),
-                  dfa=DFA(ABA, 0, np.arange(4) == 3, ("a", "b")))  # fmt: skip
+    @plugins.task(
+        name="wrong-dfa",
+        alphabet=2,
+        lengths=(1, 64),
+        dfa=DFA(ABA, 0, np.arange(4) == 3, ("a", "b")),
+    )
     def never(words):
         return np.zeros(len(words), dtype=np.int8)
 

@@ -71,8 +71,11 @@ def test_the_issue_contract_loads_from_a_file(tmp_path):
     assert names == ["first-equals-last"]
     found = plugins.require_task("first-equals-last")
     assert (found.alphabet, found.lengths, found.classes, found.source) == (
-        3, (2, 64), 2, "my_task.py"
-    )  # fmt: skip
+        3,
+        (2, 64),
+        2,
+        "my_task.py",
+    )
     assert found.sha256 == __import__("hashlib").sha256(FIRST_EQUALS_LAST.encode()).hexdigest()
     assert found(np.array([[1, 0, 1], [1, 0, 2]])).tolist() == [1, 0]
 
@@ -132,12 +135,17 @@ def test_the_lowest_floor_names_no_built_in_of_the_floors_above():
     "text, match",
     [
         ("raise RuntimeError('boom')", "plugin .*bad.py failed: RuntimeError: boom"),
-        ("from ccomplexity.plugins import task\ntask(name='Bad Name', alphabet=2, lengths=(1,2))",
-         "lowercase"),
-        ("from ccomplexity.plugins import task\ntask(name='x', alphabet=2, lengths=(5, 2))",
-         "most length"),
+        (
+            "from ccomplexity.plugins import task\n"
+            "task(name='Bad Name', alphabet=2, lengths=(1,2))",
+            "lowercase",
+        ),
+        (
+            "from ccomplexity.plugins import task\ntask(name='x', alphabet=2, lengths=(5, 2))",
+            "most length",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_bad_plugin_is_one_line(tmp_path, text, match):
     with pytest.raises(InputError, match=match):
         plugins.load_file(write(tmp_path, "bad.py", text))
@@ -249,8 +257,10 @@ def test_the_dfa_from_the_function_is_the_myhill_nerode_index():
     suffixes = [s for n in range(length + 1) for s in itertools.product((0, 1), repeat=n)]
     classes = {frozenset(s for s in suffixes if p + s in words) for p in prefixes}
     assert (got["method"], got["states"], got["live_states"]) == (
-        "function", len(classes), len(classes) - 1
-    )  # fmt: skip
+        "function",
+        len(classes),
+        len(classes) - 1,
+    )
 
 
 def test_a_plugins_own_dfa_is_priced_before_it_is_minimised_or_checked(monkeypatch):

@@ -81,9 +81,26 @@ def least_grid(length: int, k: Fraction) -> tuple[int, int] | None:
 
 @pytest.mark.parametrize(
     ("length", "k"),
-    [(1, 2), (2, 2), (3, 2), (4, 2), (5, 1), (8, 1), (9, 2), (16, 1.5), (10, 0.5), (100, 2),
-     (1000, 3), (2**31, 1), (7, 0.25), (1 << 20, 1.5), (3, 20), (2, 31), (2, 32)],
-)  # fmt: skip
+    [
+        (1, 2),
+        (2, 2),
+        (3, 2),
+        (4, 2),
+        (5, 1),
+        (8, 1),
+        (9, 2),
+        (16, 1.5),
+        (10, 0.5),
+        (100, 2),
+        (1000, 3),
+        (2**31, 1),
+        (7, 0.25),
+        (1 << 20, 1.5),
+        (3, 20),
+        (2, 31),
+        (2, 32),
+    ],
+)
 def test_for_length_is_the_least_grid_of_app_b2(length, k):
     want = least_grid(length, Fraction(k))
     if want is None:

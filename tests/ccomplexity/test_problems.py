@@ -75,8 +75,14 @@ def test_random_matrix_is_the_documented_pcg64_draw():
     prob = P.make("random", rows=5, cols=7, seed=3, density=0.3)
     u = np.random.Generator(np.random.PCG64(3)).random((5, 7))
     assert (prob.matrix() == (u < 0.3)).all()
-    assert prob.describe() == {"problem": "random", "rows": 5, "cols": 7, "seed": 3,
-                               "density": 0.3, "generator": "PCG64"}  # fmt: skip
+    assert prob.describe() == {
+        "problem": "random",
+        "rows": 5,
+        "cols": 7,
+        "seed": 3,
+        "density": 0.3,
+        "generator": "PCG64",
+    }
     assert (P.random_matrix(5, 7, 3).matrix() == P.random_matrix(5, 7, 3).matrix()).all()
     assert not P.random_matrix(3, 3, 0, density=0).matrix().any()
     assert P.random_matrix(3, 3, 0, density=1).matrix().all()

@@ -19,8 +19,11 @@ def test_requests_are_keyword_only():
 def test_fooling_set_of_equality_is_the_diagonal():
     result, cert = fooling_set(FoolingRequest(problem="equality", half=3, certificate=True))
     assert (result["method"], result["size"], result["bits"], result["verified"]) == (
-        "diagonal", 8, 3, True
-    )  # fmt: skip
+        "diagonal",
+        8,
+        3,
+        True,
+    )
     from ccomplexity import verify
 
     assert verify(cert).valid and verify(cert).claimed_bits == 3

@@ -87,9 +87,11 @@ def test_genuine_explicit_certificates_beyond_2_64_are_accepted(problem, count, 
         y, value = [[1 - s for s in w] for w in x], 0
     spec = problem.describe()
     fooling = envelope(
-        "fooling_set", spec, {"size": count, "value": value, "bits": ceil_log2(count)},
+        "fooling_set",
+        spec,
+        {"size": count, "value": value, "bits": ceil_log2(count)},
         {"pairs": [[a, b] for a, b in zip(x, y, strict=True)]},
-    )  # fmt: skip
+    )
     assert ccx_verify(fooling)[0] == 0
     if problem.name == "equality":
         assert [ccx_verify(c)[0] for c in submatrix_certificates(spec, x, x)] == [0, 0]
@@ -110,9 +112,11 @@ def test_aliased_explicit_certificates_beyond_2_64_are_rejected(problem, count, 
     spec = problem.describe()
     value = 1 if problem.name == "equality" else 0
     fooling = envelope(
-        "fooling_set", spec, {"size": count, "value": value, "bits": ceil_log2(count)},
+        "fooling_set",
+        spec,
+        {"size": count, "value": value, "bits": ceil_log2(count)},
         {"pairs": [[a, b] for a, b in zip(x, y, strict=True)]},
-    )  # fmt: skip
+    )
     code, err = ccx_verify(fooling)
     assert code == 1, err
     if problem.name == "equality":  # x_i != y_j for all i, j: the true submatrix is all zero
@@ -127,9 +131,11 @@ def test_the_reported_rank_certificate_is_rejected():
     x = words_of(rows, 2, 65)
     y = words_of([r + 2**64 for r in rows], 2, 65)
     cert = envelope(
-        "rank", problem.describe(), {"rank_at_least": 8, "prime": 2_147_483_647, "bits": 3},
+        "rank",
+        problem.describe(),
+        {"rank_at_least": 8, "prime": 2_147_483_647, "bits": 3},
         {"alice_inputs": x, "bob_inputs": y},
-    )  # fmt: skip
+    )
     code, err = ccx_verify(cert)
     assert code == 1 and "singular" in err
 
@@ -184,9 +190,11 @@ def test_malformed_fields_are_rejected(mutate, reason):
     problem = problems.equality(3)
     x = words_of([1, 2, 3], 2, 3)
     cert = envelope(
-        "fooling_set", problem.describe(), {"size": 3, "value": 1, "bits": 2},
+        "fooling_set",
+        problem.describe(),
+        {"size": 3, "value": 1, "bits": 2},
         {"pairs": [[w, w] for w in x]},
-    )  # fmt: skip
+    )
     assert verifier.verify(cert).valid
     mutate(cert)
     verdict = verifier.verify(cert)
@@ -217,8 +225,16 @@ def test_miller_rabin_against_trial_division_and_known_primes():
 
     assert [n for n in range(3000) if verifier.is_prime(n)] == [n for n in range(3000) if trial(n)]
     # strong pseudoprimes to several bases, Carmichael numbers and primes near 2^62
-    for composite in (3215031751, 2152302898747, 3474749660383, 341550071728321, 561, 1105,
-                      3825123056546413051, (2**31 - 1) * (2**31 + 11)):  # fmt: skip
+    for composite in (
+        3215031751,
+        2152302898747,
+        3474749660383,
+        341550071728321,
+        561,
+        1105,
+        3825123056546413051,
+        (2**31 - 1) * (2**31 + 11),
+    ):
         assert not verifier.is_prime(composite)
     for prime in (2**61 - 1, 2**31 - 1, 4611686018427387847, 1_000_000_007):
         assert verifier.is_prime(prime)
@@ -278,9 +294,11 @@ def test_rank_primes_are_tested_fast_and_bounded():
     x = words_of(list(range(8)), 2, 3)
     for prime, valid in ((2**61 - 1, True), (4611686018427387847, True), (2**62 - 57 + 2, False)):
         cert = envelope(
-            "rank", problem.describe(), {"rank_at_least": 8, "prime": prime, "bits": 3},
+            "rank",
+            problem.describe(),
+            {"rank_at_least": 8, "prime": prime, "bits": 3},
             {"alice_inputs": x, "bob_inputs": x},
-        )  # fmt: skip
+        )
         start = time.perf_counter()
         assert verifier.verify(cert).valid is valid
         assert time.perf_counter() - start < 5
@@ -290,9 +308,11 @@ def test_rank_primes_are_tested_fast_and_bounded():
 
 def test_problem_sizes_in_a_certificate_are_bounded_before_work():
     cert = envelope(
-        "fooling_set", {"problem": "equality", "half": 10**30, "alphabet": 2},
-        {"size": 1, "value": 1, "bits": 0}, {"pairs": [[[0], [0]]]},
-    )  # fmt: skip
+        "fooling_set",
+        {"problem": "equality", "half": 10**30, "alphabet": 2},
+        {"size": 1, "value": 1, "bits": 0},
+        {"pairs": [[[0], [0]]]},
+    )
     start = time.perf_counter()
     verdict = verifier.verify(cert)
     assert not verdict.valid and "exceeds the limit" in verdict.reason
@@ -394,8 +414,11 @@ def test_kg_certificates_name_their_graph_and_tampering_is_caught(tmp_path):
 
     problem = problems.kg_query(8, 3, 4, 2, seed=5)
     found = lower_bounds.kg_fooling_set(problem)
-    cert = json.loads(json.dumps(certificates.fooling_set_certificate(
-        problem, found.rows, found.cols, found.value)))  # fmt: skip
+    cert = json.loads(
+        json.dumps(
+            certificates.fooling_set_certificate(problem, found.rows, found.cols, found.value)
+        )
+    )
     assert ccx_verify(cert)[0] == 0
     pairs = cert["witness"]["pairs"]
     cases = [

@@ -173,9 +173,11 @@ def _limit_address_space() -> None:
 
 
 def run_case(
-    argv: list[str], seconds: float = SECONDS, folder: str | Path | None = None,
+    argv: list[str],
+    seconds: float = SECONDS,
+    folder: str | Path | None = None,
     interrupt: Path | None = None,
-) -> Outcome:  # fmt: skip
+) -> Outcome:
     """``python -m ccx *argv`` in a fresh folder (or in ``folder``, prepared by the caller)
     under :data:`ADDRESS_SPACE` and ``seconds``: its exit status (None: killed at the time
     limit), wall time, peak memory and stderr. ``interrupt``: Ctrl-C (SIGINT) once that file
@@ -187,9 +189,13 @@ def run_case(
         start = time.perf_counter()
         with out.open("wb") as o, err.open("wb") as e:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "ccx", *argv], cwd=folder, env=env, stdout=o, stderr=e,
+                [sys.executable, "-m", "ccx", *argv],
+                cwd=folder,
+                env=env,
+                stdout=o,
+                stderr=e,
                 preexec_fn=_limit_address_space,
-            )  # fmt: skip
+            )
             code, rss = None, 0
             while time.perf_counter() - start < seconds:
                 if interrupt is not None and interrupt.exists():
@@ -205,5 +211,11 @@ def run_case(
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
         took = time.perf_counter() - start
-        return Outcome(tuple(argv), code, took, rss, err.read_text(errors="replace"),
-                       out.read_text(errors="replace"))  # fmt: skip
+        return Outcome(
+            tuple(argv),
+            code,
+            took,
+            rss,
+            err.read_text(errors="replace"),
+            out.read_text(errors="replace"),
+        )

@@ -45,17 +45,35 @@ def test_dfa_equality_is_minimal(ccx_json):
 
 def test_fooling_dyck_exhaustive(ccx_json):
     out = ccx_json(
-        "fooling", "--problem", "dyck", "--types", "2", "--depth", "2", "--length", "12",
-        "--partition", "odd-even",
-    )  # fmt: skip
+        "fooling",
+        "--problem",
+        "dyck",
+        "--types",
+        "2",
+        "--depth",
+        "2",
+        "--length",
+        "12",
+        "--partition",
+        "odd-even",
+    )
     assert (out["size"], out["value"], out["verified"], out["bits"]) == (2048, 1, True, 11)
 
 
 def test_fooling_dyck_symbolic_1000(ccx_json):
     out = ccx_json(
-        "fooling", "--problem", "dyck", "--types", "2", "--depth", "2", "--length", "1000",
-        "--partition", "odd-even",
-    )  # fmt: skip
+        "fooling",
+        "--problem",
+        "dyck",
+        "--types",
+        "2",
+        "--depth",
+        "2",
+        "--length",
+        "1000",
+        "--partition",
+        "odd-even",
+    )
     assert out["verified"] is True and out["bits"] == 999 and out["value"] == 1
     assert out["size"] == 2**999
     assert out["seconds"] < 10
@@ -73,9 +91,19 @@ def test_cc_oneway_index(ccx_json):
 
 def test_cc_oneway_dyck_cut(ccx_json):
     out = ccx_json(
-        "cc", "oneway", "--problem", "dyck", "--types", "2", "--depth", "2", "--length", "12",
-        "--cut", "6",
-    )  # fmt: skip
+        "cc",
+        "oneway",
+        "--problem",
+        "dyck",
+        "--types",
+        "2",
+        "--depth",
+        "2",
+        "--length",
+        "12",
+        "--cut",
+        "6",
+    )
     # After 6 symbols only even stack heights are reachable: the empty stack, the four stacks of
     # height 2, and "already rejected"; each leaves Bob a different set of accepted suffixes.
     assert out["distinct_rows"] == 6
@@ -104,9 +132,16 @@ def test_bound_evaluates_every_kind_of_statement(ccx_json):
     )
     assert out["min_width"] == out["value"] == 973
     out = ccx_json(
-        "bound", "--theorem", "separations.thm4", "--width", "64", "--precision", "32",
-        "--length", "400",
-    )  # fmt: skip
+        "bound",
+        "--theorem",
+        "separations.thm4",
+        "--width",
+        "64",
+        "--precision",
+        "32",
+        "--length",
+        "400",
+    )
     assert round(out["bits_closed_form"]) == 7804 and int(out["bits_itemised"]) == 10385
     assert out["bits_single_output"] < out["bits_closed_form"]
     out = ccx_json("bound", "--theorem", "separations.thm5", "--length", "400", "--precision", "16")
@@ -289,9 +324,23 @@ def test_installed_entry_point_exit_code():
 
 def test_protocol_rnn_lstm_acceptance(ccx_json):
     out = ccx_json(
-        "protocol", "rnn", "--arch", "lstm", "--width", "16", "--length", "40", "--cut", "17",
-        "--precision", "16", "--samples", "200", "--seed", "3",
-    )  # fmt: skip
+        "protocol",
+        "rnn",
+        "--arch",
+        "lstm",
+        "--width",
+        "16",
+        "--length",
+        "40",
+        "--cut",
+        "17",
+        "--precision",
+        "16",
+        "--samples",
+        "200",
+        "--seed",
+        "3",
+    )
     assert (out["bits_sent"], out["state_numel"], out["agreement"]) == (512, 32, 1.0)
     assert out["samples"] == 200 and out["one_way"] is True
 
@@ -310,9 +359,24 @@ def test_protocol_attention_two_way_and_one_way(ccx_json):
 
 def test_protocol_attention_single_output_acceptance(ccx, ccx_json, tmp_path: Path):
     out = ccx_json(
-        "protocol", "attention", "--width", "8", "--heads", "2", "--length", "64", "--partition",
-        "odd-even", "--precision", "24", "--samples", "200", "--seed", "0", "--single-output",
-    )  # fmt: skip
+        "protocol",
+        "attention",
+        "--width",
+        "8",
+        "--heads",
+        "2",
+        "--length",
+        "64",
+        "--partition",
+        "odd-even",
+        "--precision",
+        "24",
+        "--samples",
+        "200",
+        "--seed",
+        "0",
+        "--single-output",
+    )
     assert out["bits_sent"] <= out["bits_paper_formula"] and out["agreement"] == 1.0
     assert out["variant"] == "single-output" and out["logits_exact"] == 1.0
     assert out["bits_sent"] == out["bits_run_count"] == 495 and out["outputs"] == ["bob"]
@@ -340,37 +404,112 @@ def test_protocol_certificate_round_trip_and_tamper(ccx, tmp_path: Path):
 
 
 def test_protocol_bad_input(ccx):
-    code, _, err = ccx("protocol", "rnn", "--arch", "transformer", "--width", "8", "--length",
-                       "10", "--cut", "3", "--precision", "12")  # fmt: skip
+    code, _, err = ccx(
+        "protocol",
+        "rnn",
+        "--arch",
+        "transformer",
+        "--width",
+        "8",
+        "--length",
+        "10",
+        "--cut",
+        "3",
+        "--precision",
+        "12",
+    )
     assert code == 2 and len(err.strip().splitlines()) == 1
-    code, _, err = ccx("protocol", "rnn", "--arch", "lstm", "--width", "8", "--length", "10",
-                       "--cut", "10", "--precision", "12")  # fmt: skip
+    code, _, err = ccx(
+        "protocol",
+        "rnn",
+        "--arch",
+        "lstm",
+        "--width",
+        "8",
+        "--length",
+        "10",
+        "--cut",
+        "10",
+        "--precision",
+        "12",
+    )
     assert code == 2 and "cut" in err.lower()
 
 
 def test_train_sweep_threshold_commands(ccx, ccx_json, tmp_path: Path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     out = ccx_json(
-        "train", "--task", "index-lookup", "--arch", "transformer", "--width", "16",
-        "--length", "12", "--steps", "20", "--seed", "0", "--heads", "2",
-        "--checkpoint-dir", str(tmp_path / "ck"),
-    )  # fmt: skip
+        "train",
+        "--task",
+        "index-lookup",
+        "--arch",
+        "transformer",
+        "--width",
+        "16",
+        "--length",
+        "12",
+        "--steps",
+        "20",
+        "--seed",
+        "0",
+        "--heads",
+        "2",
+        "--checkpoint-dir",
+        str(tmp_path / "ck"),
+    )
     assert out["steps"] <= 20 and Path(out["checkpoint"]).is_file()
     assert 0.0 <= out["accuracy"] <= 1.0 and out["wall_seconds"] > 0
     assert out["verdict"] in ("reached", "plateaued", "undecided")
     assert out["config"]["optimizer"] == "adam" and out["lr_final"] == 1e-3
     recipe = ccx_json(
-        "train", "--task", "dyck", "--arch", "lstm", "--width", "8", "--length", "8",
-        "--steps", "20", "--optimizer", "adamw", "--weight-decay", "0.1", "--schedule",
-        "warmup-cosine", "--warmup", "2", "--clip", "1.0", "--checkpoint-dir", str(tmp_path / "ck"),
-    )  # fmt: skip
-    assert {k: recipe["config"][k] for k in ("optimizer", "weight_decay", "schedule", "warmup",
-            "clip")} == {"optimizer": "adamw", "weight_decay": 0.1, "schedule": "warmup-cosine",
-                         "warmup": 2, "clip": 1.0}  # fmt: skip
+        "train",
+        "--task",
+        "dyck",
+        "--arch",
+        "lstm",
+        "--width",
+        "8",
+        "--length",
+        "8",
+        "--steps",
+        "20",
+        "--optimizer",
+        "adamw",
+        "--weight-decay",
+        "0.1",
+        "--schedule",
+        "warmup-cosine",
+        "--warmup",
+        "2",
+        "--clip",
+        "1.0",
+        "--checkpoint-dir",
+        str(tmp_path / "ck"),
+    )
+    assert {
+        k: recipe["config"][k] for k in ("optimizer", "weight_decay", "schedule", "warmup", "clip")
+    } == {
+        "optimizer": "adamw",
+        "weight_decay": 0.1,
+        "schedule": "warmup-cosine",
+        "warmup": 2,
+        "clip": 1.0,
+    }
     lo, hi = recipe["accuracy_ci"]
     assert lo <= recipe["accuracy"] <= hi and 0 < recipe["lr_final"] < 1e-3
-    code, _, err = ccx("train", "--task", "dyck", "--arch", "lstm", "--width", "8", "--length",
-                       "8", "--optimizer", "sgd")  # fmt: skip
+    code, _, err = ccx(
+        "train",
+        "--task",
+        "dyck",
+        "--arch",
+        "lstm",
+        "--width",
+        "8",
+        "--length",
+        "8",
+        "--optimizer",
+        "sgd",
+    )
     assert code == 2 and "optimizer must be one of" in err
     spec = tmp_path / "s.toml"
     spec.write_text(
@@ -383,19 +522,31 @@ def test_train_sweep_threshold_commands(ccx, ccx_json, tmp_path: Path, monkeypat
     first = ccx_json("sweep", str(spec), "--store", db, "--workers", "1")
     assert (first["ran"], first["failed"]) == (2, [])
     assert len(list((tmp_path / "db_checkpoints").glob("*.pt"))) == 2  # beside the store
-    other = ccx_json("sweep", str(spec), "--store", str(tmp_path / "b.db"), "--workers", "1",
-                     "--checkpoint-dir", str(tmp_path / "elsewhere"))  # fmt: skip
+    other = ccx_json(
+        "sweep",
+        str(spec),
+        "--store",
+        str(tmp_path / "b.db"),
+        "--workers",
+        "1",
+        "--checkpoint-dir",
+        str(tmp_path / "elsewhere"),
+    )
     assert other["ran"] == 2 and len(list((tmp_path / "elsewhere").glob("*.pt"))) == 2
     again = ccx_json("sweep", str(spec), "--store", db, "--workers", "1")
     assert (again["ran"], again["skipped"]) == (0, 2)
     rows = ccx_json("threshold", "--store", db)["thresholds"]
     assert {r["arch"] for r in rows} == {"transformer", "lstm"}
-    assert all(set(r) >= {"task", "arch", "width", "layers", "threshold_length", "bound_length"}
-               for r in rows)  # fmt: skip
-    assert all(p["verdict"] in ("reached", "plateaued", "undecided")
-               for r in rows for p in r["points"])  # fmt: skip
-    extended = ccx_json("sweep", str(spec), "--store", db, "--workers", "1",
-                        "--extend-undecided", "1")  # fmt: skip
+    assert all(
+        set(r) >= {"task", "arch", "width", "layers", "threshold_length", "bound_length"}
+        for r in rows
+    )
+    assert all(
+        p["verdict"] in ("reached", "plateaued", "undecided") for r in rows for p in r["points"]
+    )
+    extended = ccx_json(
+        "sweep", str(spec), "--store", db, "--workers", "1", "--extend-undecided", "1"
+    )
     assert extended["skipped"] == 2 and len(extended["extended"]) <= 1
     again = ccx_json("rerun", "--store", db, "--run", "1")
     assert (
@@ -424,22 +575,63 @@ def test_models_and_construct_commands(ccx_json):
 
 def test_protocols_run_on_trained_checkpoints(ccx, ccx_json, tmp_path: Path):
     trained = ccx_json(
-        "train", "--task", "dyck", "--arch", "gru", "--width", "8", "--length", "8",
-        "--steps", "5", "--checkpoint-dir", str(tmp_path),
-    )  # fmt: skip
+        "train",
+        "--task",
+        "dyck",
+        "--arch",
+        "gru",
+        "--width",
+        "8",
+        "--length",
+        "8",
+        "--steps",
+        "5",
+        "--checkpoint-dir",
+        str(tmp_path),
+    )
     path = tmp_path / "p.json"
     out = ccx_json(
-        "protocol", "rnn", "--checkpoint", trained["checkpoint"], "--length", "8", "--cut", "3",
-        "--precision", "12", "--samples", "20", "--certificate", str(path),
-    )  # fmt: skip
+        "protocol",
+        "rnn",
+        "--checkpoint",
+        trained["checkpoint"],
+        "--length",
+        "8",
+        "--cut",
+        "3",
+        "--precision",
+        "12",
+        "--samples",
+        "20",
+        "--certificate",
+        str(path),
+    )
     assert out["arch"] == "gru" and out["agreement"] == 1.0 and out["bits_sent"] == 8 * 12
     assert ccx("verify", str(path))[0] == 0
-    reduced = ccx_json("protocol", "reduce", "--reduction", "dyck", "--checkpoint",
-                       trained["checkpoint"], "--precision", "12", "--samples", "50")  # fmt: skip
+    reduced = ccx_json(
+        "protocol",
+        "reduce",
+        "--reduction",
+        "dyck",
+        "--checkpoint",
+        trained["checkpoint"],
+        "--precision",
+        "12",
+        "--samples",
+        "50",
+    )
     assert (reduced["arch"], reduced["length"], reduced["trained_task"]) == ("gru", 8, "dyck")
     assert reduced["protocol_agreement"] == 1.0 and reduced["bits_sent"] == 8 * 12
-    code, _, err = ccx("protocol", "reduce", "--reduction", "index", "--checkpoint",
-                       trained["checkpoint"], "--precision", "12")  # fmt: skip
+    code, _, err = ccx(
+        "protocol",
+        "reduce",
+        "--reduction",
+        "index",
+        "--checkpoint",
+        trained["checkpoint"],
+        "--precision",
+        "12",
+    )
     assert code == 2 and len(err.strip().splitlines()) == 1 and "index-lookup" in err
     Path(trained["checkpoint"]).write_bytes(b"not a checkpoint")
     assert ccx("verify", str(path))[0] == 1

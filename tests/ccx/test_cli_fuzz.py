@@ -77,7 +77,7 @@ FIXTURES_TEXT = {
     "note.json": json.dumps(
         {"format": "ccomplexity-certificate", "format_version": 1, "kind": "rank",
          "note": "this proves 999 bits"}
-    ),  # fmt: skip
+    ),
     "big_grid.toml": _TOML + "[grid]\nseed = " + str(list(range(1000))) + "\nlr = "
     + str([10.0**-i for i in range(1, 12)]) + "\n",
     "huge_grid.toml": _TOML + "[grid]\nseed = " + str(list(range(1001))) + "\nlr = "
@@ -720,7 +720,7 @@ CCX = str(Path(sys.executable).parent / "ccx")
             "--precision",
             "16",
         ),
-    ],  # fmt: skip
+    ],
 )
 def test_the_installed_command_refuses_at_once(args, tmp_path):
     """The console script itself, as a user runs it: one line, exit 2, quickly."""
@@ -829,7 +829,7 @@ SPEC_BASES = {
         "16",
         "--samples",
         "4",
-    ),  # fmt: skip
+    ),
     ("protocol", "attention"): _ATTENTION,
     ("protocol", "attention", "--vertices"): _PARROTS,
     ("protocol", "attention", "--experts"): _PARROTS,
@@ -967,8 +967,15 @@ def test_a_tampered_store_is_read_without_its_bad_run(ccx, ccx_json, tmp_path, m
               "seed": 0, "heads": 4, "steps": 10}  # fmt: skip
     with Store("t.db") as store:
         for length in (10, 20):
-            store.add_run({"config": {**config, "length": length}, "config_hash": str(length),
-                           "accuracy": 1.0, "best_accuracy": 1.0, "curve": []})  # fmt: skip
+            store.add_run(
+                {
+                    "config": {**config, "length": length},
+                    "config_hash": str(length),
+                    "accuracy": 1.0,
+                    "best_accuracy": 1.0,
+                    "curve": [],
+                }
+            )
     conn = sqlite3.connect("t.db")
     with conn:
         conn.execute("UPDATE runs SET curve = '{not json' WHERE length = 20")
@@ -982,16 +989,46 @@ def test_a_tampered_store_is_read_without_its_bad_run(ccx, ccx_json, tmp_path, m
 @pytest.mark.parametrize(
     "args",
     [
-        ("protocol", "rnn", "--checkpoint", "random.pt", "--length", "10", "--cut", "5",
-         "--precision", "16"),
-        ("protocol", "reduce", "--reduction", "index", "--checkpoint", "random.pt",
-         "--precision", "16"),
+        (
+            "protocol",
+            "rnn",
+            "--checkpoint",
+            "random.pt",
+            "--length",
+            "10",
+            "--cut",
+            "5",
+            "--precision",
+            "16",
+        ),
+        (
+            "protocol",
+            "reduce",
+            "--reduction",
+            "index",
+            "--checkpoint",
+            "random.pt",
+            "--precision",
+            "16",
+        ),
         ("verify", "protocol.json"),
         ("task", "p-hop", "--length", "8", "--alphabet", BIG),
-        ("looped", "rounds", "--task", "group-composition", "--group", "S3", "--length", "8",
-         "--samples", "20", "--rounds", "100000000"),
+        (
+            "looped",
+            "rounds",
+            "--task",
+            "group-composition",
+            "--group",
+            "S3",
+            "--length",
+            "8",
+            "--samples",
+            "20",
+            "--rounds",
+            "100000000",
+        ),
     ],
-)  # fmt: skip
+)
 def test_refusals_that_need_no_torch_never_import_it(args, tmp_path):
     """The refusal comes before torch is imported (a fresh interpreter, torch not loaded)."""
     (tmp_path / "random.pt").write_bytes(FIXTURES_BYTES["random.pt"])
@@ -1002,8 +1039,12 @@ def test_refusals_that_need_no_torch_never_import_it(args, tmp_path):
     )
     root = str(Path(__file__).resolve().parents[2])
     proc = subprocess.run(
-        [sys.executable, "-c", code, *args], cwd=tmp_path, capture_output=True, text=True,
-        timeout=120, env={"PYTHONPATH": root, "PATH": "/usr/bin:/bin"},
-    )  # fmt: skip
+        [sys.executable, "-c", code, *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PYTHONPATH": root, "PATH": "/usr/bin:/bin"},
+    )
     assert proc.returncode in (1, 2), (proc.returncode, proc.stderr)
     assert proc.stderr.count("\n") == 1, proc.stderr

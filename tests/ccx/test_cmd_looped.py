@@ -11,14 +11,38 @@ from ccomplexity.languages.hops import chain_statistics, hop_p
 
 
 def test_task_command_p_hop(ccx_json):
-    out = ccx_json("task", "p-hop", "--alphabet", "4", "--length", "256", "--hops", "16",
-                   "--batch", "3", "--seed", "0")  # fmt: skip
+    out = ccx_json(
+        "task",
+        "p-hop",
+        "--alphabet",
+        "4",
+        "--length",
+        "256",
+        "--hops",
+        "16",
+        "--batch",
+        "3",
+        "--seed",
+        "0",
+    )
     assert len(out["samples"]) == 3
     for sample in out["samples"]:
         assert len(sample["input"]) == 256 and isinstance(sample["answer"], int)
         assert hop_p([sample["input"]], 16)[0] == sample["answer"]
-    again = ccx_json("task", "p-hop", "--alphabet", "4", "--length", "256", "--hops", "16",
-                     "--batch", "3", "--seed", "0")  # fmt: skip
+    again = ccx_json(
+        "task",
+        "p-hop",
+        "--alphabet",
+        "4",
+        "--length",
+        "256",
+        "--hops",
+        "16",
+        "--batch",
+        "3",
+        "--seed",
+        "0",
+    )
     assert again == out
 
 
@@ -48,16 +72,19 @@ def test_task_command_is_generic(ccx_json):
     assert strict["options"]["strict"] is True
 
 
-@pytest.mark.parametrize("args", [
-    ("task", "p-hop", "--length", "8", "--hops", "5"),
-    ("task", "p-hop", "--length", "8", "--hop", "2"),
-    ("task", "nosuch", "--length", "8"),
-    ("task", "p-hop", "--length", "8", "--batch", "0"),
-    ("dfa", "group", "--group", "S9"),
-    ("looped", "rounds", "--task", "p-hop", "--length", "8"),
-    ("looped", "comm", "--task", "p-hop", "--length", "40", "--hops", "2"),
-    ("construct", "--task", "group-composition", "--group", "Q8", "--length", "4"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("task", "p-hop", "--length", "8", "--hops", "5"),
+        ("task", "p-hop", "--length", "8", "--hop", "2"),
+        ("task", "nosuch", "--length", "8"),
+        ("task", "p-hop", "--length", "8", "--batch", "0"),
+        ("dfa", "group", "--group", "S9"),
+        ("looped", "rounds", "--task", "p-hop", "--length", "8"),
+        ("looped", "comm", "--task", "p-hop", "--length", "40", "--hops", "2"),
+        ("construct", "--task", "group-composition", "--group", "Q8", "--length", "4"),
+    ],
+)
 def test_bad_input_exits_2_with_one_line(ccx, args):
     code, out, err = ccx(*args)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
@@ -71,12 +98,23 @@ def test_dfa_group_and_addition(ccx_json):
 
 
 def test_rounds_command(ccx_json):
-    out = ccx_json("looped", "rounds", "--task", "p-hop", "--hops", "5", "--length", "64",
-                   "--samples", "300")  # fmt: skip
+    out = ccx_json(
+        "looped", "rounds", "--task", "p-hop", "--hops", "5", "--length", "64", "--samples", "300"
+    )
     assert out["rounds"] == out["rounds_needed"] == 4 and out["accuracy"] == 1.0
     assert out["accuracy_one_round_fewer"] < 1.0
-    out = ccx_json("looped", "rounds", "--task", "group-composition", "--group", "S5",
-                   "--length", "300", "--samples", "300")  # fmt: skip
+    out = ccx_json(
+        "looped",
+        "rounds",
+        "--task",
+        "group-composition",
+        "--group",
+        "S5",
+        "--length",
+        "300",
+        "--samples",
+        "300",
+    )
     assert (out["rounds"], out["accuracy"]) == (9, 1.0) and out["accuracy_one_round_fewer"] < 0.1
 
 
@@ -91,8 +129,9 @@ def test_rounds_draws_p_hop_words_from_the_planted_generator(ccx_json):
     # wrong; uniform chains often stop at a fixed point, which one round fewer still answers
     assert planted["accuracy_one_round_fewer"] == 0.0
     assert uniform["accuracy_one_round_fewer"] > 0.1
-    words = ccx_json("task", "p-hop", "--length", "40", "--hops", "8", "--batch", "400",
-                     "--seed", "3")["samples"]  # fmt: skip
+    words = ccx_json(
+        "task", "p-hop", "--length", "40", "--hops", "8", "--batch", "400", "--seed", "3"
+    )["samples"]
     stats = chain_statistics(np.array([w["input"] for w in words]), 8)
     assert stats["fixed_point_rate"] == 0.0 and stats["bottom_rate"] == 0.0
 
@@ -101,16 +140,41 @@ def test_comm_command(ccx_json):
     out = ccx_json("looped", "comm", "--task", "p-hop", "--length", "8", "--hops", "2")
     assert out["loops_cor2_3"] == 3 and [c["cut"] for c in out["cuts"]] == list(range(1, 8))
     assert all(c["one_way_bits"] >= (c["fooling_bits"] or 0) for c in out["cuts"])
-    group = ccx_json("looped", "comm", "--task", "group-composition", "--group", "S3",
-                     "--length", "4")  # fmt: skip
+    group = ccx_json(
+        "looped", "comm", "--task", "group-composition", "--group", "S3", "--length", "4"
+    )
     assert all(c["one_way_bits"] == c["fooling_bits"] == 3 for c in group["cuts"])
     assert ccx_json("looped", "comm", "--task", "addition", "--operands", "8")["dfa_states"] == 9
 
 
 def test_construct_acceptance_shape_small(ccx_json):
-    out = ccx_json("construct", "--task", "group-composition", "--group", "S3", "--length",
-                   "20", "--samples", "50", "--seed", "0")  # fmt: skip
+    out = ccx_json(
+        "construct",
+        "--task",
+        "group-composition",
+        "--group",
+        "S3",
+        "--length",
+        "20",
+        "--samples",
+        "50",
+        "--seed",
+        "0",
+    )
     assert out["loops"] == 5 and out["accuracy"] == 1.0
-    short = ccx_json("construct", "--task", "group-composition", "--group", "S3", "--length",
-                     "20", "--loops", "4", "--samples", "50", "--seed", "0")  # fmt: skip
+    short = ccx_json(
+        "construct",
+        "--task",
+        "group-composition",
+        "--group",
+        "S3",
+        "--length",
+        "20",
+        "--loops",
+        "4",
+        "--samples",
+        "50",
+        "--seed",
+        "0",
+    )
     assert short["accuracy"] < 1.0

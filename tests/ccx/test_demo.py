@@ -33,8 +33,18 @@ def trained_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
             ("index-lookup", "transformer", 6),
             ("dyck", "transformer", 4),
         ):
-            config = TrainConfig.of(task=task, arch=arch, width=8, layers=1, length=n, steps=10,
-                                 batch=16, heads=2, eval_every=10, eval_samples=20)  # fmt: skip
+            config = TrainConfig.of(
+                task=task,
+                arch=arch,
+                width=8,
+                layers=1,
+                length=n,
+                steps=10,
+                batch=16,
+                heads=2,
+                eval_every=10,
+                eval_samples=20,
+            )
             store.add_run(train(config, folder / "tiny_checkpoints", progress=False, device="cpu"))
     return db
 
@@ -53,8 +63,11 @@ def test_protocol_runs_on_trained_checkpoints(trained_store: Path, tmp_path: Pat
     assert not list((tmp_path / "protocols").glob(".*.tmp")), "no temporary file is left"
     rnn = json.loads((tmp_path / "protocols" / "rnn_lstm_dyck_N8.json").read_text())
     assert (rnn["arch"], rnn["length"], rnn["cut"], rnn["precision"]) == (
-        "lstm", 8, 4, PROTOCOL_PRECISION
-    )  # fmt: skip
+        "lstm",
+        8,
+        4,
+        PROTOCOL_PRECISION,
+    )
     assert rnn["bits_sent"] == rnn["state_numel"] * PROTOCOL_PRECISION == 16 * PROTOCOL_PRECISION
     assert rnn["agreement"] == rnn["logits_exact"] == 1.0
     att = json.loads((tmp_path / "protocols" / "attention_transformer_dyck_N4.json").read_text())

@@ -49,8 +49,15 @@ def stored(tmp_path, monkeypatch):
     Path("spec.toml").write_text(SPEC)
     first = load_spec("spec.toml").configs[0]
     with Store("s.db") as store:
-        store.add_run({"config": first.to_dict(), "config_hash": first.config_hash(),
-                       "accuracy": 0.5, "best_accuracy": 0.5, "curve": [[4, 0.5]]})  # fmt: skip
+        store.add_run(
+            {
+                "config": first.to_dict(),
+                "config_hash": first.config_hash(),
+                "accuracy": 0.5,
+                "best_accuracy": 0.5,
+                "curve": [[4, 0.5]],
+            }
+        )
     return tmp_path
 
 
@@ -106,8 +113,10 @@ def _forge(path: str, **changes: object) -> None:
         config = json.loads(conn.execute("SELECT config FROM runs WHERE id = 1").fetchone()[0])
         config.update(changes.pop("config", {}))
         digest_ = TrainConfig.from_dict(config).config_hash()
-        conn.execute("UPDATE runs SET config = ?, config_hash = ? WHERE id = 1",
-                     (json.dumps(config), digest_))  # fmt: skip
+        conn.execute(
+            "UPDATE runs SET config = ?, config_hash = ? WHERE id = 1",
+            (json.dumps(config), digest_),
+        )
         for column, value in changes.items():
             conn.execute(f"UPDATE runs SET {column} = ? WHERE id = 1", (value,))
 
@@ -116,8 +125,7 @@ def test_rerun_prices_the_stored_config_before_any_work(stored, ccx, monkeypatch
     _forge("s.db", config={"steps": 10**9})
     err = one_line(ccx, "rerun", "--store", "s.db", "--run", "1")
     assert "run 1 (1000000000 steps at N = 4)" in err and "the training budget is 7 days" in err
-    _forge("s.db", config={"steps": 100, "width": 512, "length": 400, "batch": 64},
-           device="cuda:0")  # fmt: skip
+    _forge("s.db", config={"steps": 100, "width": 512, "length": 400, "batch": 64}, device="cuda:0")
     import torch
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
@@ -135,8 +143,20 @@ def test_training_is_priced_before_its_first_forward_pass(tmp_path, monkeypatch,
             "--length", "2048", "--steps", "1", "--json")  # fmt: skip
     err = one_line(ccx, *args)
     assert "needs about" in err and "GiB of memory at once" in err and "CCX_MEMORY_BUDGET" in err
-    err = one_line(ccx, "train", "--task", "dyck", "--arch", "lstm", "--width", "8",
-                   "--length", "4", "--threads", "1024")  # fmt: skip
+    err = one_line(
+        ccx,
+        "train",
+        "--task",
+        "dyck",
+        "--arch",
+        "lstm",
+        "--width",
+        "8",
+        "--length",
+        "4",
+        "--threads",
+        "1024",
+    )
     assert "--threads 1024 exceeds the limit of" in err and "machine's cores" in err
     assert not Path("results").exists()
 
@@ -166,8 +186,18 @@ def test_a_full_disk_is_one_line_naming_the_path_and_nothing_half_written(stored
 
     real_fdopen = files.os.fdopen
     monkeypatch.setattr(files.os, "fdopen", lambda *a, **k: FullFile(real_fdopen(*a, **k)))
-    err = one_line(ccx, "fooling", "--problem", "equality", "--half", "2", "--alphabet", "2",
-                   "--certificate", "c.json")  # fmt: skip
+    err = one_line(
+        ccx,
+        "fooling",
+        "--problem",
+        "equality",
+        "--half",
+        "2",
+        "--alphabet",
+        "2",
+        "--certificate",
+        "c.json",
+    )
     assert "cannot write certificate c.json: no space left on the device" in err
     import matplotlib.pyplot as plt
 
@@ -202,16 +232,21 @@ def test_a_full_disk_is_one_line_naming_the_path_and_nothing_half_written(stored
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        ("construct --task index-lookup --length 8 --samples 10000000",
-         "checking the Theorem 1 model on 10000000 inputs of length 8 takes"),
-        ("construct --task kg-path --entities 65536 --relations 2 --hops 2",
-         "the KG path constructions over E = 65536, R = 2 at q = 2 on 500 queries takes"),
+        (
+            "construct --task index-lookup --length 8 --samples 10000000",
+            "checking the Theorem 1 model on 10000000 inputs of length 8 takes",
+        ),
+        (
+            "construct --task kg-path --entities 65536 --relations 2 --hops 2",
+            "the KG path constructions over E = 65536, R = 2 at q = 2 on 500 queries takes",
+        ),
         ("task i-gsm --modulus 97 --length 512 --batch 2048", "2048 samples of 3074 tokens takes"),
         ("sweep spec.toml --dry-run --store d.db", "planning the grid's 1000000 runs"),
     ],
-)  # fmt: skip
-def test_the_slowest_in_range_values_are_priced_and_refused(tmp_path, monkeypatch, ccx, args,
-                                                            message):  # fmt: skip
+)
+def test_the_slowest_in_range_values_are_priced_and_refused(
+    tmp_path, monkeypatch, ccx, args, message
+):
     monkeypatch.chdir(tmp_path)
     seeds = ", ".join(map(str, range(1000)))
     Path("spec.toml").write_text(

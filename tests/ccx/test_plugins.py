@@ -145,9 +145,19 @@ def one_line_error(ccx, *args: str) -> str:
 
 def test_fooling_certificate_and_verify(here, ccx, ccx_json):
     out = ccx_json(
-        "--plugin", "my_task.py", "fooling", "--problem", "first-equals-last", "--length", "10",
-        "--partition", "prefix:5", "--exact", "--certificate", "c.json",
-    )  # fmt: skip
+        "--plugin",
+        "my_task.py",
+        "fooling",
+        "--problem",
+        "first-equals-last",
+        "--length",
+        "10",
+        "--partition",
+        "prefix:5",
+        "--exact",
+        "--certificate",
+        "c.json",
+    )
     # the maximum fooling set: value 0 cells (a, b), a != b, of the 3 x 3 first/last matrix
     assert (out["size"], out["bits"], out["exact"], out["verified"]) == (3, 2, True, True)
     cert = json.loads(Path("c.json").read_text())
@@ -162,15 +172,21 @@ def test_fooling_certificate_and_verify(here, ccx, ccx_json):
 def test_the_greedy_fooling_set_verifies(here, ccx_json):
     out = ccx_json(
         "--plugin", "my_task.py", "fooling", "--problem", "first-equals-last", "--length", "6"
-    )  # fmt: skip
+    )
     assert out["method"] == "greedy" and out["verified"] and out["size"] == 3
 
 
 def test_cc_oneway_gives_bits_per_cut(here, ccx_json):
     out = ccx_json(
-        "--plugin", "my_task.py", "cc", "oneway", "--problem", "first-equals-last",
-        "--length", "10",
-    )  # fmt: skip
+        "--plugin",
+        "my_task.py",
+        "cc",
+        "oneway",
+        "--problem",
+        "first-equals-last",
+        "--length",
+        "10",
+    )
     assert out["per_cut"] == [{"cuts": [1, 9], "distinct_rows": 3, "bits": 2}]
     assert out["bits"] == 2 and out["automaton"] == "function"
 
@@ -182,17 +198,35 @@ def test_a_regular_task_at_a_million(here, ccx, ccx_json):
     assert out["automaton"] == "dfa" and out["bits"] == 2
     assert out["per_cut"][2] == {"cuts": [3, 999998], "distinct_rows": 4, "bits": 2}
     out = ccx_json(
-        *plugin, "fooling", "--problem", "contains-aba", "--length", "1000", "--partition",
-        "prefix:500", "--certificate", "c.json",
-    )  # fmt: skip
+        *plugin,
+        "fooling",
+        "--problem",
+        "contains-aba",
+        "--length",
+        "1000",
+        "--partition",
+        "prefix:500",
+        "--certificate",
+        "c.json",
+    )
     assert (out["size"], out["bits"], out["verified"], out["exact"]) == (4, 2, True, True)
     assert ccx("verify", "--plugin", "contains.py", "c.json")[:2] == (
-        0, "valid fooling_set certificate: at least 2 bits\n"
-    )  # fmt: skip
+        0,
+        "valid fooling_set certificate: at least 2 bits\n",
+    )
     out = ccx_json(
-        *plugin, "cc", "oneway", "--problem", "contains-aba", "--length", "1000", "--cut", "999",
-        "--certificate", "w.json",
-    )  # fmt: skip
+        *plugin,
+        "cc",
+        "oneway",
+        "--problem",
+        "contains-aba",
+        "--length",
+        "1000",
+        "--cut",
+        "999",
+        "--certificate",
+        "w.json",
+    )
     assert out["distinct_rows"] == 3 and ccx("verify", "--plugin", "contains.py", "w.json")[0] == 0
 
 
@@ -202,7 +236,7 @@ def test_a_palindrome_with_its_own_construction(here, ccx, ccx_json, monkeypatch
     monkeypatch.setenv("CCX_WORK_BUDGET", "256M")
     out = ccx_json(
         *plugin, "fooling", "--problem", "palindrome", "--length", "64", "--partition", "prefix:32"
-    )  # fmt: skip
+    )
     assert (out["method"], out["verified"], out["size"]) == ("construction", True, 323)
     err = one_line_error(ccx, *plugin, "cc", "oneway", "--problem", "palindrome", "--length", "24")
     assert "2^24 words" in err and "steps; the budget is" in err
@@ -236,9 +270,21 @@ def test_other_plugin_files(here, ccx, ccx_json, name):
 def test_train_sweep_threshold_figure(here, ccx, ccx_json):
     plugin = ("--plugin", "my_task.py")
     out = ccx_json(
-        *plugin, "train", "--task", "first-equals-last", "--arch", "lstm", "--width", "8",
-        "--length", "10", "--steps", "5", "--batch", "8",
-    )  # fmt: skip
+        *plugin,
+        "train",
+        "--task",
+        "first-equals-last",
+        "--arch",
+        "lstm",
+        "--width",
+        "8",
+        "--length",
+        "10",
+        "--steps",
+        "5",
+        "--batch",
+        "8",
+    )
     assert out["config"]["task"] == "first-equals-last" and out["steps"] == 5
     Path("spec.toml").write_text(SPEC)
     code, _, err = ccx(*plugin, "sweep", "spec.toml", "--store", "s.db")
@@ -276,15 +322,37 @@ def test_train_sweep_threshold_figure(here, ccx, ccx_json):
 def test_a_users_model_trains_and_runs_the_one_way_protocol(here, ccx_json):
     plugin = ("--plugin", "my_model.py")
     trained = ccx_json(
-        *plugin, "train", "--task", "dyck", "--arch", "my-rnn", "--width", "8", "--length", "8",
-        "--steps", "10", "--batch", "16",
-    )  # fmt: skip
+        *plugin,
+        "train",
+        "--task",
+        "dyck",
+        "--arch",
+        "my-rnn",
+        "--width",
+        "8",
+        "--length",
+        "8",
+        "--steps",
+        "10",
+        "--batch",
+        "16",
+    )
     assert trained["state_numel"] == 8
     for model in (("--arch", "my-rnn", "--width", "8"), ("--checkpoint", trained["checkpoint"])):
         run = ccx_json(
-            *plugin, "protocol", "rnn", *model, "--length", "8", "--cut", "3",
-            "--precision", "16", "--samples", "20",
-        )  # fmt: skip
+            *plugin,
+            "protocol",
+            "rnn",
+            *model,
+            "--length",
+            "8",
+            "--cut",
+            "3",
+            "--precision",
+            "16",
+            "--samples",
+            "20",
+        )
         assert (run["arch"], run["bits_sent"], run["one_way"]) == ("my-rnn", 8 * 16, True)
         assert run["agreement"] == 1.0 and run["logits_exact"] == 1.0
 
@@ -293,11 +361,14 @@ def test_claims_and_the_refusals(here, ccx, ccx_json):
     plugin = ("--plugin", "my_task.py")
     out = ccx_json(*plugin, "claims", "--task", "first-equals-last")
     assert [c["bound_id"] for c in out["claims"]] == [
-        "separations.thm2", "separations.thm4", "separations.fact4"
-    ]  # fmt: skip
+        "separations.thm2",
+        "separations.thm4",
+        "separations.fact4",
+    ]
     Path("shadow.py").write_text(MY_TASK.replace("first-equals-last", "dyck"))
-    assert "shadow" in one_line_error(ccx, "--plugin", "shadow.py", "dfa", "dyck", "--types", "1",
-                                      "--depth", "1")  # fmt: skip
+    assert "shadow" in one_line_error(
+        ccx, "--plugin", "shadow.py", "dfa", "dyck", "--types", "1", "--depth", "1"
+    )
     assert "--length" in one_line_error(
         ccx, *plugin, "fooling", "--problem", "first-equals-last", "--half", "3"
     )
@@ -322,9 +393,23 @@ def test_claims_and_the_refusals(here, ccx, ccx_json):
 def test_attention_protocol_on_a_transformer_trained_on_a_plugin_task(here, ccx, ccx_json):
     plugin = ("--plugin", "my_task.py")
     trained = ccx_json(
-        *plugin, "train", "--task", "first-equals-last", "--arch", "transformer", "--width", "8",
-        "--heads", "2", "--length", "6", "--steps", "5", "--batch", "16",
-    )  # fmt: skip
+        *plugin,
+        "train",
+        "--task",
+        "first-equals-last",
+        "--arch",
+        "transformer",
+        "--width",
+        "8",
+        "--heads",
+        "2",
+        "--length",
+        "6",
+        "--steps",
+        "5",
+        "--batch",
+        "16",
+    )
     args = ("protocol", "attention", "--checkpoint", trained["checkpoint"], "--length", "6",
             "--partition", "odd-even", "--precision", "16", "--samples", "10")  # fmt: skip
     run = ccx_json(*plugin, *args)
@@ -358,14 +443,34 @@ def test_python_m_ccx_never_imports_code_from_the_working_folder(here, ccx):
     (info / "entry_points.txt").write_text("[ccomplexity.tasks]\nplanted-task = planted\n")
     Path("torch.py").write_text(PLANTED)  # a module the toolkit imports later, by name
     Path("spec.toml").write_text(SPEC.replace("first-equals-last", "planted-task"))
-    run = dict(config={"task": "planted-task", "arch": "lstm", "width": 8, "layers": 1,
-                       "length": 4, "lr": 0.01, "seed": 0},
-               config_hash="p1", accuracy=0.5, best_accuracy=0.5)  # fmt: skip
+    run = dict(
+        config={
+            "task": "planted-task",
+            "arch": "lstm",
+            "width": 8,
+            "layers": 1,
+            "length": 4,
+            "lr": 0.01,
+            "seed": 0,
+        },
+        config_hash="p1",
+        accuracy=0.5,
+        best_accuracy=0.5,
+    )
     with Store("s.db") as store:
         store.add_run(run)
     Path("my_task.py").write_text(MY_TASK.replace("first-equals-last", "planted-task"))
-    code, _, err = ccx("--plugin", "my_task.py", "fooling", "--problem", "planted-task",
-                       "--length", "4", "--certificate", "cert.json")  # fmt: skip
+    code, _, err = ccx(
+        "--plugin",
+        "my_task.py",
+        "fooling",
+        "--problem",
+        "planted-task",
+        "--length",
+        "4",
+        "--certificate",
+        "cert.json",
+    )
     assert code == 0, err
     Path("planted_was_imported").unlink(missing_ok=True)
     root = str(Path(__file__).resolve().parents[2])
@@ -375,12 +480,18 @@ def test_python_m_ccx_never_imports_code_from_the_working_folder(here, ccx):
         (["--entry-points", "sweep", "spec.toml", "--store", "new.db", "--dry-run"], "planted"),
         (["--entry-points", "threshold", "--store", "s.db", "--json"], None),
     ]:
-        proc = subprocess.run([sys.executable, "-m", "ccx", *args], cwd=here, text=True,
-                              capture_output=True, env={**env, "PYTHONPATH": root},
-                              timeout=120)  # fmt: skip
+        proc = subprocess.run(
+            [sys.executable, "-m", "ccx", *args],
+            cwd=here,
+            text=True,
+            capture_output=True,
+            env={**env, "PYTHONPATH": root},
+            timeout=120,
+        )
         assert "Traceback" not in proc.stderr and not Path("planted_was_imported").exists(), (
-            args, proc.stderr
-        )  # fmt: skip
+            args,
+            proc.stderr,
+        )
         if names is not None:
             assert proc.returncode == 2 and names in proc.stderr, (args, proc.stderr)
             assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
@@ -419,12 +530,24 @@ def test_plugin_code_raising_when_called_is_one_line_naming_it(here, ccx, monkey
         main([*plugin, "cc", "oneway", "--problem", "broken", "--length", "6"])
     monkeypatch.delenv("CCX_DEBUG")
     Path("exits.py").write_text("raise SystemExit(0)\n")
-    err = one_line_error(ccx, "--plugin", "exits.py", "dyck", "count", "--types", "1",
-                         "--depth", "1", "--length", "2")  # fmt: skip
+    err = one_line_error(
+        ccx,
+        "--plugin",
+        "exits.py",
+        "dyck",
+        "count",
+        "--types",
+        "1",
+        "--depth",
+        "1",
+        "--length",
+        "2",
+    )
     assert "plugin exits.py failed: SystemExit: 0" in err
     Path("quits.py").write_text(BROKEN.replace("return 1 / 0", "raise SystemExit(0)"))
-    err = one_line_error(ccx, "--plugin", "quits.py", "cc", "oneway", "--problem", "broken",
-                         "--length", "6")  # fmt: skip
+    err = one_line_error(
+        ccx, "--plugin", "quits.py", "cc", "oneway", "--problem", "broken", "--length", "6"
+    )
     assert "plugin quits.py: broken raised SystemExit" in err
     Path("model.py").write_text(
         MY_MODEL.replace('    """Elman RNN. State: h, width numbers."""\n', "").replace(
@@ -463,10 +586,26 @@ def test_ctrl_c_while_a_plugin_loads_is_one_line_and_exit_130(here):
     Path("slow.py").write_text("open('loading', 'w').close()\nimport time\ntime.sleep(60)\n")
     root = str(Path(__file__).resolve().parents[2])
     proc = subprocess.Popen(
-        [sys.executable, "-m", "ccx", "--plugin", "slow.py", "dyck", "count", "--types", "1",
-         "--depth", "1", "--length", "2"],
-        cwd=here, env={**os.environ, "PYTHONPATH": root}, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "ccx",
+            "--plugin",
+            "slow.py",
+            "dyck",
+            "count",
+            "--types",
+            "1",
+            "--depth",
+            "1",
+            "--length",
+            "2",
+        ],
+        cwd=here,
+        env={**os.environ, "PYTHONPATH": root},
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     for _ in range(600):
         if Path("loading").exists():
             break

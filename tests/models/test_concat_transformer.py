@@ -20,8 +20,9 @@ def build(**kw):
 @pytest.mark.parametrize("kw", [{}, {"experts": 4}, {"experts": 3, "heads": 2, "mlp_width": 5}])
 def test_parameters_match_the_bound_modules_count(kw):
     m = build(**kw)
-    counts = one_layer_parameters(6, kw.get("heads", 1), kw.get("mlp_width"), kw.get("experts", 1),
-                                  vocab=9)  # fmt: skip
+    counts = one_layer_parameters(
+        6, kw.get("heads", 1), kw.get("mlp_width"), kw.get("experts", 1), vocab=9
+    )
     assert m.param_count() == counts["total"] and m.active_param_count() == counts["active"]
 
 

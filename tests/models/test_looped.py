@@ -78,8 +78,10 @@ def test_iso_param_and_iso_flop():
     block = flops[1] - flops[0]  # one loop of the block; the readout is counted once
     assert flops[3] == flops[0] + 3 * block == forward_flops(deep, 12) == forward_flops(model, 12)
     assert cost(model, 12) == {
-        "parameters": base.param_count(), "flops_per_query": flops[3], "effective_layers": 6
-    }  # fmt: skip
+        "parameters": base.param_count(),
+        "flops_per_query": flops[3],
+        "effective_layers": 6,
+    }
 
 
 def test_block_options_pass_through_the_config():
@@ -107,8 +109,9 @@ def test_block_cosine_regulariser():
 
 def test_layer_similarity_diagnostic():
     sims = layer_similarity(unrolled(looped(1, 3)))
-    assert all(len(m) == 3 and all(v == pytest.approx(1.0) for r in m for v in r)
-               for m in sims.values())  # fmt: skip
+    assert all(
+        len(m) == 3 and all(v == pytest.approx(1.0) for r in m for v in r) for m in sims.values()
+    )
 
 
 def test_looped_model_learns():

@@ -87,8 +87,10 @@ def test_grouped_scan_equals_one_scan_per_group():
     (y * y).sum().backward()
     for k in range(groups):
         rows = slice(k * per, (k + 1) * per)
-        alone = [t.clone().requires_grad_() for t in (delta[:, rows], A[k], Bm[:, rows],
-                                                       Cm[:, rows], x[:, rows])]  # fmt: skip
+        alone = [
+            t.clone().requires_grad_()
+            for t in (delta[:, rows], A[k], Bm[:, rows], Cm[:, rows], x[:, rows])
+        ]
         y_k = selective_scan(*alone, chunk=3)
         (y_k * y_k).sum().backward()
         assert torch.allclose(y_k, y[:, rows].detach(), atol=1e-12)

@@ -35,8 +35,12 @@ def test_top2_weights(gate):
     probs = torch.softmax(logits, -1).gather(1, chosen)
     if gate == "softmax-topk":
         probs = probs / probs.sum(-1, keepdim=True)  # renormalised over the top 2 (OLMoE, KG)
-    outs = torch.stack([torch.stack([moe.run_expert(int(j), x[i : i + 1])[0] for j in row])
-                        for i, row in enumerate(chosen)])  # fmt: skip
+    outs = torch.stack(
+        [
+            torch.stack([moe.run_expert(int(j), x[i : i + 1])[0] for j in row])
+            for i, row in enumerate(chosen)
+        ]
+    )
     assert torch.allclose(moe(x), (probs[..., None] * outs).sum(1), atol=1e-6)
     assert moe.last_load.sum() == 40
 
@@ -65,8 +69,10 @@ def test_the_dense_form_equals_the_routed_one_and_runs_under_vmap(expert, gate, 
         with torch.no_grad():
             for p in m.parameters():
                 p.add_(0.1 * i)
-    stacked = {n: torch.stack([dict(m.named_parameters())[n] for m in shifted]).detach()
-               for n, _ in dense.named_parameters()}  # fmt: skip
+    stacked = {
+        n: torch.stack([dict(m.named_parameters())[n] for m in shifted]).detach()
+        for n, _ in dense.named_parameters()
+    }
     batched = torch.vmap(lambda ps, t: torch.func.functional_call(dense, ps, (t,)))(
         stacked, torch.stack([x] * 3)
     )

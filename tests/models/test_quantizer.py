@@ -63,8 +63,9 @@ def test_quantiser_map_rounds_the_function_values():
     # by about 1e-7, hundreds of grid steps of 2^-40).
     fine = Quantizer(FixedPoint(48, 40, "nearest"))
     x = torch.tensor([0.1, 1.3, -2.7], dtype=torch.float64)
-    assert fine.map(math.exp, x).tolist() == [code(math.exp(v), 48, 40, "nearest") / 2**40
-                                              for v in x.tolist()]  # fmt: skip
+    assert fine.map(math.exp, x).tolist() == [
+        code(math.exp(v), 48, 40, "nearest") / 2**40 for v in x.tolist()
+    ]
     assert fine.fmt == FixedPoint(48, 40, "nearest")
 
 

@@ -49,9 +49,13 @@ converts the bound's 1-element array with ``int``); the compiled kernels are not
 def test_fused_scan_equals_the_chunked_scan_in_the_interpreter():
     env = {**os.environ, "TRITON_INTERPRET": "1"}
     done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(CHECK)], cwd=Path(__file__).parents[2], env=env,
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+        [sys.executable, "-c", textwrap.dedent(CHECK)],
+        cwd=Path(__file__).parents[2],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if done.returncode != 0 and INTERPRETER_NUMPY_BUG in done.stderr:
         pytest.skip("Triton's interpreter cannot run this numpy (numpy >= 2.5)")
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]

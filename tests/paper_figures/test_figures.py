@@ -46,8 +46,16 @@ def curve(best: float, shape: str, steps: int = 600) -> list[list[float]]:
     return [[s, best * min(1.0, s / (steps / 2))] for s in points]
 
 
-def fake_result(task: str, arch: str, width: int, layers: int, length: int, lr: float,
-                ratio: int, shape: str | None = None) -> dict:  # fmt: skip
+def fake_result(
+    task: str,
+    arch: str,
+    width: int,
+    layers: int,
+    length: int,
+    lr: float,
+    ratio: int,
+    shape: str | None = None,
+) -> dict:
     """A result dict shaped like ``simulations.training.train``'s, its curve plateaued unless
     ``shape`` (or :data:`UNDECIDED_MODELS` at the second length, lr 1e-4) says otherwise."""
     config = {
@@ -61,11 +69,19 @@ def fake_result(task: str, arch: str, width: int, layers: int, length: int, lr: 
         shape = "undecided" if climbing and lr < 1e-3 and length == 50 else "plateaued"
     digest = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
     return {
-        "accuracy": accuracy, "best_accuracy": accuracy, "steps": 600, "wall_seconds": 1.0,
-        "checkpoint": None, "curve": curve(accuracy, shape), "parameters": 1000 * width,
-        "state_numel": ratio * width * layers or None, "config": config,
-        "config_hash": digest, "seed": 0, "device": "cpu",
-    }  # fmt: skip
+        "accuracy": accuracy,
+        "best_accuracy": accuracy,
+        "steps": 600,
+        "wall_seconds": 1.0,
+        "checkpoint": None,
+        "curve": curve(accuracy, shape),
+        "parameters": 1000 * width,
+        "state_numel": ratio * width * layers or None,
+        "config": config,
+        "config_hash": digest,
+        "seed": 0,
+        "device": "cpu",
+    }
 
 
 def with_accuracy(result: dict, accuracy: float, shape: str = "plateaued") -> dict:
@@ -80,8 +96,7 @@ def looped_results() -> list[dict]:
     for task, sizes in (("group-composition", (2, 4, 8)), ("p-hop", (1, 2, 4))):
         for x in sizes:
             for loops in (1, 2, 3, 4, 5):
-                result = fake_result(task, "looped", 32, 1, 16 if task == "p-hop" else x,
-                                     1e-3, 0)  # fmt: skip
+                result = fake_result(task, "looped", 32, 1, 16 if task == "p-hop" else x, 1e-3, 0)
                 result["config"].update(loops=loops, **({"hops": x} if task == "p-hop" else {}))
                 acc = 1.0 if loops >= x.bit_length() + (task == "p-hop") else 0.3
                 # n = 8 at 3 loops is still climbing: the fewest loops there is undecided
@@ -97,8 +112,13 @@ def looped_results() -> list[dict]:
         with_accuracy(result, 0.4, "undecided" if layers == 4 else "plateaued")  # iso-FLOP
         result["config_hash"] = f"addition{arch}{layers}"
         out.append(result)
-    for arch, layers, loops in (("transformer", 1, 1), ("transformer", 2, 1), ("looped", 1, 2),
-                                ("transformer", 4, 1), ("looped", 1, 4)):  # fmt: skip
+    for arch, layers, loops in (
+        ("transformer", 1, 1),
+        ("transformer", 2, 1),
+        ("looped", 1, 2),
+        ("transformer", 4, 1),
+        ("looped", 1, 4),
+    ):
         result = fake_result("i-gsm", arch, 64, layers, 5, 1e-3, 0)
         result["config"]["depth" if arch == "transformer" and layers == 4 else "query_depth"] = 2
         if arch == "looped":
@@ -142,8 +162,14 @@ def kg_results() -> list[dict]:
                 for relations in range(2, width // 4 + 2, 2):
                     layers = 1 if arch == "looped" else q
                     result = fake_result("kg-path", arch, width, layers, q, 1e-3, 0)
-                    result["config"].update(entities=16, relations=relations, graph_seed=0,
-                                            target=0.97, heads=2, **extra)  # fmt: skip
+                    result["config"].update(
+                        entities=16,
+                        relations=relations,
+                        graph_seed=0,
+                        target=0.97,
+                        heads=2,
+                        **extra,
+                    )
                     if arch == "looped":
                         result["config"]["loops"] = q
                     acc = 1.0 if relations <= width // 4 - (q - 1) else 0.5
@@ -280,8 +306,11 @@ def test_undecided_thresholds_are_one_sided_never_a_length(
     rows = [r for r in _csv_rows(tmp_path / "thresholds.csv") if r["series"] == "empirical"]
     by_model = {(r["task"], r["arch"], r["layers"], r["width"]): r for r in rows}
     # the smaller learning rate still climbing at N = 50: undecided, at least N = 20
-    for key in (("dyck", "transformer", "2", "64"), ("index-lookup", "mamba", "2", "64"),
-                ("eq-random", "lstm", "2", "64")):  # fmt: skip
+    for key in (
+        ("dyck", "transformer", "2", "64"),
+        ("index-lookup", "mamba", "2", "64"),
+        ("eq-random", "lstm", "2", "64"),
+    ):
         row = by_model[key]
         assert (row["verdict"], row["length"], row["threshold_at_least"]) == ("undecided", "", "20")
     assert all(r["length"] == "" for r in rows if r["verdict"] == "undecided")
@@ -294,8 +323,11 @@ def test_undecided_thresholds_are_one_sided_never_a_length(
 def test_capacity_with_an_undecided_miss_is_not_a_number(fake_report: Drawn) -> None:
     rows = [r for r in _csv_rows(fake_report.out / "kg-capacity.csv") if r["kind"] == "trained"]
     (row,) = [r for r in rows if (r["family"], r["hops"], r["width"]) == ("looped-moe", "2", "16")]
-    assert (row["verdict"], row["triples"], row["triples_at_least"]) == ("undecided", "undecided",
-                                                                         "32")  # fmt: skip
+    assert (row["verdict"], row["triples"], row["triples_at_least"]) == (
+        "undecided",
+        "undecided",
+        "32",
+    )
     assert {r["verdict"] for r in rows} == {"reached", "plateaued", "undecided"}
 
 
@@ -331,8 +363,13 @@ def test_looped_figures_read_the_claims_and_the_store(fake_report: Drawn) -> Non
     # i-GSM (Table 2): rows by the model's depth on one distribution (query depth 2; a run
     # stored with the option's old name "depth" reads the same)
     igsm = {r["row"]: float(r["accuracy"]) for r in table if r["task"] == "i-gsm"}
-    assert list(igsm) == ["(1⊗1) iso-param", "(1⊗2) looped", "(2⊗1) iso-FLOP", "(1⊗4) looped",
-                          "(4⊗1) iso-FLOP"]  # fmt: skip
+    assert list(igsm) == [
+        "(1⊗1) iso-param",
+        "(1⊗2) looped",
+        "(2⊗1) iso-FLOP",
+        "(1⊗4) looped",
+        "(4⊗1) iso-FLOP",
+    ]
     assert igsm["(4⊗1) iso-FLOP"] == pytest.approx(0.65)
     assert {r["x"] for r in table if r["task"] == "i-gsm"} == {"2"}
 
@@ -342,10 +379,13 @@ def test_regularizer_figure_reads_the_stored_similarity(fake_report: Drawn) -> N
     assert fake_report.results["looped-regularizer"]["missing"] == []
     rows = _csv_rows(fake_report.out / "looped-regularizer.csv")
     accuracy = {r["model"]: float(r["accuracy"]) for r in rows if r["accuracy"]}
-    assert accuracy == {"(4⊗1) plain": 0.6, "(4⊗1) reg k=1 λ=1": 0.7, "(4⊗1) reg k=1 λ=10": 0.8,
-                        "(1⊗4) looped": 1.0}  # fmt: skip
-    cosines = {(r["model"], r["group"], r["pair"]): float(r["cosine"]) for r in rows
-               if r["cosine"]}  # fmt: skip
+    assert accuracy == {
+        "(4⊗1) plain": 0.6,
+        "(4⊗1) reg k=1 λ=1": 0.7,
+        "(4⊗1) reg k=1 λ=10": 0.8,
+        "(1⊗4) looped": 1.0,
+    }
+    cosines = {(r["model"], r["group"], r["pair"]): float(r["cosine"]) for r in rows if r["cosine"]}
     assert cosines[("(4⊗1) plain", "ff_w2", "2-3")] == 0.05
     assert cosines[("(4⊗1) reg k=1 λ=10", "attn_q", "0-1")] == 0.99
     assert len(cosines) == 3 * 6 * 3  # three deep models, six groups, three successive pairs
@@ -355,16 +395,22 @@ def test_regularizer_figure_reads_the_stored_similarity(fake_report: Drawn) -> N
 def test_kg_capacity_reads_the_search_and_the_claims(fake_report: Drawn) -> None:
     result = fake_report.results["kg-capacity"]
     rows = _csv_rows(fake_report.out / "kg-capacity.csv")
-    trained = {(r["family"], r["hops"], r["width"]): r["triples"] for r in rows
-               if r["kind"] == "trained"}  # fmt: skip
+    trained = {
+        (r["family"], r["hops"], r["width"]): r["triples"] for r in rows if r["kind"] == "trained"
+    }
     assert trained[("standard", "1", "16")] == "64"  # R = 2 and 4 stored, both passed
     assert trained[("standard", "2", "16")] == "32"  # R = 4 missed
     assert trained[("looped-moe", "2", "8")] == "0"  # the first graph, R = 2, missed
     bounds = {r["bound_id"] for r in rows if r["kind"] in ("upper", "lower")}
     assert bounds == {"kg.thm_b19", "kg.thm5_1", "kg.prop_b13", "kg.thm5_3", "kg.lemma_b18"}
     assert {s["family"] for s in result["slopes"]} >= {"standard", "looped-moe"}
-    sizes = sorted({int(r["parameters"]) for r in rows if r["kind"] == "trained"
-                    and r["family"] == "standard" and r["hops"] == "1"})  # fmt: skip
+    sizes = sorted(
+        {
+            int(r["parameters"])
+            for r in rows
+            if r["kind"] == "trained" and r["family"] == "standard" and r["hops"] == "1"
+        }
+    )
     assert (
         "Parameters compared: q = 1: standard " + ", ".join(f"{p:,} (d = " for p in sizes[:1])
         in result["caption"]
@@ -447,8 +493,9 @@ def test_protocols_without_store_measures_panel_a_and_reports_b_missing(tmp_path
             assert bits == bounds.thm4_run_bits(m, heads, p, n, single_output=single)["total"]
             log_n = (n - 1).bit_length()
             two_way = 3 + 2 * heads * p + 2 * heads * (p + log_n) + 2 * heads * m * (p + p // 2)
-            assert bits == (two_way - heads * log_n - heads * m * (p + p // 2) if single
-                            else two_way)  # fmt: skip
+            assert bits == (
+                two_way - heads * log_n - heads * m * (p + p // 2) if single else two_way
+            )
             assert bits < bounds.thm4_itemised(m, d, p, n, heads).total
     assert not [r for r in rows if r["panel"] == "b"]
 
@@ -502,6 +549,8 @@ def test_looped_table1_labels_the_reversed_sum_a_variant() -> None:
 
     run = {"task": "addition", "length": 4, "width": 64,
            "config": {"digits": 2, "reverse": True}}  # fmt: skip
-    assert setting(run) == ("N=4, 2-digit operands, reversed sum (least significant digit "
-                            "first: a variant, not the paper's), width=64")  # fmt: skip
+    assert setting(run) == (
+        "N=4, 2-digit operands, reversed sum (least significant digit "
+        "first: a variant, not the paper's), width=64"
+    )
     assert "as the paper" in setting({**run, "config": {"reverse": False}})

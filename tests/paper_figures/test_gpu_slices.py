@@ -23,11 +23,19 @@ def fake(config, accuracy: float) -> dict:
         for s in range(config.evaluation.eval_every, steps + 1, config.evaluation.eval_every)
     ]
     return {
-        "accuracy": accuracy, "best_accuracy": accuracy, "steps": steps, "wall_seconds": 1.0,
-        "checkpoint": None, "curve": curve, "parameters": 1000 * config.model.width,
-        "state_numel": None, "config": config.to_dict(), "config_hash": config.config_hash(),
-        "seed": config.seed, "device": "cuda",
-    }  # fmt: skip
+        "accuracy": accuracy,
+        "best_accuracy": accuracy,
+        "steps": steps,
+        "wall_seconds": 1.0,
+        "checkpoint": None,
+        "curve": curve,
+        "parameters": 1000 * config.model.width,
+        "state_numel": None,
+        "config": config.to_dict(),
+        "config_hash": config.config_hash(),
+        "seed": config.seed,
+        "device": "cuda",
+    }
 
 
 def store_of(profile: str, path: Path, keep=lambda c: True) -> Path:
@@ -69,16 +77,28 @@ def rows(result: dict) -> list[dict]:
 @pytest.mark.parametrize(
     ("figure", "profile", "check"),
     [
-        ("parrots-reasoning", "parrots-gpu",
-         lambda r: len({x["vertices"] for x in r if x["panel"] == "a" and x["experts"]}) >= 3),
-        ("parrots-memorization", "parrots-gpu",  # dense and MoE at the same active width
-         lambda r: {"1", "4", "16"} <= {x["experts"] for x in r if x["examples"]}),
-        ("looped-loops", "looped-gpu",
-         lambda r: max(int(x["x"]) for x in r if x["task"] == "p-hop") >= 16),
-        ("kg-capacity", "kg-gpu",
-         lambda r: {"3", "4"} <= {x["hops"] for x in r if x["kind"] == "trained"}),
+        (
+            "parrots-reasoning",
+            "parrots-gpu",
+            lambda r: len({x["vertices"] for x in r if x["panel"] == "a" and x["experts"]}) >= 3,
+        ),
+        (
+            "parrots-memorization",
+            "parrots-gpu",  # dense and MoE at the same active width
+            lambda r: {"1", "4", "16"} <= {x["experts"] for x in r if x["examples"]},
+        ),
+        (
+            "looped-loops",
+            "looped-gpu",
+            lambda r: max(int(x["x"]) for x in r if x["task"] == "p-hop") >= 16,
+        ),
+        (
+            "kg-capacity",
+            "kg-gpu",
+            lambda r: {"3", "4"} <= {x["hops"] for x in r if x["kind"] == "trained"},
+        ),
     ],
-)  # fmt: skip
+)
 def test_each_gpu_slice_fills_its_figure(figure, profile, check, stores, tmp_path):
     result = make_figure(figure, tmp_path / "out", store=stores(profile))
     assert check(rows(result)), figure

@@ -33,9 +33,7 @@ def test_a_figure_with_no_panel_left_says_so_in_words():
 @EMPTY_REPORT
 def test_caption_and_report_name_the_command_that_fills_the_panels(empty_report: Drawn):
     result = empty_report.results["looped-loops"]
-    assert result["left_out"] == [
-        "no looped runs on group-composition", "no looped runs on p-hop"
-    ]  # fmt: skip
+    assert result["left_out"] == ["no looped runs on group-composition", "no looped runs on p-hop"]
     assert result["fill_command"] == "ccx figure looped-loops --profile looped"
     assert fill_command("fig4") == "ccx figure fig4 --profile paper"  # not in quick
     assert "`ccx figure looped-loops --profile looped` fills them" in result["caption"]

@@ -22,12 +22,29 @@ def fake(task: str, length: int, width: int, accuracy: float, **options) -> dict
               "target": 1.0 if task == "memorize" else 0.99, "eval_every": 50,
               "eval_samples": 100, **options}  # fmt: skip
     digest = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
-    return {"accuracy": accuracy, "best_accuracy": accuracy, "steps": 100,
-            "curve": curve(accuracy, (task, length, options.get("mlp_width", width)
-                                      if task == "memorize" else width,
-                                      options.get("experts", 1)) in CLIMBING),
-            "parameters": 1, "state_numel": None, "config": config, "config_hash": digest,
-            "seed": 0, "device": "cpu", "checkpoint": None, "wall_seconds": 1.0}  # fmt: skip
+    return {
+        "accuracy": accuracy,
+        "best_accuracy": accuracy,
+        "steps": 100,
+        "curve": curve(
+            accuracy,
+            (
+                task,
+                length,
+                options.get("mlp_width", width) if task == "memorize" else width,
+                options.get("experts", 1),
+            )
+            in CLIMBING,
+        ),
+        "parameters": 1,
+        "state_numel": None,
+        "config": config,
+        "config_hash": digest,
+        "seed": 0,
+        "device": "cpu",
+        "checkpoint": None,
+        "wall_seconds": 1.0,
+    }
 
 
 def curve(accuracy: float, climbing: bool) -> list[list[float]]:
@@ -43,8 +60,9 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
         for v in (4, 8):
             for w in (2, 4, 8):
                 for k in (1, 4):
-                    s.add_run(fake("length2-path", v, w, 1.0 if w >= v else 0.7,
-                                   experts=k, mlp_width=32))  # fmt: skip
+                    s.add_run(
+                        fake("length2-path", v, w, 1.0 if w >= v else 0.7, experts=k, mlp_width=32)
+                    )
         s.add_run(fake("length2-path", 8, 8, 1.0))  # Cor 3.3: dense, m' = m
         s.add_run(fake("length2-path", 8, 5, 0.8, experts=4))
         s.add_run(fake("length2-path", 8, 2, 0.6, experts=16))
@@ -69,9 +87,16 @@ def test_reasoning_figure(store: Path, tmp_path: Path) -> None:
     # |V| = 8, K = 4: width 4 missed while still climbing, so the smallest width is open
     (open_,) = [r for r in table if r["panel"] == "a" and r["verdict"] == "undecided"]
     assert (open_["vertices"], open_["experts"], open_["min_mH"], open_["at_most"]) == (
-        "8", "4", "", "8")  # fmt: skip
-    assert {r["verdict"] for r in table if r["panel"] == "b"} == {"reached", "plateaued",
-                                                                   "undecided"}  # fmt: skip
+        "8",
+        "4",
+        "",
+        "8",
+    )
+    assert {r["verdict"] for r in table if r["panel"] == "b"} == {
+        "reached",
+        "plateaued",
+        "undecided",
+    }
     assert "1 was undecided" in result["caption"] or "were undecided" in result["caption"]
     matched = [(r["experts"], r["width"]) for r in table if r["panel"] == "c"]
     assert matched == [("1", "8"), ("4", "5"), ("16", "2")]  # Cor 3.3's widths at |V| = 8
@@ -88,8 +113,13 @@ def test_reasoning_figure(store: Path, tmp_path: Path) -> None:
         str(thm.min_width(32, 16, 1)),
     )  # both counts drawn at p = 16
     curves = {(r["vertices"], r["experts"], r["width"]) for r in table if r["panel"] == "d"}
-    assert curves == {("4", "1", "8"), ("4", "4", "8"), ("8", "1", "8"), ("8", "4", "8"),
-                      ("8", "16", "2")}  # fmt: skip
+    assert curves == {
+        ("4", "1", "8"),
+        ("4", "4", "8"),
+        ("8", "1", "8"),
+        ("8", "4", "8"),
+        ("8", "16", "2"),
+    }
     assert "float32" in result["caption"]
     counts = {(r["experts"], r["width"]): int(r["parameters"]) for r in table if r["panel"] == "c"}
     said = ", ".join(f"K = {k}, m = {w}: {p:,}" for (k, w), p in counts.items())
@@ -108,7 +138,10 @@ def test_memorization_figure(store: Path, tmp_path: Path) -> None:
     moe = [r for r in every if r["experts"] == "4"]
     assert {r["n_star_at_least"] for r in moe} == {"256"} and {r["n_star"] for r in moe} == {""}
     assert {(r["examples"], r["verdict"]) for r in moe} == {
-        ("128", "reached"), ("256", "reached"), ("512", "undecided")}  # fmt: skip
+        ("128", "reached"),
+        ("256", "reached"),
+        ("512", "undecided"),
+    }
     moe = next(r for r in every if r["experts"] == "4")
     dense = next(r for r in every if r["experts"] == "1" and r["mlp_width"] == "4")
     # K experts add only the router (K m) to the active parameters

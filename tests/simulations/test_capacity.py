@@ -103,8 +103,9 @@ def spec_file(tmp_path, text=SPEC):
 
 
 def search(tmp_path, fn=fake_train, text=SPEC):
-    return run_sweep(spec_file(tmp_path, text), tmp_path / "c.db", workers=1, train_fn=fn,
-                     progress=False)  # fmt: skip
+    return run_sweep(
+        spec_file(tmp_path, text), tmp_path / "c.db", workers=1, train_fn=fn, progress=False
+    )
 
 
 def test_the_spec_is_a_search_starting_at_the_grid():
@@ -136,8 +137,9 @@ def test_a_killed_search_resumes_without_training_again(tmp_path):
     CALLS.clear()
     again = search(tmp_path)
     assert again["failed"] == [] and again["ran"] == 1 + 2 + 2  # R = 6 (one lr), 8, 10
-    assert {r["width"]: r["relations"] for r in again["capacities"] if r["family"] == "standard"} \
-        == {8: 4, 16: 8}  # fmt: skip
+    assert {
+        r["width"]: r["relations"] for r in again["capacities"] if r["family"] == "standard"
+    } == {8: 4, 16: 8}
     third = search(tmp_path)
     assert third["ran"] == 0 and third["skipped"] == third["runs"]
     with Store(tmp_path / "c.db") as store:
@@ -146,8 +148,9 @@ def test_a_killed_search_resumes_without_training_again(tmp_path):
 
 def test_an_undecided_miss_leaves_the_capacity_open(tmp_path, monkeypatch):
     # the widest model's runs at R = 10 are still climbing when their budget ends
-    monkeypatch.setattr(sys.modules[__name__], "CLIMBING",
-                        lambda c: c.model.width == 16 and c.task.relations == 10)  # fmt: skip
+    monkeypatch.setattr(
+        sys.modules[__name__], "CLIMBING", lambda c: c.model.width == 16 and c.task.relations == 10
+    )
     out = search(tmp_path)
     table = {(r["family"], r["width"]): r for r in out["capacities"]}
     wide = table["standard", 16]
@@ -164,10 +167,14 @@ def test_an_undecided_miss_leaves_the_capacity_open(tmp_path, monkeypatch):
 
 
 def test_no_ratio_to_a_slope_that_is_not_positive():
-    rows = [{"family": f, "hops": 2, "parameters": p, "triples": t}
-            for f, points in (("standard", ((1000, 64), (2000, 64))),
-                              ("looped-moe", ((1000, 32), (2000, 64))))
-            for p, t in points]  # fmt: skip
+    rows = [
+        {"family": f, "hops": 2, "parameters": p, "triples": t}
+        for f, points in (
+            ("standard", ((1000, 64), (2000, 64))),
+            ("looped-moe", ((1000, 32), (2000, 64))),
+        )
+        for p, t in points
+    ]
     fitted = capacity.slopes(rows)
     assert [r["slope"] for r in fitted if r["family"] == "standard"] == [pytest.approx(0.0)]
     ratios = [r for r in fitted if "ratio" in r]  # flat standard slope: no division by it
@@ -222,16 +229,22 @@ def test_slopes_fit_triples_per_parameter():
 
 
 def test_no_ratio_over_a_non_positive_slope():
-    rows = [{"family": f, "hops": 2, "parameters": p, "triples": t}
-            for f, pts in (("standard", ((1464, 64), (3784, 64), (9000, 64))),
-                           ("looped-moe", ((1000, 32), (2000, 64))))
-            for p, t in pts]  # fmt: skip
+    rows = [
+        {"family": f, "hops": 2, "parameters": p, "triples": t}
+        for f, pts in (
+            ("standard", ((1464, 64), (3784, 64), (9000, 64))),
+            ("looped-moe", ((1000, 32), (2000, 64))),
+        )
+        for p, t in pts
+    ]
     fitted = {(r["family"], r["hops"]): r for r in capacity.slopes(rows)}
     assert fitted["standard", 2]["slope"] == 0.0  # exactly: equal triples, no rounding sign
     ratio = fitted["looped-moe / standard", 2]
     assert ratio["ratio"] is None and ratio["why"] == "the standard slope is 0, not positive"
-    falling = [{**r, "triples": 100 - r["parameters"] // 100} if r["family"] == "standard"
-               else r for r in rows]  # fmt: skip
+    falling = [
+        {**r, "triples": 100 - r["parameters"] // 100} if r["family"] == "standard" else r
+        for r in rows
+    ]
     why = {(r["family"], r["hops"]): r for r in capacity.slopes(falling)}
     assert why["looped-moe / standard", 2]["why"].startswith("the standard slope is -")
     from paper_figures.kg_capacity import _slopes_text
@@ -274,8 +287,18 @@ def test_kg_options_and_the_glu_expert_reach_the_task_and_the_model():
     assert not {"entities", "relations", "graph_seed", "expert"} & set(plain.to_dict()) - {
         "expert"
     }  # unset task options stay out of the config (and of its hash)
-    glu = TrainConfig.of(task="kg-path", arch="looped", width=8, layers=1, length=2, heads=2,
-                      loops=2, entities=6, relations=3, expert="glu")  # fmt: skip
+    glu = TrainConfig.of(
+        task="kg-path",
+        arch="looped",
+        width=8,
+        layers=1,
+        length=2,
+        heads=2,
+        loops=2,
+        entities=6,
+        relations=3,
+        expert="glu",
+    )
     model, task = build_model(glu)
     assert (task.entities, task.relations, task.max_length) == (6, 3, 2)
     assert model.config.expert == "glu" and model.config.loops == 2
@@ -340,13 +363,30 @@ def test_the_capacity_listing_prints_why_there_is_no_ratio(tmp_path, monkeypatch
     from ccx.cmd_kg import kg_capacity
 
     search(tmp_path)  # a real store, so that the command accepts it
-    rows = [{"family": f, "hops": 2, "width": w, "layers": 1, "loops": 2, "experts": 1,
-             "parameters": p, "active_parameters": p, "flops_per_query": 1, "relations": t // 16,
-             "triples_at_least": t,
-             "triples": t, "tried": 4, "verdict": "plateaued", "lr": 1e-3}
-            for f, pts in (("standard", ((1000, 64), (2000, 64))),
-                           ("looped-moe", ((1000, 32), (2000, 64))))
-            for w, (p, t) in enumerate(pts)]  # fmt: skip
+    rows = [
+        {
+            "family": f,
+            "hops": 2,
+            "width": w,
+            "layers": 1,
+            "loops": 2,
+            "experts": 1,
+            "parameters": p,
+            "active_parameters": p,
+            "flops_per_query": 1,
+            "relations": t // 16,
+            "triples_at_least": t,
+            "triples": t,
+            "tried": 4,
+            "verdict": "plateaued",
+            "lr": 1e-3,
+        }
+        for f, pts in (
+            ("standard", ((1000, 64), (2000, 64))),
+            ("looped-moe", ((1000, 32), (2000, 64))),
+        )
+        for w, (p, t) in enumerate(pts)
+    ]
     monkeypatch.setattr(capacity, "capacities", lambda store: rows)
     kg_capacity(store=str(tmp_path / "c.db"), as_json=False)
     out = capsys.readouterr().out
@@ -375,8 +415,14 @@ def test_extensions_decide_the_misses_only_and_stand_in_for_their_runs(tmp_path)
             "curve": curve(accuracy, config.recipe.steps, climbing=config.recipe.steps == 10),
         }
 
-    out = run_sweep(spec_file(tmp_path), tmp_path / "c.db", workers=1, train_fn=train,
-                    progress=False, extend_undecided=1)  # fmt: skip
+    out = run_sweep(
+        spec_file(tmp_path),
+        tmp_path / "c.db",
+        workers=1,
+        train_fn=train,
+        progress=False,
+        extend_undecided=1,
+    )
     table = {(r["family"], r["width"]): r for r in out["capacities"]}
     assert len(out["capacities"]) == len(capacity.capacities(tmp_path / "c.db")) == 3
     assert (table["standard", 16]["relations"], table["standard", 16]["verdict"]) == (

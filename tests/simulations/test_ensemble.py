@@ -220,12 +220,32 @@ def test_a_member_stopping_first_leaves_the_block_rnn_in_training_mode(monkeypat
 @pytest.mark.parametrize(
     ("arch", "extra"),
     [
-        ("concat-transformer", {"task": "length2-path", "length": 4, "layers": 1, "heads": 1,
-                                "experts": 4, "gate": "softmax"}),
-        ("looped", {"task": "kg-path", "entities": 8, "relations": 4, "length": 2, "layers": 1,
-                    "loops": 2, "experts": 4, "expert": "glu"}),
+        (
+            "concat-transformer",
+            {
+                "task": "length2-path",
+                "length": 4,
+                "layers": 1,
+                "heads": 1,
+                "experts": 4,
+                "gate": "softmax",
+            },
+        ),
+        (
+            "looped",
+            {
+                "task": "kg-path",
+                "entities": 8,
+                "relations": 4,
+                "length": 2,
+                "layers": 1,
+                "loops": 2,
+                "experts": 4,
+                "expert": "glu",
+            },
+        ),
     ],
-)  # fmt: skip
+)
 def test_mixture_of_experts_members_train_batched_as_if_alone(
     arch, extra, batched_on_cpu, monkeypatch
 ):
@@ -265,8 +285,9 @@ def test_every_architecture_trains_each_member_as_if_alone(arch, tmp_path, batch
     accuracy curves, weights equal to float tolerance (batched matmuls and reductions may round
     differently in the last bit, and Adam carries that along)."""
     configs = members(arch=arch, layers=1 if arch == "concat-transformer" else 2)  # one layer
-    alone = [train(c, checkpoint_dir=tmp_path / "alone", progress=False, device="cpu")
-             for c in configs]  # fmt: skip
+    alone = [
+        train(c, checkpoint_dir=tmp_path / "alone", progress=False, device="cpu") for c in configs
+    ]
     together = train_ensemble(configs, checkpoint_dir=tmp_path / "together", device="cpu")
     expected = BATCHED[arch].strategy if arch in BATCHED else "loop"
     hashes = [c.config_hash() for c in configs]
@@ -281,8 +302,11 @@ def test_every_architecture_trains_each_member_as_if_alone(arch, tmp_path, batch
         assert r["wall_seconds"] - 0.01 <= total <= r["wall_seconds"] + 1.0
     for a, b in zip(alone, together, strict=True):
         assert b["config_hash"] == a["config_hash"] and b["config"] == a["config"]
-        assert (b["steps"], b["curve"], b["best_accuracy"]) == (a["steps"], a["curve"],
-                                                                a["best_accuracy"])  # fmt: skip
+        assert (b["steps"], b["curve"], b["best_accuracy"]) == (
+            a["steps"],
+            a["curve"],
+            a["best_accuracy"],
+        )
         assert (b["parameters"], b["state_numel"]) == (a["parameters"], a["state_numel"])
         assert set(b) == set(a) | {"ensemble"}
         own, batched = weights(a["checkpoint"]), weights(b["checkpoint"])
@@ -368,10 +392,23 @@ def test_memorisation_ensembles_score_the_training_set_as_single_runs_do():
     hit), and its evaluation scores the whole fixed training set, as a single run does (it once
     scored eval_samples random picks of it: 0.525 where the run had 17/32), so each member's
     curve is its single run's."""
-    base = TrainConfig.of(task="memorize", arch="concat-transformer", width=16, layers=1,
-                       length=32, steps=12, lr=3e-3, batch=32, heads=1, target=1.0,
-                       eval_every=4, eval_samples=40, mlp_width=4, optimizer="adamw",
-                       weight_decay=0.1)  # fmt: skip
+    base = TrainConfig.of(
+        task="memorize",
+        arch="concat-transformer",
+        width=16,
+        layers=1,
+        length=32,
+        steps=12,
+        lr=3e-3,
+        batch=32,
+        heads=1,
+        target=1.0,
+        eval_every=4,
+        eval_samples=40,
+        mlp_width=4,
+        optimizer="adamw",
+        weight_decay=0.1,
+    )
     configs = [base.replace(seed=s, lr=lr) for s, lr in ((0, 3e-3), (1, 1e-2))]
     models_ = [build_model(c)[0] for c in configs]
     stack = VmapStack(models_, [c.recipe.lr for c in configs], torch.device("cpu"))

@@ -41,8 +41,17 @@ def test_makespan_spreads_longest_first():
 
 
 def test_unit_seconds_is_the_cost_model():
-    config = TrainConfig.of(task="index-lookup", arch="lstm", width=16, layers=1, length=8,
-                         steps=100, eval_every=50, eval_samples=200, batch=32)  # fmt: skip
+    config = TrainConfig.of(
+        task="index-lookup",
+        arch="lstm",
+        width=16,
+        layers=1,
+        length=8,
+        steps=100,
+        eval_every=50,
+        eval_samples=200,
+        batch=32,
+    )
     step = 0.01 + 1e-4 * 9 + 1e-9 * work(config)  # index lookup at N = 8: 9 tokens
     evaluations = 2 * math.ceil(200 / 32) / 3  # two evaluations, a third of a step per batch
     assert estimate.unit_seconds([config], COEFFICIENTS) == pytest.approx(
@@ -83,8 +92,14 @@ def test_dry_run_leaves_out_stored_runs_and_writes_nothing(tmp_path, fixed_probe
     stored = tmp_path / "s.db"
     with Store(stored) as store:
         for config in smoke.configs[:3]:
-            store.add_run({"config": config.to_dict(), "config_hash": config.config_hash(),
-                           "accuracy": 1.0, "best_accuracy": 1.0})  # fmt: skip
+            store.add_run(
+                {
+                    "config": config.to_dict(),
+                    "config_hash": config.config_hash(),
+                    "accuracy": 1.0,
+                    "best_accuracy": 1.0,
+                }
+            )
     assert estimate.dry_run("smoke", stored, workers=1)["pending"] == 5
 
 

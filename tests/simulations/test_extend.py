@@ -47,10 +47,16 @@ def budget_train(config: TrainConfig, checkpoint_dir: str | None = None, progres
         curve = [[10 * (i + 1), 0.1] for i in range(evaluations)]
     best = max(a for _, a in curve)
     return {
-        "accuracy": curve[-1][1], "best_accuracy": best, "steps": curve[-1][0],
-        "curve": curve, "config": config.to_dict(), "config_hash": config.config_hash(),
-        "seed": config.seed, "state_numel": 16, "checkpoint": None,
-    }  # fmt: skip
+        "accuracy": curve[-1][1],
+        "best_accuracy": best,
+        "steps": curve[-1][0],
+        "curve": curve,
+        "config": config.to_dict(),
+        "config_hash": config.config_hash(),
+        "seed": config.seed,
+        "state_numel": 16,
+        "checkpoint": None,
+    }
 
 
 @pytest.fixture
@@ -66,13 +72,13 @@ def test_undecided_runs_are_extended_until_decided(spec, tmp_path):
     assert "extended" not in first
     (row,) = thresholds(db)
     assert row["threshold_length"] == "undecided" and row["threshold_at_least"] == 8
-    once = run_sweep(spec, db, workers=1, train_fn=budget_train, progress=False,
-                     extend_undecided=1)  # fmt: skip
+    once = run_sweep(spec, db, workers=1, train_fn=budget_train, progress=False, extend_undecided=1)
     assert once["skipped"] == 3 and once["extended"] == [
         {"round": 1, "extended": 1, "steps": [200], "ran": 1, "failed": 0, "still_undecided": 1}
     ]
-    twice = run_sweep(spec, db, workers=1, train_fn=budget_train, progress=False,
-                      extend_undecided=3)  # fmt: skip
+    twice = run_sweep(
+        spec, db, workers=1, train_fn=budget_train, progress=False, extend_undecided=3
+    )
     assert [r["steps"] for r in twice["extended"]] == [[200], [400]]
     assert [r["ran"] for r in twice["extended"]] == [0, 1]  # the 200-step run is stored already
     assert twice["extended"][-1]["still_undecided"] == 0
@@ -83,8 +89,14 @@ def test_undecided_runs_are_extended_until_decided(spec, tmp_path):
 
 def test_extension_rounds_are_limited(spec, tmp_path):
     with pytest.raises(InputError, match="extend-undecided"):
-        run_sweep(spec, tmp_path / "s.db", workers=1, train_fn=budget_train, progress=False,
-                  extend_undecided=11)  # fmt: skip
+        run_sweep(
+            spec,
+            tmp_path / "s.db",
+            workers=1,
+            train_fn=budget_train,
+            progress=False,
+            extend_undecided=11,
+        )
     assert not (tmp_path / "s.db").exists()
 
 
@@ -150,6 +162,8 @@ def test_identity_differences_name_what_decides_a_rerun():
     now = {**stored, "cpu_capability": "AVX2", "cpu": "another"}
     assert identity_differences(stored, now) == ["cpu_capability: AVX512 -> AVX2"]
     assert identity_differences({}, now) == [
-        "torch: not recorded", "cpu_capability: not recorded", "threads: not recorded",
+        "torch: not recorded",
+        "cpu_capability: not recorded",
+        "threads: not recorded",
         "deterministic: not recorded",
-    ]  # fmt: skip
+    ]

@@ -31,8 +31,7 @@ def test_looped_profile_grid():
     table = Counter(
         (c.model.arch, c.model.layers, c.model.loops) for c in configs if c.task.name == "addition"
     )
-    assert table == {("looped", 1, 4): 6, ("transformer", 1, None): 6,
-                     ("transformer", 4, None): 6}  # fmt: skip
+    assert table == {("looped", 1, 4): 6, ("transformer", 1, None): 6, ("transformer", 4, None): 6}
     addition = [c for c in configs if c.task.name == "addition"]
     # the paper's addition: the task's defaults, 3-digit operands, the sum most significant first
     assert all(
@@ -113,14 +112,33 @@ def test_stored_addition_configs_keep_their_hash_and_meaning():
     their task; a config without the options is the paper's addition, with another hash."""
     from simulations.run_config import TrainConfig
 
-    old = TrainConfig.of(task="addition", arch="looped", width=64, layers=1, loops=4, length=4,
-                      steps=3000, lr=3e-3, eval_every=250, eval_samples=300, digits=2,
-                      reverse=True)  # fmt: skip
+    old = TrainConfig.of(
+        task="addition",
+        arch="looped",
+        width=64,
+        layers=1,
+        loops=4,
+        length=4,
+        steps=3000,
+        lr=3e-3,
+        eval_every=250,
+        eval_samples=300,
+        digits=2,
+        reverse=True,
+    )
     assert old.config_hash() == "4ef56c1d892e3b93"  # computed before the profile changed
     assert (old.make_task().digits, old.make_task().reverse) == (2, True)
     paper = TrainConfig.of(task="addition", arch="looped", width=64, layers=1, loops=4, length=4)
     assert (paper.make_task().digits, paper.make_task().reverse) == (3, False)
-    explicit = TrainConfig.of(task="addition", arch="looped", width=64, layers=1, loops=4, length=4,
-                           digits=3, reverse=False)  # fmt: skip
+    explicit = TrainConfig.of(
+        task="addition",
+        arch="looped",
+        width=64,
+        layers=1,
+        loops=4,
+        length=4,
+        digits=3,
+        reverse=False,
+    )
     assert explicit.make_task() == paper.make_task()
     assert "reverse" not in paper.to_dict() and explicit.to_dict()["reverse"] is False

@@ -28,8 +28,15 @@ def test_decay_starts_at_the_rate_and_ends_small_and_positive(schedule):
 
 
 def test_recipe_reads_a_config():
-    config = TrainConfig.of(**BASE, steps=50, optimizer="adamw", weight_decay=0.1, clip=1.0,
-                         schedule="warmup-linear", warmup=5)  # fmt: skip
+    config = TrainConfig.of(
+        **BASE,
+        steps=50,
+        optimizer="adamw",
+        weight_decay=0.1,
+        clip=1.0,
+        schedule="warmup-linear",
+        warmup=5,
+    )
     assert config.recipe == Recipe(
         steps=50, optimizer="adamw", weight_decay=0.1, schedule="warmup-linear", warmup=5, clip=1.0
     )
@@ -65,8 +72,17 @@ def test_the_default_recipe_keeps_the_hash_and_another_changes_it():
 
 
 def test_a_run_reports_its_last_rate_and_is_repeatable():
-    config = TrainConfig.of(**BASE, steps=20, eval_every=10, eval_samples=50, optimizer="adafactor",
-                         schedule="warmup-cosine", warmup=4, clip=1.0, lr=0.005)  # fmt: skip
+    config = TrainConfig.of(
+        **BASE,
+        steps=20,
+        eval_every=10,
+        eval_samples=50,
+        optimizer="adafactor",
+        schedule="warmup-cosine",
+        warmup=4,
+        clip=1.0,
+        lr=0.005,
+    )
     first = train(config, progress=False, device="cpu")
     assert first["lr_final"] == pytest.approx(0.005 * lr_factor("warmup-cosine", 4, 20, 20))
     again = train(config, progress=False, device="cpu")

@@ -14,10 +14,16 @@ from simulations.store import Store, runs
 def result(seed: int, checkpoint: str | None) -> dict:
     config = {"task": "dyck", "arch": "lstm", "width": 8, "layers": 1, "length": 8,
               "lr": 1e-3, "seed": seed, "steps": 900}  # fmt: skip
-    return {"config": config, "config_hash": f"h{seed}", "accuracy": 0.5, "best_accuracy": 0.6,
-            "curve": [[100 * i, 0.1 * min(i, 6)] for i in range(1, 10)], "checkpoint": checkpoint,
-            "layer_similarity": {"attn": [[1.0]]},
-            "ensemble": {"members": 2, "configs": ["h0", "h1"]}}  # fmt: skip
+    return {
+        "config": config,
+        "config_hash": f"h{seed}",
+        "accuracy": 0.5,
+        "best_accuracy": 0.6,
+        "curve": [[100 * i, 0.1 * min(i, 6)] for i in range(1, 10)],
+        "checkpoint": checkpoint,
+        "layer_similarity": {"attn": [[1.0]]},
+        "ensemble": {"members": 2, "configs": ["h0", "h1"]},
+    }
 
 
 def test_ship_keeps_the_runs_and_drops_the_checkpoints(tmp_path):

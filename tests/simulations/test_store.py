@@ -243,9 +243,11 @@ def test_a_schema_1_store_is_read_as_is_and_upgraded_when_written(tmp_path):
 def test_a_schema_2_store_gains_the_diagnostics_column_when_written(tmp_path):
     path = tmp_path / "v2.db"
     conn = sqlite3.connect(path)
-    conn.executescript(V1_SCHEMA + "ALTER TABLE runs ADD COLUMN threads INTEGER;"
-                       "CREATE TABLE leases (config_hash TEXT PRIMARY KEY, owner TEXT NOT NULL,"
-                       " expires REAL NOT NULL);")  # fmt: skip
+    conn.executescript(
+        V1_SCHEMA + "ALTER TABLE runs ADD COLUMN threads INTEGER;"
+        "CREATE TABLE leases (config_hash TEXT PRIMARY KEY, owner TEXT NOT NULL,"
+        " expires REAL NOT NULL);"
+    )
     conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
     conn.execute("PRAGMA user_version = 2")
     conn.close()
@@ -347,8 +349,12 @@ def test_leases(tmp_path):
 
 
 def test_a_lease_of_a_dead_process_is_void_at_once(tmp_path):
-    proc = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     dead = f"{socket.gethostname()}:{proc.stdout.strip()}:feed"
     far = "elsewhere.example:1:feed"
     with Store(tmp_path / "ccx.db") as store:
@@ -421,13 +427,16 @@ def test_lease_rows_are_data_forged_ones_reported_and_taken_over_on_request(tmp_
     path, me = tmp_path / "ccx.db", lease_owner()
     with Store(path) as store:
         with sqlite3.connect(path) as conn:
-            conn.executemany("INSERT INTO leases VALUES (?, ?, ?)", [
-                ("far", "elsewhere.example:1:feed", 1e300),
-                ("inf", "elsewhere.example:1:feed", float("inf")),
-                ("owner", "\x1b[31m", 1.0e9),
-                ("text", "elsewhere.example:1:feed", "soon"),
-                ("host", "elsewhere.example:1:feed", time.time() + 50),
-            ])  # fmt: skip
+            conn.executemany(
+                "INSERT INTO leases VALUES (?, ?, ?)",
+                [
+                    ("far", "elsewhere.example:1:feed", 1e300),
+                    ("inf", "elsewhere.example:1:feed", float("inf")),
+                    ("owner", "\x1b[31m", 1.0e9),
+                    ("text", "elsewhere.example:1:feed", "soon"),
+                    ("host", "elsewhere.example:1:feed", time.time() + 50),
+                ],
+            )
         for key in ("far", "inf", "owner", "text"):
             assert store.claim(key, me, 60) == "refused"
             assert store.claim(key, me, 60) == "refused"
@@ -482,8 +491,9 @@ def test_stored_columns_are_sized_before_parsing_and_ensembles_bounded(tmp_path,
     many = json.dumps({"configs": ["lstm-30-0"] * 200_000, "strategy": "loop"})
     with sqlite3.connect(path) as conn:
         conn.execute("UPDATE runs SET ensemble = ? WHERE length = 20", (many,))
-        conn.execute("UPDATE runs SET ensemble = ? WHERE length = 30",
-                     (json.dumps({"configs": ["a", "a"]}),))  # fmt: skip
+        conn.execute(
+            "UPDATE runs SET ensemble = ? WHERE length = 30", (json.dumps({"configs": ["a", "a"]}),)
+        )
         conn.execute("UPDATE runs SET curve = ? WHERE length = 40", ("[" * (1 << 20 + 1),))
     assert runs(path) == []
     err = capsys.readouterr().err

@@ -58,8 +58,16 @@ def test_a_field_a_run_does_not_set_is_left_out_of_its_line():
 
 
 def test_kg_lines_name_the_graph_and_the_hops():
-    base = TrainConfig.of(task="kg-path", arch="looped", width=8, layers=1, length=2, loops=2,
-                       entities=16, relations=4)  # fmt: skip
+    base = TrainConfig.of(
+        task="kg-path",
+        arch="looped",
+        width=8,
+        layers=1,
+        length=2,
+        loops=2,
+        entities=16,
+        relations=4,
+    )
     assert run_label(base, ("loops",)) == (
         "kg-path looped width=8 layers=1 q=2 entities=16 relations=4 loops=2 lr=0.001 seed=0"
     )

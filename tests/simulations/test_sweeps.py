@@ -393,8 +393,9 @@ def test_runs_out_of_device_memory_beside_others_are_trained_again_alone(tmp_pat
     assert [f["config"]["arch"] for f in summary["failed"]] == ["lstm", "lstm"]
     assert all(f["error"] == "RuntimeError: diverged" for f in summary["failed"])
     # one worker: nothing shares the device, so an out-of-memory failure stays a failure
-    alone = run_sweep(spec, tmp_path / "one.db", workers=1, train_fn=out_of_memory_train,
-                      progress=False)  # fmt: skip
+    alone = run_sweep(
+        spec, tmp_path / "one.db", workers=1, train_fn=out_of_memory_train, progress=False
+    )
     assert "retried_alone" not in alone and alone["ran"] == 4
     assert [f["config"]["arch"] for f in alone["failed"]] == ["transformer"] * 4
     assert all(f["error"].startswith("OutOfMemoryError") for f in alone["failed"])
@@ -420,8 +421,14 @@ def test_an_unusable_checkpoint_folder_is_refused_before_any_run(tmp_path):
     spec, db = write_spec(tmp_path), tmp_path / "ccx.db"
     (tmp_path / "a_file").write_text("")
     with pytest.raises(InputError, match="checkpoint folder"):
-        run_sweep(spec, db, workers=1, train_fn=fake_train, progress=False,
-                  checkpoint_dir=tmp_path / "a_file" / "sub")  # fmt: skip
+        run_sweep(
+            spec,
+            db,
+            workers=1,
+            train_fn=fake_train,
+            progress=False,
+            checkpoint_dir=tmp_path / "a_file" / "sub",
+        )
     assert not db.exists()
 
 
@@ -657,8 +664,11 @@ def test_a_refused_store_gets_nothing_beside_it(tmp_path):
     (tmp_path / "afile.txt").write_text("hello")
     (tmp_path / "adir").mkdir()
     before = sorted(p.name for p in tmp_path.iterdir())
-    for store, message in ((other, "another application"), (tmp_path / "afile.txt", "SQLite"),
-                           (tmp_path / "adir", "folder")):  # fmt: skip
+    for store, message in (
+        (other, "another application"),
+        (tmp_path / "afile.txt", "SQLite"),
+        (tmp_path / "adir", "folder"),
+    ):
         with pytest.raises(InputError, match=message):
             run_sweep(spec, store, workers=1, train_fn=fake_train, progress=False)
     assert sorted(p.name for p in tmp_path.iterdir()) == before
@@ -699,10 +709,11 @@ def test_concurrent_sweeps_on_one_store_share_the_work(tmp_path):
     env = {**os.environ, "CCX_TEST_MARKS": str(marks)}
     root = Path(__file__).parents[2]
     procs = [
-        subprocess.Popen([sys.executable, str(script)], cwd=root, env=env,
-                         stdout=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, str(script)], cwd=root, env=env, stdout=subprocess.PIPE, text=True
+        )
         for _ in range(2)
-    ]  # fmt: skip
+    ]
     outs = [p.communicate(timeout=300)[0].split() for p in procs]
     assert all(p.returncode == 0 for p in procs)
     trained = sorted(m.name.split(".")[0] for m in marks.iterdir())
@@ -744,8 +755,9 @@ def test_a_forged_lease_is_reported_and_left_and_taken_over_on_request(tmp_path,
     summary = run_sweep(spec, path, workers=1, train_fn=fake_train, progress=False)
     assert (summary["ran"], summary["not_started"]) == (7, 1)
     assert f"run {forged} is leased by far.example:1:ab until 1e+300" in capsys.readouterr().err
-    again = run_sweep(spec, path, workers=1, train_fn=fake_train, progress=False,
-                      take_over_leases=True)  # fmt: skip
+    again = run_sweep(
+        spec, path, workers=1, train_fn=fake_train, progress=False, take_over_leases=True
+    )
     assert (again["ran"], again["stored_total"], "not_started" in again) == (1, 8, False)
 
 
@@ -761,6 +773,11 @@ def test_a_full_disk_stops_the_sweep_at_the_first_run_it_fails(tmp_path):
     from ccomplexity.errors import DiskFull
 
     with pytest.raises(DiskFull, match="no space left"):
-        run_sweep(write_spec(tmp_path), tmp_path / "s.db", workers=1,
-                  train_fn=full_disk_train, progress=False)  # fmt: skip
+        run_sweep(
+            write_spec(tmp_path),
+            tmp_path / "s.db",
+            workers=1,
+            train_fn=full_disk_train,
+            progress=False,
+        )
     assert stored_count(tmp_path / "s.db") == 0

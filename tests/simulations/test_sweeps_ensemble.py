@@ -28,11 +28,16 @@ from simulations.units import plan_units
 def fake_train(config, checkpoint_dir=None, progress=True) -> dict:
     accuracy = 1.0 if config.seed == 0 else 0.5
     return {
-        "accuracy": accuracy, "best_accuracy": accuracy, "steps": config.recipe.steps,
-        "curve": [[config.recipe.steps, accuracy]], "config": config.to_dict(),
-        "config_hash": config.config_hash(), "seed": config.seed, "device": "cpu",
+        "accuracy": accuracy,
+        "best_accuracy": accuracy,
+        "steps": config.recipe.steps,
+        "curve": [[config.recipe.steps, accuracy]],
+        "config": config.to_dict(),
+        "config_hash": config.config_hash(),
+        "seed": config.seed,
+        "device": "cpu",
         "checkpoint": None,
-    }  # fmt: skip
+    }
 
 
 CALLS: list[int] = []
@@ -86,8 +91,13 @@ def test_the_gpu_profile_is_figs_2_to_4_with_the_lr_grid_one_ensemble_per_cell()
     assert {c.recipe.lr for c in gpu.configs} == app_h
     assert {c.recipe.lr for c in paper.configs} - {1e-5, 5e-6} == app_h
     assert {c.seed for c in gpu.configs} == {0, 1}
-    assert {c.task.name for c in gpu.configs} == {"index-lookup", "dyck", "eq-random", "eq-one",
-                                             "eq-ncp"}  # fmt: skip
+    assert {c.task.name for c in gpu.configs} == {
+        "index-lookup",
+        "dyck",
+        "eq-random",
+        "eq-one",
+        "eq-ncp",
+    }
     assert max(c.task.length for c in gpu.configs if c.task.name != "eq-ncp") == 400
     assert max(c.task.length for c in gpu.configs if c.task.name == "eq-ncp") == 800
     units = plan_units(list(zip(gpu.hashes(), gpu.configs, strict=True)), cap=16, workers=1)
@@ -114,21 +124,30 @@ def test_units_group_by_shape_and_split_for_idle_workers(tmp_path):
 def test_ensembles_inline_every_member_stored_once(tmp_path):
     spec, db = write_spec(tmp_path), tmp_path / "ccx.db"
     CALLS.clear()
-    summary = run_sweep(spec, db, workers=1, train_fn=fake_train, ensemble_fn=fake_ensemble,
-                        ensemble=2, progress=False)  # fmt: skip
+    summary = run_sweep(
+        spec,
+        db,
+        workers=1,
+        train_fn=fake_train,
+        ensemble_fn=fake_ensemble,
+        ensemble=2,
+        progress=False,
+    )
     assert (summary["ran"], summary["failed"]) == (16, [])
     assert CALLS == [2] * 8
     with Store(db) as store:
         assert store.done_hashes() == set(load_spec(spec).hashes())
-    again = run_sweep(spec, db, workers=1, train_fn=fake_train, ensemble_fn=fake_ensemble,
-                      progress=False)  # fmt: skip
+    again = run_sweep(
+        spec, db, workers=1, train_fn=fake_train, ensemble_fn=fake_ensemble, progress=False
+    )
     assert (again["skipped"], again["ran"]) == (16, 0)
 
 
 def test_a_custom_trainer_alone_is_not_grouped(tmp_path):
     CALLS.clear()
-    summary = run_sweep(write_spec(tmp_path), tmp_path / "db", workers=1, train_fn=fake_train,
-                        progress=False)  # fmt: skip
+    summary = run_sweep(
+        write_spec(tmp_path), tmp_path / "db", workers=1, train_fn=fake_train, progress=False
+    )
     assert summary["ran"] == 16 and CALLS == []
 
 
@@ -143,8 +162,9 @@ def test_ensembles_in_the_pool(tmp_path, capsys):
 
 def test_a_failing_ensemble_keeps_the_members_it_finished(tmp_path):
     spec, db = write_spec(tmp_path), tmp_path / "ccx.db"
-    summary = run_sweep(spec, db, workers=1, train_fn=fake_train, ensemble_fn=broken_ensemble,
-                        progress=False)  # fmt: skip
+    summary = run_sweep(
+        spec, db, workers=1, train_fn=fake_train, ensemble_fn=broken_ensemble, progress=False
+    )
     assert summary["ran"] == 4 and len(summary["failed"]) == 12
     assert {f["error"] for f in summary["failed"]} == {"RuntimeError: out of memory"}
 
@@ -179,8 +199,9 @@ def test_sigkill_mid_ensemble_keeps_its_finished_members(tmp_path, stored_runs):
     assert proc.wait(timeout=30) == -signal.SIGKILL
     kept = stored_runs(db)
     assert 2 <= kept < 4  # members of the first ensemble of 4, stored while it still ran
-    summary = run_sweep(spec, db, workers=1, train_fn=fake_train, ensemble_fn=fake_ensemble,
-                        progress=False)  # fmt: skip
+    summary = run_sweep(
+        spec, db, workers=1, train_fn=fake_train, ensemble_fn=fake_ensemble, progress=False
+    )
     assert (summary["skipped"], summary["ran"]) == (kept, len(expected) - kept)
     conn = sqlite3.connect(db)
     hashes = [h for (h,) in conn.execute("SELECT config_hash FROM runs")]

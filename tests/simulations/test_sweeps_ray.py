@@ -53,9 +53,14 @@ def driver(spec: Path, db: Path, delay: float, ensemble: int) -> subprocess.Pope
     env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
     env["OMP_NUM_THREADS"] = "1"
     return subprocess.Popen(
-        [sys.executable, "-c", code], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL, text=True, start_new_session=True,
-    )  # fmt: skip
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
 
 
 def finish(proc: subprocess.Popen) -> dict:

@@ -15,9 +15,14 @@ _ids = itertools.count()
 
 
 def add(
-    store: Store, task: str, arch: str, length: int, best: float, curve: list | None = None,
+    store: Store,
+    task: str,
+    arch: str,
+    length: int,
+    best: float,
+    curve: list | None = None,
     **config: object,
-) -> None:  # fmt: skip
+) -> None:
     """One stored run; width 16, one layer, heads 4 unless given; its curve flat at ``best``
     over 9 evaluations (so a run below the target plateaued) unless given."""
     config = {"width": 16, "layers": 1, "heads": 4, "lr": 1e-3, "seed": 0, **config}
@@ -138,13 +143,21 @@ def test_runs_differing_in_loops_or_hops_are_separate_models(tmp_path):
             config = {"task": "p-hop", "arch": "looped", "width": 32, "layers": 1, "length": 16,
                       "lr": 1e-3, "seed": 0, "loops": loops, "hops": hops}  # fmt: skip
             flat = [[100 * i, acc] for i in range(1, 10)]  # plateaued below the target
-            store.add_run({"config": config, "config_hash": f"h{loops}{hops}",
-                           "accuracy": acc, "best_accuracy": acc, "curve": flat})  # fmt: skip
+            store.add_run(
+                {
+                    "config": config,
+                    "config_hash": f"h{loops}{hops}",
+                    "accuracy": acc,
+                    "best_accuracy": acc,
+                    "curve": flat,
+                }
+            )
     rows = thresholds(path)
     assert [(r["options"], r["threshold_length"]) for r in rows] == [
-        ({"loops": 2, "hops": 1}, 16), ({"loops": 2, "hops": 2}, None),
+        ({"loops": 2, "hops": 1}, 16),
+        ({"loops": 2, "hops": 2}, None),
         ({"loops": 3, "hops": 1}, None),
-    ]  # fmt: skip
+    ]
 
 
 def test_bad_arguments(tmp_path):

@@ -83,19 +83,45 @@ def test_deterministic_on_cpu():
     assert c["config_hash"] != a["config_hash"]
     assert a["steps"] == 12 and a["device"] == "cpu" and a["checkpoint"] is None
     assert set(a) == {
-        "accuracy", "best_accuracy", "steps", "wall_seconds", "checkpoint", "curve",
-        "parameters", "active_parameters", "state_numel", "config", "config_hash", "seed",
-        "device", "threads", "verdict", "accuracy_ci", "evaluated", "lr_final", "chance",
+        "accuracy",
+        "best_accuracy",
+        "steps",
+        "wall_seconds",
+        "checkpoint",
+        "curve",
+        "parameters",
+        "active_parameters",
+        "state_numel",
+        "config",
+        "config_hash",
+        "seed",
+        "device",
+        "threads",
+        "verdict",
+        "accuracy_ci",
+        "evaluated",
+        "lr_final",
+        "chance",
         "environment",
-    }  # fmt: skip
+    }
     assert a["config"] == TINY.to_dict() and a["seed"] == 0 and a["state_numel"] == 0
 
 
 def test_learns_index_lookup():
     config = TrainConfig.of(
-        task="index-lookup", arch="transformer", width=32, layers=1, length=8, heads=2,
-        lr=3e-3, steps=300, batch=32, eval_every=50, eval_samples=200, target=0.95,
-    )  # fmt: skip
+        task="index-lookup",
+        arch="transformer",
+        width=32,
+        layers=1,
+        length=8,
+        heads=2,
+        lr=3e-3,
+        steps=300,
+        batch=32,
+        eval_every=50,
+        eval_samples=200,
+        target=0.95,
+    )
     result = train(config, progress=False, device="cpu")
     assert result["best_accuracy"] >= 0.9, result["curve"]  # chance is 1/64
     assert result["accuracy"] == result["curve"][-1][1]
@@ -223,22 +249,45 @@ def test_model_options_keep_old_hashes_and_reach_the_model():
 
 
 def test_memorize_trains_on_its_training_set_and_learns():
-    config = TrainConfig.of(task="memorize", arch="concat-transformer", width=16, layers=1,
-                         length=64, heads=1, steps=300, lr=1e-2, batch=64, eval_every=50,
-                         target=1.0, mlp_width=16, experts=2, gate="softmax",
-                         balance=0.01)  # fmt: skip
+    config = TrainConfig.of(
+        task="memorize",
+        arch="concat-transformer",
+        width=16,
+        layers=1,
+        length=64,
+        heads=1,
+        steps=300,
+        lr=1e-2,
+        batch=64,
+        eval_every=50,
+        target=1.0,
+        mlp_width=16,
+        experts=2,
+        gate="softmax",
+        balance=0.01,
+    )
     result = train(config, progress=False, device="cpu")
     assert result["best_accuracy"] == 1.0  # all 64 signs right
     assert result["active_parameters"] < result["parameters"]
     with pytest.raises(InputError, match="vector inputs"):
-        build_model(config.replace(arch="transformer", experts=1, gate="",
-                                        balance=0.0, mlp_width=None))  # fmt: skip
+        build_model(
+            config.replace(arch="transformer", experts=1, gate="", balance=0.0, mlp_width=None)
+        )
 
 
 def test_length2_path_learning_happens():
-    config = TrainConfig.of(task="length2-path", arch="concat-transformer", width=8, layers=1,
-                         length=2, heads=1, steps=300, lr=1e-2, eval_every=10,
-                         eval_samples=200)  # fmt: skip
+    config = TrainConfig.of(
+        task="length2-path",
+        arch="concat-transformer",
+        width=8,
+        layers=1,
+        length=2,
+        heads=1,
+        steps=300,
+        lr=1e-2,
+        eval_every=10,
+        eval_samples=200,
+    )
     result = train(config, progress=False, device="cpu")
     assert result["best_accuracy"] >= result["curve"][0][1] + 0.1
 

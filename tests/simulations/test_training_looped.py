@@ -30,13 +30,29 @@ def test_looped_and_task_fields():
     with pytest.raises(InputError, match="both"):
         TrainConfig.of(task="dyck", arch="transformer", width=8, layers=4, length=8, reg_block=2)
     with pytest.raises(InputError, match="into >= 2 blocks"):
-        TrainConfig.of(task="dyck", arch="transformer", width=8, layers=3, length=8, reg_lambda=1.0,
-                    reg_block=2)  # fmt: skip
+        TrainConfig.of(
+            task="dyck",
+            arch="transformer",
+            width=8,
+            layers=3,
+            length=8,
+            reg_lambda=1.0,
+            reg_block=2,
+        )
 
 
 def test_a_looped_model_learns_composition_and_round_trips(tmp_path):
-    config = TrainConfig.of(task="group-composition", arch="looped", layers=1, loops=1, length=2,
-                         group="S3", steps=400, target=0.98, **BASE)  # fmt: skip
+    config = TrainConfig.of(
+        task="group-composition",
+        arch="looped",
+        layers=1,
+        loops=1,
+        length=2,
+        group="S3",
+        steps=400,
+        target=0.98,
+        **BASE,
+    )
     result = train(config, checkpoint_dir=tmp_path, progress=False)
     assert result["best_accuracy"] >= 0.98  # chance is 1/6
     model, loaded = load_checkpoint(result["checkpoint"])
@@ -44,15 +60,23 @@ def test_a_looped_model_learns_composition_and_round_trips(tmp_path):
 
 
 def test_addition_reports_every_evaluated_operand_count():
-    config = TrainConfig.of(task="addition", arch="looped", layers=1, loops=2, length=8, steps=2,
-                         **BASE)  # fmt: skip
+    config = TrainConfig.of(
+        task="addition", arch="looped", layers=1, loops=2, length=8, steps=2, **BASE
+    )
     result = train(config, progress=False)
     assert sorted(result["accuracy_by_length"]) == [2, 4, 6, 8]
 
 
 def test_regulariser_pulls_the_blocks_together():
-    common = dict(task="p-hop", arch="transformer", layers=4, length=8, hops=1, steps=20,
-                  **{**BASE, "eval_samples": 50})  # fmt: skip
+    common = dict(
+        task="p-hop",
+        arch="transformer",
+        layers=4,
+        length=8,
+        hops=1,
+        steps=20,
+        **{**BASE, "eval_samples": 50},
+    )
     free = train(TrainConfig.of(**common, reg_lambda=1e-9, reg_block=2), progress=False)
     tied = train(TrainConfig.of(**common, reg_lambda=10.0, reg_block=2), progress=False)
     assert min(tied["block_cosine"].values()) > max(free["block_cosine"].values()) + 0.2

@@ -103,9 +103,16 @@ def test_scatter_is_the_variance_of_second_differences():
 
 @pytest.mark.parametrize(
     "record",
-    [None, 0.5, {"accuracy": 1.5, "examples": 10}, {"accuracy": 0.5, "examples": 0},
-     {"accuracy": True, "examples": 10}, {"accuracy": 0.5, "examples": "10"}, {"examples": 10}],
-)  # fmt: skip
+    [
+        None,
+        0.5,
+        {"accuracy": 1.5, "examples": 10},
+        {"accuracy": 0.5, "examples": 0},
+        {"accuracy": True, "examples": 10},
+        {"accuracy": 0.5, "examples": "10"},
+        {"examples": 10},
+    ],
+)
 def test_a_malformed_chance_record_means_no_chance_floor(record):
     assert verdicts.chance_of(record) == (None, None)
     assert verdicts.chance_of({"accuracy": 0.25, "examples": 7}) == (0.25, 7)

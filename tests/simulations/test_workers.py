@@ -49,8 +49,12 @@ def test_a_worker_ends_when_its_parent_ends(code):
     root = Path(__file__).parents[2]
     parent = subprocess.run(
         [sys.executable, "-c", ORPHAN.format(code=code)],
-        cwd=root, capture_output=True, text=True, timeout=120, check=True,
-    )  # fmt: skip
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     orphan = int(parent.stdout.split()[0])
     deadline = time.monotonic() + 30
     while _exists(orphan) and time.monotonic() < deadline:
@@ -60,8 +64,13 @@ def test_a_worker_ends_when_its_parent_ends(code):
 
 def test_a_worker_whose_parent_is_already_gone_exits_at_once():
     code = "from simulations.workers import _die_with_parent; _die_with_parent(1); print('alive')"
-    proc = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).parents[2],
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=Path(__file__).parents[2],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 1 and "alive" not in proc.stdout
 
 
@@ -141,7 +150,13 @@ def test_workers_take_only_the_cores_the_load_leaves_free(monkeypatch):
     takes the 2 free cores; past 8 every worker takes one (threads beyond the free cores stall
     each other: benchmarks/results/sweep_load.md)."""
     monkeypatch.setattr(workers, "default_workers", lambda: 8)
-    for load, processes, threads in ((0.0, 1, 8), (0.0, 3, 2), (6.0, 1, 2), (6.0, 2, 1),
-                                     (9.5, 1, 1), (7.9, 1, 1)):  # fmt: skip
+    for load, processes, threads in (
+        (0.0, 1, 8),
+        (0.0, 3, 2),
+        (6.0, 1, 2),
+        (6.0, 2, 1),
+        (9.5, 1, 1),
+        (7.9, 1, 1),
+    ):
         monkeypatch.setattr(workers.os, "getloadavg", lambda load=load: (load, load, load))
         assert workers.worker_threads(processes) == threads, (load, processes)

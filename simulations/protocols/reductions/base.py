@@ -171,10 +171,14 @@ def score(
     wrong = np.flatnonzero(~right)
     predicted = logits.argmax(-1).tolist()
     failures = [
-        {**describe(int(n)), "expected": int(target[n]), "predicted": predicted[n],
-         "logits": [float(v) for v in logits[n]]}
+        {
+            **describe(int(n)),
+            "expected": int(target[n]),
+            "predicted": predicted[n],
+            "logits": [float(v) for v in logits[n]],
+        }
         for n in wrong[:FAILURES_SHOWN]
-    ]  # fmt: skip
+    ]
     return {"solved_fraction": float(right.mean()), "errors": int(wrong.size), "failures": failures}
 
 

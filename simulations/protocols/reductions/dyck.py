@@ -158,9 +158,12 @@ def _dyck_odd_even(req: Request, fit: Fitted) -> dict:
 
 
 def _fooling_collision(
-    model: Any, part: Partition, members: np.ndarray, messages: list[str],
+    model: Any,
+    part: Partition,
+    members: np.ndarray,
+    messages: list[str],
     numbers: harness.Numbers,
-) -> dict[str, Any] | None:  # fmt: skip
+) -> dict[str, Any] | None:
     """Two fooling-set members with one transcript: by the rectangle property the crossed word
     (x_i, y_j) has that transcript too (checked by running it) and so the member's answer."""
     seen: dict[str, int] = {}

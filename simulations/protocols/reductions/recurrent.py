@@ -171,9 +171,16 @@ def disjointness(req: Request) -> dict:
     setup = harness.Setup({"alice": alice, "bob": bob}, rnn.SCHEDULE, ("bob",))
     transcripts, outputs = harness.run(setup, len(a))
     direct = np.stack(
-        [model(torch.from_numpy(np.concatenate([alice_tokens, np.full((len(a), 1), k)], 1)))[:, -1]
-         .argmax(-1).numpy() for k in range(half)], axis=1,
-    )  # fmt: skip
+        [
+            model(torch.from_numpy(np.concatenate([alice_tokens, np.full((len(a), 1), k)], 1)))[
+                :, -1
+            ]
+            .argmax(-1)
+            .numpy()
+            for k in range(half)
+        ],
+        axis=1,
+    )
     target = ((a == 1) & (b == 1)).any(1).astype(np.int64)
 
     def describe(k: int) -> dict[str, Any]:
@@ -202,6 +209,6 @@ def disjointness(req: Request) -> dict:
             score(outputs["bob"], target, describe),
             keys,
             forced,
-        ),  # fmt: skip
+        ),
         "recall_fraction": float((bob.recovered == a).all(1).mean()),
     }

@@ -142,13 +142,16 @@ def test_construction_formulas():
         construction_counts("looped", 32, 4, 4, 3)
 
 
-@pytest.mark.parametrize(("theorem", "extra", "depth", "width", "hidden", "parameters"), [
-    # by hand, d = 8, d' = 16; a Layer (W, h) holds 3 W^2 + 3 W h + 2 h
-    ("kg.prop_b6", {}, 1, 8, 32, 3 * 64 + 3 * 8 * 32 + 2 * 32),  # hidden doubled: 1024
-    ("kg.cor_b7", {"layers": 3}, 3, 8, 32, 3 * 1024),
-    ("kg.prop_b8", {}, 2, 16, 64, 2 * (3 * 256 + 3 * 16 * 64 + 2 * 64)),  # 7936
-    ("kg.prop_b9", {}, 4, 16, 64, 4 * (3 * 256 + 3 * 16 * 64 + 2 * 64)),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("theorem", "extra", "depth", "width", "hidden", "parameters"),
+    [
+        # by hand, d = 8, d' = 16; a Layer (W, h) holds 3 W^2 + 3 W h + 2 h
+        ("kg.prop_b6", {}, 1, 8, 32, 3 * 64 + 3 * 8 * 32 + 2 * 32),  # hidden doubled: 1024
+        ("kg.cor_b7", {"layers": 3}, 3, 8, 32, 3 * 1024),
+        ("kg.prop_b8", {}, 2, 16, 64, 2 * (3 * 256 + 3 * 16 * 64 + 2 * 64)),  # 7936
+        ("kg.prop_b9", {}, 4, 16, 64, 4 * (3 * 256 + 3 * 16 * 64 + 2 * 64)),
+    ],
+)
 def test_primitives_depths_and_layers(theorem, extra, depth, width, hidden, parameters):
     out = bounds.describe(theorem, model_dim=8, mlp_width=16, **extra)
     assert out["value"] == out["depth"] == depth

@@ -102,9 +102,14 @@ def test_lemma_b4_control_gate():
     # inputs (x_1..x_d, y_1..y_d, M); per coordinate c the four ReLUs of the lemma
     w1, b1, w2 = np.zeros((4 * d, 2 * d + 1)), np.zeros(4 * d), np.zeros((d, 4 * d))
     for c in range(d):
-        for k, (src, sign, m_weight, bias) in enumerate([
-            (c, 1, big, -big), (c, -1, big, -big), (d + c, 1, -big, 0.0), (d + c, -1, -big, 0.0),
-        ]):  # fmt: skip
+        for k, (src, sign, m_weight, bias) in enumerate(
+            [
+                (c, 1, big, -big),
+                (c, -1, big, -big),
+                (d + c, 1, -big, 0.0),
+                (d + c, -1, -big, 0.0),
+            ]
+        ):
             row = 4 * c + k
             w1[row, src], w1[row, 2 * d], b1[row] = sign, m_weight, bias
             w2[c, row] = sign
@@ -162,9 +167,11 @@ def test_cor2_3_widths_grow_with_p():
         model_dim=8, mlp_width=16, heads=1, distinct_layers=3, layers=7
     )
     out = b.outputs(hops=32, model_dim=8, mlp_width=16)
-    assert (out["looped_model_dim"], out["looped_mlp_width"], out["heads"]) == (
-        via["looped_model_dim"], via["looped_mlp_width"], via["looped_heads"]
-    ) == (13, 58, 3)  # fmt: skip
+    assert (
+        (out["looped_model_dim"], out["looped_mlp_width"], out["heads"])
+        == (via["looped_model_dim"], via["looped_mlp_width"], via["looped_heads"])
+        == (13, 58, 3)
+    )
     assert out["looped_mlp_width_contiguous"] == 3 * 16 + 5
 
 
@@ -203,12 +210,15 @@ def test_acceptance_commands(ccx_json):
     assert out["attention_dim_needed"] >= 7 and out["head_dim"] == 3
 
 
-@pytest.mark.parametrize("args", [
-    ("--theorem", "looped.lemmaB_2", "--dim", "0", "--precision", "8"),
-    ("--theorem", "looped.lemmaB_3", "--alphabet", "5", "--precision", "8"),
-    ("--theorem", "looped.lemmaB_4", "--precision", "-1"),
-    ("--theorem", "looped.lemmaB_5", "--model-dim", "1"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--theorem", "looped.lemmaB_2", "--dim", "0", "--precision", "8"),
+        ("--theorem", "looped.lemmaB_3", "--alphabet", "5", "--precision", "8"),
+        ("--theorem", "looped.lemmaB_4", "--precision", "-1"),
+        ("--theorem", "looped.lemmaB_5", "--model-dim", "1"),
+    ],
+)
 def test_bad_input_exits_2_with_one_line(ccx, args):
     code, out, err = ccx("bound", *args)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1

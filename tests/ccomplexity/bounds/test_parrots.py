@@ -130,8 +130,9 @@ def test_claims_rows_of_the_paper():
     assert row.model_params({"width": 8, "heads": 2}, 16)["m"] == 8  # heads of full width m
     assert claims.lower_bound_for("length2-path", "attention", 1).m == "width/heads"
     assert {c.bound_id for c in claims.claims(task="memorize")} == {
-        "parrots.thm3_4", "parrots.thm3_5"
-    }  # fmt: skip
+        "parrots.thm3_4",
+        "parrots.thm3_5",
+    }
 
 
 def test_thm3_1_exact_counts_the_exact_sums_and_is_below_the_papers_count():

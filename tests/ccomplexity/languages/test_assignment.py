@@ -23,11 +23,14 @@ def program(text: str) -> list[int]:
     return out
 
 
-@pytest.mark.parametrize(("text", "answer", "depth"), [
-    ("a=1,b=2,c=6,b=", 2, 0),  # the paper's depth-0 example
-    ("a=1,b=2,c=a,d=b,d=", 2, 1),  # the paper's depth-1 example
-    ("a=7,b=a,c=b,d=c,x=3,d=", 7, 3),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("text", "answer", "depth"),
+    [
+        ("a=1,b=2,c=6,b=", 2, 0),  # the paper's depth-0 example
+        ("a=1,b=2,c=a,d=b,d=", 2, 1),  # the paper's depth-1 example
+        ("a=7,b=a,c=b,d=c,x=3,d=", 7, 3),
+    ],
+)
 def test_known_programs(text, answer, depth):
     tokens = program(text)
     assert resolve(tokens, 26) == (answer, depth)

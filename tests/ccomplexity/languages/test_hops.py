@@ -61,8 +61,10 @@ def test_fixed_point_happens_exactly_when_the_last_two_symbols_agree():
     chain = hop_chain(v, 8)
     fixed = ((chain[:, 1:] == chain[:, :-1]) & (chain[:, :-1] > 0)).any(axis=1)
     assert (fixed == (v[:, -1] == v[:, -2])).all()  # only the first hop can stay put
-    assert not ((hop_chain(v, 8, strict=True)[:, 1:] == hop_chain(v, 8, True)[:, :-1])
-                & (hop_chain(v, 8, True)[:, :-1] > 0)).any()  # fmt: skip
+    assert not (
+        (hop_chain(v, 8, strict=True)[:, 1:] == hop_chain(v, 8, True)[:, :-1])
+        & (hop_chain(v, 8, True)[:, :-1] > 0)
+    ).any()
     stats = chain_statistics(v, 8)
     assert stats["fixed_point_rate"] == pytest.approx(fixed.mean())
 

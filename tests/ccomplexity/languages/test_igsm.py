@@ -41,9 +41,18 @@ def independent(problem: igsm.Problem) -> tuple[int, int, int]:
     return value[problem.query], depth, sum(is_op[v] for v in needed - {"source"})
 
 
-@pytest.mark.parametrize(("statements", "depth", "modulus"), [
-    (1, 0, 7), (4, 1, 7), (6, 2, 7), (8, 4, 7), (9, 8, 23), (20, 5, 23), (12, 3, 2),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("statements", "depth", "modulus"),
+    [
+        (1, 0, 7),
+        (4, 1, 7),
+        (6, 2, 7),
+        (8, 4, 7),
+        (9, 8, 23),
+        (20, 5, 23),
+        (12, 3, 2),
+    ],
+)
 def test_answers_and_depth_by_independent_evaluation(statements, depth, modulus):
     rng = np.random.default_rng(statements * 100 + depth)
     for _ in range(60):
@@ -53,8 +62,10 @@ def test_answers_and_depth_by_independent_evaluation(statements, depth, modulus)
         assert (answer, found_depth) == (problem.answer, depth)
         tokens = igsm.encode(problem, statements + 3)
         assert igsm.solve(tokens, statements + 3, modulus) == {
-            "answer": answer, "depth": depth, "operations": operations
-        }  # fmt: skip
+            "answer": answer,
+            "depth": depth,
+            "operations": operations,
+        }
         assert depth <= operations <= statements
 
 
@@ -85,19 +96,24 @@ def test_render_and_syntax():
     )
     four = voc.number(4)
     assert igsm.solve([x0, eq, four, semi, x1, eq, x0, plus, x0, semi, x1, ask], 3, 7) == {
-        "answer": 1, "depth": 1, "operations": 1
-    }  # fmt: skip
+        "answer": 1,
+        "depth": 1,
+        "operations": 1,
+    }
 
 
-@pytest.mark.parametrize(("tokens", "match"), [
-    ([0, 10, 7, 14, 0, 10, 8, 14, 0, 15], "defined twice"),
-    ([0, 10, 1, 11, 7, 14, 0, 15], "never defined"),
-    ([0, 10, 1, 11, 7, 14, 1, 10, 0, 11, 7, 14, 0, 15], "cyclic"),
-    ([0, 10, 7, 0, 15], "no ';'"),
-    ([0, 10, 7, 7, 14, 0, 15], "malformed"),
-    ([0, 10, 7, 14, 0], "query"),
-    ([0, 10, 10, 14, 0, 15], "not an operand"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("tokens", "match"),
+    [
+        ([0, 10, 7, 14, 0, 10, 8, 14, 0, 15], "defined twice"),
+        ([0, 10, 1, 11, 7, 14, 0, 15], "never defined"),
+        ([0, 10, 1, 11, 7, 14, 1, 10, 0, 11, 7, 14, 0, 15], "cyclic"),
+        ([0, 10, 7, 0, 15], "no ';'"),
+        ([0, 10, 7, 7, 14, 0, 15], "malformed"),
+        ([0, 10, 7, 14, 0], "query"),
+        ([0, 10, 10, 14, 0, 15], "not an operand"),
+    ],
+)
 def test_solve_refuses_bad_problems(tokens, match):
     with pytest.raises(InputError, match=match):
         igsm.solve(tokens, 3, 7)  # tokens: x0..x2, numbers 3..9, = 10, + 11, - 12, * 13, ; 14, ? 15

@@ -45,8 +45,11 @@ def test_contains_aba_at_every_cut_and_a_million():
     # after one symbol: a or nothing; after two: nothing, a or ab; then all four states;
     # with one symbol left "nothing" and "a" are alike (no symbol completes a b a)
     assert au.one_way_runs(machine, 10**6) == [
-        (1, 1, 2), (2, 2, 3), (3, 999_998, 4), (999_999, 999_999, 3)
-    ]  # fmt: skip
+        (1, 1, 2),
+        (2, 2, 3),
+        (3, 999_998, 4),
+        (999_999, 999_999, 3),
+    ]
     for n in range(2, 9):
         per = expand(au.one_way_runs(machine, n))
         for k in range(1, n):

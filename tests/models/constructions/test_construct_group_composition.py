@@ -75,8 +75,13 @@ def test_the_model_is_the_zoo_looped_transformer_and_its_stream_decodes():
     words = np.array([[1, 2, 3, 4, 5, 0]])
     tokens = torch.from_numpy(np.concatenate([[[g.order]], words], axis=1))
     assert decode(model.stream(tokens)[0], info["group_code_bits"])[0, 1:].tolist() == [
-        1, 2, 3, 4, 5, 0
-    ]  # fmt: skip
+        1,
+        2,
+        3,
+        4,
+        5,
+        0,
+    ]
     assert model(tokens)[0, -1].argmax().item() == g.compose(words)[0]
     assert run_group_composition(model, g, words)["accuracy"] == 1.0
 

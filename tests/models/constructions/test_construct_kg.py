@@ -30,10 +30,14 @@ def test_every_query_of_small_graphs_is_answered(entities, relations, hops, expe
         assert out[name]["flops_per_query"] == out[name]["flops_formula"]
         assert out[name]["lookup_parameters"] == out[name]["lookup_parameters_formula"]
     assert out["standard"]["parameters"] == hops * out["looped"]["parameters"]
-    for name, composition in (("standard", "standard"), ("looped", "looped"),
-                              ("looped_moe", "looped-moe")):  # fmt: skip
-        paper = construction_counts(composition, entities, relations, hops, experts
-                                    if composition == "looped-moe" else None)  # fmt: skip
+    for name, composition in (
+        ("standard", "standard"),
+        ("looped", "looped"),
+        ("looped_moe", "looped-moe"),
+    ):
+        paper = construction_counts(
+            composition, entities, relations, hops, experts if composition == "looped-moe" else None
+        )
         assert out[name]["paper_parameters"] == paper["paper_parameters"]
         assert out[name]["paper_parameters"] > out[name]["parameters"]
         assert "assign" in out[name]["parameters_counted"]

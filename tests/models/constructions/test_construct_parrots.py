@@ -66,8 +66,10 @@ def test_measured_bias_range_against_the_weights_themselves():
     assert dense["bias_bound_stated"] == pytest.approx(4 * (1 + np.sqrt(2 * np.log(5000) / 32)))
     assert dense["theorem"] == "parrots.thmA_11" and out["theorem"].startswith("parrots.thmA_12")
     a12 = bounds.describe("parrots.thmA_12", examples=50, length=8, dim=32, experts=3)
-    assert (out["bias_bound_stated"], out["weight_bound"]) == (a12["bias_bound"],
-                                                               a12["weight_bound"])  # fmt: skip
+    assert (out["bias_bound_stated"], out["weight_bound"]) == (
+        a12["bias_bound"],
+        a12["weight_bound"],
+    )
 
 
 def test_a12_total_bits_padded_and_not():

@@ -13,8 +13,15 @@ from simulations.training import TrainConfig, train
 
 
 def test_agreement_grows_with_precision_and_reaches_one():
-    r = bits_used("linear-transformer", width=32, length=12, cut=6, seed=0, samples=500,
-                  precisions=[2, 4, 8, 16, 24])  # fmt: skip
+    r = bits_used(
+        "linear-transformer",
+        width=32,
+        length=12,
+        cut=6,
+        seed=0,
+        samples=500,
+        precisions=[2, 4, 8, 16, 24],
+    )
     agree = r["agreement_by_precision"]
     assert agree[2] < 1.0 and agree[16] == agree[24] == 1.0
     assert agree[2] <= agree[4] <= agree[8] + 1e-12
@@ -34,13 +41,15 @@ def test_distinct_states_are_bounded_by_the_prefixes():
 
 
 def test_index_task_bound_is_the_cut():
-    r = bits_used("gru", width=4, length=10, cut=7, seed=0, task="index", samples=100,
-                  precisions=[4, 20])  # fmt: skip
+    r = bits_used(
+        "gru", width=4, length=10, cut=7, seed=0, task="index", samples=100, precisions=[4, 20]
+    )
     assert r["one_way_lower_bound_bits"] == 7 and r["prefixes_at_cut"] == 2**7
     # the claims table's row: Thm 3 on recurrent models, its problem Index (Fact 3) at K bits
     assert (r["claim"]["bound_id"], r["claim"]["problem"]) == (
-        "separations.thm3", "separations.fact3"
-    )  # fmt: skip
+        "separations.thm3",
+        "separations.fact3",
+    )
     assert r["distinct_states_at_cut"] <= 2**7
 
 
@@ -63,8 +72,19 @@ def test_user_errors(kwargs):
 
 
 def _train(folder: Path, task: str, arch: str, length: int, steps: int) -> str:
-    config = TrainConfig.of(task=task, arch=arch, width=8, layers=1, length=length, steps=steps,
-                         batch=32, lr=1e-2, heads=2, eval_every=steps, eval_samples=50)  # fmt: skip
+    config = TrainConfig.of(
+        task=task,
+        arch=arch,
+        width=8,
+        layers=1,
+        length=length,
+        steps=steps,
+        batch=32,
+        lr=1e-2,
+        heads=2,
+        eval_every=steps,
+        eval_samples=50,
+    )
     result = train(config, checkpoint_dir=folder, progress=False, device="cpu")
     return result["checkpoint"]
 

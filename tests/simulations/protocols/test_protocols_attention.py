@@ -20,9 +20,15 @@ N = 12
 def attend(width, heads, length, partition, precision, samples=2, seed=0, **options):
     """The runner on a request made of these fields."""
     request = AttentionProtocolRequest(
-        width=width, heads=heads, length=length, partition=partition, precision=precision,
-        samples=samples, seed=seed, **options,
-    )  # fmt: skip
+        width=width,
+        heads=heads,
+        length=length,
+        partition=partition,
+        precision=precision,
+        samples=samples,
+        seed=seed,
+        **options,
+    )
     return run_attention_protocol(request)
 
 
@@ -36,8 +42,7 @@ def two_way_bits(vocab: int, heads: int, width: int, p: int, frac: int, length: 
 @pytest.mark.parametrize("heads", [1, 2, 4])
 @pytest.mark.parametrize("layer_norm", [True, False])
 def test_two_way_is_exact(partition, heads, layer_norm):
-    r = attend(8, heads, N, partition, precision=16, samples=4, seed=heads,
-                               layer_norm=layer_norm)  # fmt: skip
+    r = attend(8, heads, N, partition, precision=16, samples=4, seed=heads, layer_norm=layer_norm)
     assert r["agreement"] == r["logits_exact"] == 1.0
     assert r["max_logit_error"] == 0.0
     assert r["one_way"] is False and r["variant"] == "two-way"
@@ -68,12 +73,23 @@ def test_bits_sent_are_the_registry_count_and_the_output_is_exact(variant, case)
     """Both Theorem 4 protocols reproduce the model bit for bit, and send exactly what
     ``bounds.thm4_run_bits`` counts (at the run's frac and vocabulary), step by step."""
     width, heads, length, partition, p, frac, vocab = case
-    r = attend(width, heads, length, partition, p, samples=5, seed=length,
-                               variant=variant, frac=frac, vocab_size=vocab)  # fmt: skip
+    r = attend(
+        width,
+        heads,
+        length,
+        partition,
+        p,
+        samples=5,
+        seed=length,
+        variant=variant,
+        frac=frac,
+        vocab_size=vocab,
+    )
     assert r["agreement"] == r["logits_exact"] == 1.0 and r["max_logit_error"] == 0.0
     single = variant == "single-output"
-    count = bounds.thm4_run_bits(width // heads, heads, p, length, frac=r["frac"], alphabet=vocab,
-                                 single_output=single)  # fmt: skip
+    count = bounds.thm4_run_bits(
+        width // heads, heads, p, length, frac=r["frac"], alphabet=vocab, single_output=single
+    )
     assert r["bits_sent"] == r["bits_run_count"] == count.pop("total")
     assert r["bits_by_step"] == count
     holder = r["query_owner"]
@@ -92,8 +108,7 @@ def test_acceptance_sizes_at_24_bits():
     assert r["agreement"] == r["logits_exact"] == 1.0
     assert r["bits_sent"] == two_way_bits(8, 2, 8, 24, 12, 64) == 795
     assert r["bits_paper_formula"] == 720.0
-    single = attend(8, 2, 64, "odd-even", precision=24, samples=20, seed=0,
-                                    variant="single-output")  # fmt: skip
+    single = attend(8, 2, 64, "odd-even", precision=24, samples=20, seed=0, variant="single-output")
     assert single["agreement"] == single["logits_exact"] == 1.0
     # log2 8 + 2*2*24 + 2*(24 + 6) + 2*24 + 2*4*(24 + 12): the query, maxima, Z_P, Z, U_P
     assert single["bits_sent"] == 3 + 96 + 60 + 48 + 288 == 495
@@ -111,8 +126,9 @@ def test_random_partition_is_seeded_and_leaves_the_query_to_bob():
 @pytest.mark.parametrize("partition", ["random", "prefix:3", "odd-even"])
 @pytest.mark.parametrize("heads", [1, 2])
 def test_one_way_variant(partition, heads):
-    r = attend(8, heads, N, partition, precision=20, samples=6, seed=1,
-                               variant="one-way", query_token=5)  # fmt: skip
+    r = attend(
+        8, heads, N, partition, precision=20, samples=6, seed=1, variant="one-way", query_token=5
+    )
     p, dh = 20, 8 // heads
     assert r["one_way"] is True and r["outputs"] == ["bob"]
     assert (r["query"], r["query_token"]) == ("public", 5)

@@ -32,7 +32,7 @@ def certs() -> dict[str, dict]:
                 seed=7,
                 certificate=True,
             )
-        ),  # fmt: skip
+        ),
         "two_way": run_attention_protocol(
             AttentionProtocolRequest(partition="odd-even", **TWO_WAY)
         ),
@@ -67,8 +67,10 @@ def test_certificate_contents(certs):
     assert message["length"] == len(message["bits"]) == 2 * 4 * 12  # h and c, 12 bits each
     assert cert["claim"]["bits_sent"] == 96 and cert["claim"]["agreement"] == 1.0
     assert certs["two_way"]["protocol"] == {
-        "partition": "alice:1,3,5,7", "variant": "two-way", "query_token": None
-    }  # fmt: skip
+        "partition": "alice:1,3,5,7",
+        "variant": "two-way",
+        "query_token": None,
+    }
     assert certs["single_output"]["protocol"]["variant"] == "single-output"
     assert set(certs["single_output"]["outputs"]) == {"bob"}  # the holder of N = 8 only
     assert certs["one_way"]["protocol"]["query_token"] == 0

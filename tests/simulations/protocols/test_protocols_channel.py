@@ -55,8 +55,13 @@ def test_channel_needs_two_distinct_parties():
         Channel(("alice", "alice"))
 
 
-@given(st.integers(1, 70).flatmap(lambda w: st.tuples(st.just(w), st.lists(
-    st.integers(-(2 ** (w - 1) - 1), 2 ** (w - 1) - 1), max_size=5))))  # fmt: skip
+@given(
+    st.integers(1, 70).flatmap(
+        lambda w: st.tuples(
+            st.just(w), st.lists(st.integers(-(2 ** (w - 1) - 1), 2 ** (w - 1) - 1), max_size=5)
+        )
+    )
+)
 def test_signed_round_trip(case):
     width, values = case
     bits = encode_ints(values, width)
@@ -64,8 +69,11 @@ def test_signed_round_trip(case):
     assert decode_ints(bits, width, len(values)) == values
 
 
-@given(st.integers(0, 70).flatmap(lambda w: st.tuples(st.just(w), st.lists(
-    st.integers(0, 2**w - 1), max_size=5))))  # fmt: skip
+@given(
+    st.integers(0, 70).flatmap(
+        lambda w: st.tuples(st.just(w), st.lists(st.integers(0, 2**w - 1), max_size=5))
+    )
+)
 def test_unsigned_round_trip(case):
     width, values = case
     assert decode_uints(encode_uints(values, width), width, len(values)) == values

@@ -15,9 +15,14 @@ from simulations.protocols.requests import ParrotsProtocolRequest
 def run_parrots(vertices, width, heads, precision, samples, seed, **options):
     """The runner on a request made of these fields."""
     request = ParrotsProtocolRequest(
-        vertices=vertices, width=width, heads=heads, precision=precision, samples=samples,
-        seed=seed, **options,
-    )  # fmt: skip
+        vertices=vertices,
+        width=width,
+        heads=heads,
+        precision=precision,
+        samples=samples,
+        seed=seed,
+        **options,
+    )
     return parrots.run_parrots_protocol(request)
 
 
@@ -81,9 +86,20 @@ def test_bad_input():
 def test_protocol_on_a_trained_checkpoint(tmp_path):
     from simulations.training import TrainConfig, train
 
-    config = TrainConfig.of(task="length2-path", arch="concat-transformer", width=4, layers=1,
-                         length=3, heads=1, steps=20, batch=16, eval_every=20, eval_samples=50,
-                         experts=2, gate="softmax")  # fmt: skip
+    config = TrainConfig.of(
+        task="length2-path",
+        arch="concat-transformer",
+        width=4,
+        layers=1,
+        length=3,
+        heads=1,
+        steps=20,
+        batch=16,
+        eval_every=20,
+        eval_samples=50,
+        experts=2,
+        gate="softmax",
+    )
     path = train(config, checkpoint_dir=tmp_path, progress=False, device="cpu")["checkpoint"]
     out = run_parrots(None, None, 1, 16, 10, 0, checkpoint=path)
     assert out["arch"] == "checkpoint" and out["vertices"] == 3 and out["experts"] == 2
@@ -96,11 +112,11 @@ def test_protocol_on_a_trained_checkpoint(tmp_path):
 def test_measured_message_meets_the_exact_count_at_its_min_width(vertices, precision, heads):
     from ccomplexity import bounds
 
-    m = bounds.get("parrots.thm3_1_exact").value(vertices=vertices, precision=precision,
-                                                 heads=heads)  # fmt: skip
+    m = bounds.get("parrots.thm3_1_exact").value(
+        vertices=vertices, precision=precision, heads=heads
+    )
     assert m > 1
     for width, enough in ((m, True), (m - 1, False)):
-        out = run_parrots(vertices, width, heads, precision, 20, 0, arch="moe",
-                                           experts=2)  # fmt: skip
+        out = run_parrots(vertices, width, heads, precision, 20, 0, arch="moe", experts=2)
         assert out["logits_exact"] == 1.0
         assert (out["bits_sent"] >= vertices) is enough

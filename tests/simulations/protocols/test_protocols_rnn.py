@@ -14,9 +14,15 @@ from simulations.protocols.rnn import run_rnn_protocol
 def run_rnn(arch, width, length, cut, precision, samples=2, seed=0, **options):
     """The runner on a request made of these fields."""
     request = RnnProtocolRequest(
-        arch=arch, width=width, length=length, cut=cut, precision=precision, samples=samples,
-        seed=seed, **options,
-    )  # fmt: skip
+        arch=arch,
+        width=width,
+        length=length,
+        cut=cut,
+        precision=precision,
+        samples=samples,
+        seed=seed,
+        **options,
+    )
     return run_rnn_protocol(request)
 
 
@@ -40,8 +46,9 @@ def test_agreement_and_bits(arch):
 
 @pytest.mark.parametrize("cut", [1, 9])
 def test_two_layers_and_extreme_cuts(cut):
-    r = run_rnn("lstm", width=4, length=10, cut=cut, precision=16, samples=5, seed=2,
-                         layers=2, frac=10)  # fmt: skip
+    r = run_rnn(
+        "lstm", width=4, length=10, cut=cut, precision=16, samples=5, seed=2, layers=2, frac=10
+    )
     assert r["agreement"] == r["logits_exact"] == 1.0
     assert r["state_numel"] == 2 * 2 * 4  # h and c of both layers
     assert r["bits_sent"] == 16 * 16

@@ -48,10 +48,16 @@ def test_dyck_odd_even_transformer_scores_against_the_oracle():
     assert r["protocol_agreement"] == 1.0 and not r["one_way"]
     # Thm 5 rests on the single-output protocol: its count, at the model's grid and 4 symbols
     assert r["variant"] == "single-output"
-    assert r["bits_sent"] == bounds.thm4_run_bits(4, 1, 12, 6, frac=6, alphabet=4,
-                                                  single_output=True)["total"]  # fmt: skip
-    assert r["claim"] == {"task": "dyck", "family": "attention", "bound_id": "separations.thm5",
-                          "problem": "separations.lemma1"}  # fmt: skip
+    assert (
+        r["bits_sent"]
+        == bounds.thm4_run_bits(4, 1, 12, 6, frac=6, alphabet=4, single_output=True)["total"]
+    )
+    assert r["claim"] == {
+        "task": "dyck",
+        "family": "attention",
+        "bound_id": "separations.thm5",
+        "problem": "separations.lemma1",
+    }
     for f in r["failures"]:
         word = np.array(["()[]".index(c) for c in f["word"]])
         assert f["expected"] == int(is_dyck(word[None], 2, 2)[0])
@@ -139,13 +145,18 @@ def test_dyck_on_a_trained_transformer(checkpoints):
     path = checkpoints["dyck-transformer"]
     r = run_reduction("dyck", None, None, None, precision=16, seed=0, samples=50, checkpoint=path)
     assert (r["arch"], r["length"], r["trained_task"], r["trained_length"]) == (
-        "transformer", 8, "dyck", 8
-    )  # fmt: skip
+        "transformer",
+        8,
+        "dyck",
+        8,
+    )
     assert r["checkpoint"] == path and r["claim"]["bound_id"] == "separations.thm5"
     assert r["exhaustive"] and r["instances"] == 128 + 128 * 127 and r["lower_bound_bits"] == 7
     assert r["protocol_agreement"] == 1.0  # the single-output protocol is the model, exactly
-    assert r["bits_sent"] == bounds.thm4_run_bits(4, 2, 16, 8, frac=8, alphabet=4,
-                                                  single_output=True)["total"]  # fmt: skip
+    assert (
+        r["bits_sent"]
+        == bounds.thm4_run_bits(4, 2, 16, 8, frac=8, alphabet=4, single_output=True)["total"]
+    )
     shorter = run_reduction("dyck", None, None, 6, 16, 0, 20, checkpoint=path)
     assert shorter["length"] == 6 and shorter["fooling_set_size"] == 32
 

@@ -30,9 +30,15 @@ def test_rnn_request_is_the_runner():
 
 def test_attention_request_is_the_runner():
     request = AttentionProtocolRequest(
-        length=6, partition="odd-even", precision=16, width=8, heads=2, samples=5, seed=1,
+        length=6,
+        partition="odd-even",
+        precision=16,
+        width=8,
+        heads=2,
+        samples=5,
+        seed=1,
         variant="single-output",
-    )  # fmt: skip
+    )
     assert run_protocol(request) == run_attention_protocol(request)
 
 

@@ -60,9 +60,20 @@ def test_options_and_limits():
 def test_trains(tmp_path):
     from simulations.training import TrainConfig, train
 
-    config = TrainConfig.of(task="i-gsm", arch="looped", width=16, layers=1, loops=2, length=4,
-                         query_depth=1, steps=3, batch=8, heads=2, eval_every=3,
-                         eval_samples=20)  # fmt: skip
+    config = TrainConfig.of(
+        task="i-gsm",
+        arch="looped",
+        width=16,
+        layers=1,
+        loops=2,
+        length=4,
+        query_depth=1,
+        steps=3,
+        batch=8,
+        heads=2,
+        eval_every=3,
+        eval_samples=20,
+    )
     result = train(config, checkpoint_dir=str(tmp_path), progress=False)
     assert result["steps"] == 3 and 0 <= result["accuracy"] <= 1
     assert result["config"]["query_depth"] == 1 and "depth" not in result["config"]
@@ -90,6 +101,7 @@ def test_query_depth_keeps_stored_hashes():
     assert stored.make_task().query_depth == 2
     with pytest.raises(InputError, match="give query_depth only"):
         TrainConfig.from_dict({**LEGACY, "query_depth": 2})
-    var = TrainConfig.of(task="var-assign", arch="transformer", width=8, layers=1, length=6,
-                      depth=2)  # fmt: skip
+    var = TrainConfig.of(
+        task="var-assign", arch="transformer", width=8, layers=1, length=6, depth=2
+    )
     assert var.task.depth == 2 and var.task.query_depth is None  # var-assign keeps its own depth

@@ -76,8 +76,9 @@ def test_addition_task():
         assert tgt[m].tolist() == seq[start + 1 :]  # each answer token, then $
     assert counts == {2, 4, 8, 16, 32}
     tokens, _, _ = task.sample(20, 24, gen(6), train=False)
-    assert all(len(arithmetic.decode([t for t in r if t != task.pad])[0]) == 24
-               for r in tokens.tolist())  # fmt: skip
+    assert all(
+        len(arithmetic.decode([t for t in r if t != task.pad])[0]) == 24 for r in tokens.tolist()
+    )
     reverse = get_task("addition", 4, reverse=True)
     tokens, _, _ = reverse.sample(5, 4, gen(7), train=False)
     for r in tokens.tolist():
