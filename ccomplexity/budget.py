@@ -231,7 +231,7 @@ def pointer_chase(rows: int, length: int, hops: int, alphabet: int) -> tuple[int
 
 
 def memorizer(examples: int, length: int, dim: int, experts: int, trials: int) -> tuple[int, int]:
-    """(memory, work) of checking the A.11 / A.12 memorizer on ``trials`` data sets of
+    """(memory, work) of checking the A.11 / A.12 memoriser on ``trials`` data sets of
     ``examples`` sequences of N vectors in R^m: each expert's neurons evaluated at its own
     examples (about (n/K)^2 pre-activations, twice for an uneven router), and the model's
     K x m x (largest load) weights. A product of BLAS counts a quarter step per multiply-add."""

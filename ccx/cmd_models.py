@@ -164,7 +164,7 @@ def construct(
         from ccomplexity import budget
 
         e, d, t, k = examples or 1000, dim or 128, trials or 20, experts or 1
-        what = f"the memorizer of {e} examples in dimension {d} ({k} experts, {t} trials)"
+        what = f"the memoriser of {e} examples in dimension {d} ({k} experts, {t} trials)"
         budget.check(what, *budget.memorizer(e, length or 8, d, k, t), "use smaller sizes")
     from models import constructions
 

@@ -203,7 +203,7 @@ def verify_memorize(
         raise InputError(f"need experts <= examples, got {k} experts and {size.examples} examples")
     check_int(seed, "seed", 0)
     budget.check(
-        f"the memorizer of {size.examples} examples in dimension {size.dim} with {k} experts "
+        f"the memoriser of {size.examples} examples in dimension {size.dim} with {k} experts "
         f"over {t} trials",
         *budget.memorizer(size.examples, size.length, size.dim, k, t),
         "use fewer examples, trials or more experts",

@@ -353,7 +353,7 @@ CASES: list[tuple[tuple[str, ...], str]] = [
     (("construct", "--task", "memorize", "--examples", "64", "--dim", "8", "--experts", "0"),
      "--experts"),
     (("construct", "--task", "memorize", "--examples", "1000000", "--dim", "16000"),
-     "the memorizer of 1000000"),
+     "the memoriser of 1000000"),
     (("construct", "--task", "memorize", "--vertices", "8"), "has no option"),
     (("construct", "--task", "kg-path", "--entities", "8", "--relations", "2", "--hops", BIG),
      "--hops"),
