@@ -481,7 +481,8 @@ def threshold_cmd(
         typer.Option(
             "--check",
             help="Exit 1 naming every run trained at p bits that reached the target at a "
-            "length its own bound rules out at its p (a bug in the model, protocol or bound).",
+            "length its own bound rules out at its p, with why (an error on inputs never drawn, "
+            "or a bug; on uniform inputs its accuracy ceiling says which).",
         ),
     ] = False,
     as_json: JsonFlag = False,
@@ -547,7 +548,7 @@ def _check_bounds(store: str, target: float, as_json: bool) -> None:
             print(
                 f"run {r['id']} ({r['config_hash']}): {r['arch']} width {r['width']} at "
                 f"p = {r['precision']} reached {r['best_accuracy']:.3f} at N = {r['length']}, "
-                f"beyond {r['bound_id']}'s N = {r['bound_length']}"
+                f"beyond {r['bound_id']}'s N = {r['bound_length']}: {r['why']}"
             )
     if found:
         raise typer.Exit(1)

@@ -169,13 +169,18 @@ def reach_sentence(points: list[dict[str, Any]]) -> str:
 
 
 def conclude(points: list[dict[str, Any]]) -> Said:
-    """Whether any model trained at p bits passed its wall (a bug to report), and each panel's
-    reach."""
+    """Whether any model trained at p bits passed its wall (it errs on inputs its evaluation
+    did not draw, or something is wrong: ``ccx threshold --check`` says which), and each
+    panel's reach."""
     subject = "Models trained at p bits against their proved walls"
     if not points:
         return conclusions.no_data(subject, "no model trained at p bits in the store")
     beyond = [p for p in points if p["threshold"] and p["threshold"] > p["bound_length"]]
-    verdict = f"{len(beyond)} beyond the wall (a bug)" if beyond else "none beyond its wall"
+    verdict = (
+        f"{len(beyond)} beyond the wall (see ccx threshold --check)"
+        if beyond
+        else "none beyond its wall"
+    )
     return Said(f"{subject}: {verdict}", f"{reach_sentence(points)}.")
 
 

@@ -211,9 +211,15 @@ def run_bound_params(claim: claims.Claim, run: dict[str, Any], precision: int) -
 
 def beyond_bounds(store_path: str | Path, target: float = 0.99) -> list[dict[str, Any]]:
     """The runs trained at p bits that reached ``target`` at a length N their own bound rules
-    out at their own p (``ccx threshold --check``). Such a model is its protocol, so a run
-    here means the model, the protocol or the bound's implementation is wrong, not a finding.
-    Float runs are not checked: their precision is not theirs to state."""
+    out at their own p (``ccx threshold --check``). Float runs are not checked: their precision
+    is not theirs to state.
+
+    Such a model is its protocol, and its bound is worst-case: every protocol of its bits errs
+    on *some* input of length N. A run here reached the target on sampled inputs, so either it
+    errs on inputs its evaluation did not draw, or the model, the protocol or the bound's
+    implementation is wrong (``why`` says which it can be). Where the inputs are uniform (index
+    lookup), ``accuracy_ceiling`` is the most any message of the run's bits can score on them
+    (:mod:`ccomplexity.fano`); a run above it is wrong for certain."""
     from simulations.verdicts import current
 
     found = []
@@ -239,9 +245,35 @@ def beyond_bounds(store_path: str | Path, target: float = 0.99) -> list[dict[str
                     "bound_id": claim.bound_id,
                     "bound_params": params,
                     "bound_length": claim.bound.max_length(params["m"], params["p"], params["H"]),
+                    **_ceiling(run, p),
                 }
             )
     return found
+
+
+def _ceiling(run: dict[str, Any], precision: int) -> dict[str, Any]:
+    """``accuracy_ceiling`` and ``why`` of a run beyond its wall (see :func:`beyond_bounds`)."""
+    from ccomplexity.fano import index_lookup_ceiling
+
+    ceiling = None
+    if run["task"] == "index-lookup" and _family(run["arch"]) == "recurrent":
+        bits = precision * int(run["state_numel"])
+        from simulations.tasks.separations import IndexLookupTask  # torch: a flagged run only
+
+        symbols = run["config"].get("symbols") or IndexLookupTask.symbols
+        ceiling = index_lookup_ceiling(bits, run["length"], symbols)
+    if ceiling is not None and run["best_accuracy"] > ceiling:
+        why = (
+            f"above {ceiling:.4f}, the most any message of its bits scores on uniform inputs "
+            "(Fano): the model, the protocol or the bound's implementation is wrong"
+        )
+    else:
+        why = (
+            "beyond the worst-case wall: every protocol of its bits errs on some input, so the "
+            "model errs on inputs its evaluation did not draw, or the model, the protocol or "
+            "the bound's implementation is wrong; evaluate it on more inputs"
+        )
+    return {"accuracy_ceiling": ceiling, "why": why}
 
 
 __all__ = [
