@@ -36,11 +36,11 @@ ProblemName = Annotated[
     ),
 ]
 OptTypes = Annotated[int | None, ranged(limits.TYPES, "--types", help="dyck: bracket types n.")]
-OptDepth = Annotated[int | None, ranged(limits.DEPTH, "--depth", help="dyck: maximum depth k.")]
+OptDepth = Annotated[int | None, ranged(limits.DEPTH, "--depth", help="dyck: maximum depth.")]
 OptLength = Annotated[int | None, ranged(limits.LENGTH, "--length", help="dyck, index: length N.")]
-OptHalf = Annotated[int | None, ranged(limits.HALF, "--half", help="equality, disjointness: H.")]
+OptHalf = Annotated[int | None, ranged(limits.HALF, "--half", help="equality, disjointness: the half length (each party's symbols).")]
 OptAlphabet = Annotated[
-    int | None, ranged(limits.ALPHABET, "--alphabet", help="equality: alphabet A.")
+    int | None, ranged(limits.ALPHABET, "--alphabet", help="equality: alphabet size |Sigma|.")
 ]
 OptPartition = Annotated[
     str | None,
@@ -50,8 +50,8 @@ OptFile = Annotated[
     str | None,
     typer.Option("--file", help="matrix: CSV of 0/1, rows = Alice's inputs, columns = Bob's."),
 ]
-OptRows = Annotated[int | None, ranged(limits.MATRIX_SIDE, "--rows", help="random: rows R.")]
-OptCols = Annotated[int | None, ranged(limits.MATRIX_SIDE, "--cols", help="random: columns C.")]
+OptRows = Annotated[int | None, ranged(limits.MATRIX_SIDE, "--rows", help="random: rows.")]
+OptCols = Annotated[int | None, ranged(limits.MATRIX_SIDE, "--cols", help="random: columns.")]
 OptSeed = Annotated[
     int | None,
     ranged(
@@ -211,7 +211,8 @@ def codes(
     seed: Annotated[int, ranged(limits.SEED, "--seed")] = 0,
     as_json: JsonFlag = False,
 ) -> None:
-    """Smallest width k of seeded nearly orthogonal ±1/sqrt(k) codes, versus Lemma 2's k."""
+    """Smallest width of seeded nearly orthogonal ±1/sqrt(width) codes, versus Lemma 2's (its
+    k)."""
     from ccomplexity import codes as codes_mod
 
     start = time.perf_counter()

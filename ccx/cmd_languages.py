@@ -19,7 +19,7 @@ Types = Annotated[int, ranged(limits.TYPES, "--types", help="Number of bracket t
 WordLength = Annotated[
     int, ranged(limits.WORD_LENGTH, "--length", help="Word length N (0: the empty word).")
 ]
-Depth = Annotated[int, ranged(limits.DEPTH, "--depth", help="Maximum depth k.")]
+Depth = Annotated[int, ranged(limits.DEPTH, "--depth", help="Maximum depth.")]
 
 # --------------------------------------------------------------------------------- dyck
 
@@ -132,7 +132,7 @@ def dfa_dyck(types: Types, depth: Depth, show: Show = False, as_json: JsonFlag =
 @dfa_app.command("equality")
 def dfa_equality(
     half: Annotated[int, ranged(limits.HALF, "--half", help="H: the language is {ww : |w| = H}.")],
-    alphabet: Annotated[int, ranged(limits.ALPHABET, "--alphabet", help="Alphabet size A.")] = 2,
+    alphabet: Annotated[int, ranged(limits.ALPHABET, "--alphabet", help="Alphabet size |Sigma|.")] = 2,
     show: Show = False,
     as_json: JsonFlag = False,
 ) -> None:

@@ -21,8 +21,8 @@ app.add_typer(looped_app, name="looped")
 
 GroupName = Annotated[str, typer.Option("--group", help="A finite group: Sk, Ak, Zk, Dk.")]
 Task = Annotated[str, typer.Option("--task", help="group-composition or p-hop.")]
-OptGroup = Annotated[str | None, typer.Option("--group", help="group-composition: G.")]
-Hops = Annotated[int | None, ranged(limits.HOPS, "--hops", help="p-hop: hops p.")]
+OptGroup = Annotated[str | None, typer.Option("--group", help="group-composition: the group.")]
+Hops = Annotated[int | None, ranged(limits.HOPS, "--hops", help="p-hop: hops.")]
 Alphabet = Annotated[
     int | None,
     ranged(limits.ALPHABET, "--alphabet", help="p-hop: alphabet size (rounds 4, comm 2)."),
@@ -208,9 +208,9 @@ def looped_rounds(
 @with_options(task_options)
 def looped_comm(
     task: Annotated[str, typer.Option("--task", help="group-composition, p-hop or addition.")],
-    length: Annotated[int | None, ranged(limits.LENGTH, "--length", help="Input length n.")] = None,
+    length: Annotated[int | None, ranged(limits.LENGTH, "--length", help="Input length N.")] = None,
     operands: Annotated[
-        int | None, ranged(limits.OPERANDS, "--operands", help="addition: n.")
+        int | None, ranged(limits.OPERANDS, "--operands", help="addition: operands.")
     ] = None,
     as_json: JsonFlag = False,
     **options: Any,

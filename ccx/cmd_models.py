@@ -135,10 +135,10 @@ def construct(
     samples: opt_int(limits.SAMPLES, "--samples", "Random inputs to check.") = None,
     seed: Annotated[int, ranged(limits.SEED, "--seed")] = 0,
     types: opt_int(limits.TYPES, "--types", "dyck: bracket types n.") = None,
-    depth: opt_int(limits.DEPTH, "--depth", "dyck: maximum depth k.") = None,
+    depth: opt_int(limits.DEPTH, "--depth", "dyck: maximum depth.") = None,
     vertices: opt_int(limits.VERTICES, "--vertices", "length2-path: vertices |V|.") = None,
     examples: opt_int(limits.EXAMPLES, "--examples", "memorize: examples n.") = None,
-    dim: opt_int(limits.DIM, "--dim", "memorize: dimension m.") = None,
+    dim: opt_int(limits.DIM, "--dim", "memorize: dimension of the examples.") = None,
     trials: opt_int(limits.TRIALS, "--trials", "memorize: data sets.") = None,
     entities: opt_int(limits.ENTITIES, "--entities", "kg-path: entities E.") = None,
     relations: opt_int(limits.RELATIONS, "--relations", "kg-path: relations R.") = None,
@@ -216,7 +216,7 @@ ReqVocab = Annotated[int, _field("vocab_size", "--vocab-size", "Input symbols.")
 
 @protocol_app.command("rnn")
 def protocol_rnn(
-    cut: Annotated[int, _field("cut", "--cut", "Alice holds positions 1..K.")],
+    cut: Annotated[int, _field("cut", "--cut", "Alice holds positions 1..cut.")],
     precision: ReqPrecision,
     length: ReqLength = None,
     arch: Annotated[
