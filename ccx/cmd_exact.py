@@ -38,7 +38,10 @@ ProblemName = Annotated[
 OptTypes = Annotated[int | None, ranged(limits.TYPES, "--types", help="dyck: bracket types n.")]
 OptDepth = Annotated[int | None, ranged(limits.DEPTH, "--depth", help="dyck: maximum depth.")]
 OptLength = Annotated[int | None, ranged(limits.LENGTH, "--length", help="dyck, index: length N.")]
-OptHalf = Annotated[int | None, ranged(limits.HALF, "--half", help="equality, disjointness: the half length (each party's symbols).")]
+OptHalf = Annotated[
+    int | None,
+    ranged(limits.HALF, "--half", help="equality, disjointness: each party's symbols."),
+]
 OptAlphabet = Annotated[
     int | None, ranged(limits.ALPHABET, "--alphabet", help="equality: alphabet size |Sigma|.")
 ]

@@ -132,7 +132,9 @@ def dfa_dyck(types: Types, depth: Depth, show: Show = False, as_json: JsonFlag =
 @dfa_app.command("equality")
 def dfa_equality(
     half: Annotated[int, ranged(limits.HALF, "--half", help="H: the language is {ww : |w| = H}.")],
-    alphabet: Annotated[int, ranged(limits.ALPHABET, "--alphabet", help="Alphabet size |Sigma|.")] = 2,
+    alphabet: Annotated[
+        int, ranged(limits.ALPHABET, "--alphabet", help="Alphabet size |Sigma|.")
+    ] = 2,
     show: Show = False,
     as_json: JsonFlag = False,
 ) -> None:

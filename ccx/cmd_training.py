@@ -123,7 +123,9 @@ def train_cmd(
     loops: Annotated[OptInt, _spec("loops", "--loops", "Loops L (looped).")] = None,
     hops: Annotated[OptInt, _spec("hops", "--hops", "p-hop: hops.")] = None,
     alphabet: Annotated[OptInt, _spec("alphabet", "--alphabet", "p-hop: |Sigma|.")] = None,
-    group: Annotated[str | None, typer.Option("--group", help="group-composition: the group.")] = None,
+    group: Annotated[
+        str | None, typer.Option("--group", help="group-composition: the group.")
+    ] = None,
     depth: Annotated[OptInt, _spec("depth", "--depth", "var-assign: the query's depth.")] = None,
     query_depth: Annotated[
         OptInt,

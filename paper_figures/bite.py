@@ -149,23 +149,43 @@ def _panel(ax: Any, points: list[dict[str, Any]], title: str) -> None:
 
 
 def reach_sentence(points: list[dict[str, Any]]) -> str:
-    """Per panel: the models' reach N* / N_wall (decided thresholds; undecided ones at least),
-    computed from the points drawn."""
+    """Per panel and architecture: the models' reach N* / N_wall (decided thresholds), how many
+    stayed below the shortest length tried, how many are undecided; computed from the points
+    drawn."""
     parts = []
     for (task, family), title in PANELS.items():
         here = [p for p in points if (p["task"], p["family"]) == (task, family)]
-        if not here:
-            continue
-        decided = [p["reach"] for p in here if p["verdict"] != "undecided" and p["reach"]]
-        failed = sum(1 for p in here if p["threshold"] is None and p["verdict"] != "undecided")
-        span = f"reach {min(decided):.2f}-{max(decided):.2f} of the wall" if decided else "no reach"
-        undecided = sum(1 for p in here if p["verdict"] == "undecided")
-        parts.append(
-            f"{title.split(' (')[0]}: {len(here)} models, {span} (decided)"
-            + (f", {failed} below the shortest length tried" if failed else "")
-            + (f", {undecided} undecided" if undecided else "")
-        )
-    return "; ".join(parts)
+        if here:
+            kinds = dict.fromkeys(_kind(p) for p in here)
+            said = [_kind_sentence(k, [p for p in here if _kind(p) == k]) for k in kinds]
+            parts.append(f"{title.split(' (')[0]}: {'; '.join(said)}")
+    return ". ".join(parts)
+
+
+def _kind(point: dict[str, Any]) -> str:
+    """The architecture a point is counted under (a mixture of experts: with its K)."""
+    experts = int(point.get("experts") or 1)
+    return (
+        f"{point['arch']} K={experts}" if point["family"] == "concat-attention" else point["arch"]
+    )
+
+
+def _kind_sentence(kind: str, models: list[dict[str, Any]]) -> str:
+    decided = sorted(p["reach"] for p in models if p["verdict"] != "undecided" and p["reach"])
+    below = sum(1 for p in models if p["threshold"] is None and p["verdict"] != "undecided")
+    undecided = sum(1 for p in models if p["verdict"] == "undecided")
+    pieces = []
+    if decided:
+        low, high = decided[0], decided[-1]
+        pieces.append(f"reach {low:.2f}" if low == high else f"reach {low:.2f}-{high:.2f}")
+    if below:
+        pieces.append(f"{below} below its shortest length")
+    if undecided:
+        least = [p["reach"] for p in models if p["verdict"] == "undecided" and p["reach"]]
+        at_least = f", reach at least {min(least):.2f}" if least else ""
+        pieces.append(f"{undecided} undecided{at_least}")
+    n = len(models)
+    return f"{kind} ({n} model{'s' if n > 1 else ''}) {', '.join(pieces)}"
 
 
 def conclude(points: list[dict[str, Any]]) -> Said:

@@ -554,3 +554,26 @@ def test_looped_table1_labels_the_reversed_sum_a_variant() -> None:
         "first: a variant, not the paper's), width=64"
     )
     assert "as the paper" in setting({**run, "config": {"reverse": False}})
+
+
+@FAKE_REPORT
+def test_bite_conclusion_gives_each_architecture_its_reach(fake_report: Drawn) -> None:
+    """The fake GRU of 4 bits reaches N = 2 (its wall: 4), N = 3 still climbing (at least 2); the
+    fake transformer reaches N = 10 and plateaus at 20 below its wall: reach from the store."""
+    import csv
+
+    result, out = fake_report.results["bite"], fake_report.folder("bite")
+    rows = {r["arch"]: r for r in csv.DictReader((out / "bite.csv").open())}
+    gru, transformer = rows["gru"], rows["transformer"]
+    assert (gru["threshold_at_least"], gru["bound_length"], gru["reach"]) == ("2", "4", "0.5")
+    assert gru["verdict"] == "undecided" and gru["threshold"] == ""
+    assert transformer["threshold"] == "10"
+    reach = float(transformer["reach"])
+    assert result["title"].endswith("none beyond its wall")
+    assert (
+        "Index lookup, recurrent models: gru (1 model) 1 undecided, reach at least 0.50"
+        in (result["conclusion"])
+    )
+    assert (
+        f"one-layer transformers: transformer (1 model) reach {reach:.2f}" in result["conclusion"]
+    )
