@@ -1,4 +1,4 @@
-"""RetNet: the parallel (decay-masked) form equals the recurrent form; finite precision; state."""
+"""RetNet: state sizes, errors and the decay per head (the contract: test_recurrent_contract)."""
 
 from __future__ import annotations
 
@@ -8,34 +8,11 @@ import torch
 from ccomplexity.errors import InputError
 from ccomplexity.precision import FixedPoint
 from models.retnet import RetNet, RetNetConfig
-from tests.models.contract import (
-    FORMATS,
-    assert_finite_step_composition,
-    assert_forward_equals_steps,
-    assert_learns_to_copy,
-    build,
-    tokens,
-)
-
-CONFIGS = [
-    {"width": 8, "heads": 1},
-    {"width": 16, "layers": 2, "heads": 4, "n_out": 3},
-    {"width": 12, "layers": 2, "heads": 3, "mlp_width": 20},
-]
+from tests.models.contract import build
 
 
 def make(seed: int = 0, **kw) -> RetNet:
     return build(RetNet, RetNetConfig, seed, **{"vocab_size": 5, **kw})
-
-
-@pytest.mark.parametrize("config", CONFIGS)
-def test_parallel_form_equals_steps(config):
-    assert_forward_equals_steps(make(**config), tokens(3, 30))
-
-
-@pytest.mark.parametrize(("config", "fmt"), list(zip(CONFIGS, FORMATS, strict=True)), ids=str)
-def test_finite_forward_is_the_step_composition(config, fmt):
-    assert_finite_step_composition(make(**config).set_precision(fmt), tokens(3, 12), fmt)
 
 
 def test_state_numel():
@@ -66,8 +43,3 @@ def test_decay_per_head():
         added = k[..., :, None] * v[..., None, :]
     expected = model.gamma[:, None, None] * state["S"][:, 0] + added
     assert torch.allclose(after["S"][:, 0], expected, atol=1e-6)
-
-
-def test_learns_to_copy_the_current_token():
-    model = make(width=16)
-    assert_learns_to_copy(model, tokens(16, 8), lr=1e-2)
