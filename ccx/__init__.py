@@ -49,7 +49,7 @@ if PROGRAM:
 import contextlib  # noqa: E402
 import functools  # noqa: E402
 import os  # noqa: E402
-from collections.abc import Iterator, Sequence  # noqa: E402
+from collections.abc import Iterator  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -225,21 +225,6 @@ def _unexpected(err: BaseException) -> int:
     return 1
 
 
-def load_plugins(files: Sequence[str], entry_points: bool = False) -> None:
-    """Load the plugin ``files`` (and the installed entry points, when ``entry_points``) after
-    every built-in registry declared its names (:func:`ccomplexity.plugins.declare`), so that a
-    plugin shadowing a built-in task or model is refused as it registers. The task registry
-    imports torch: a cost paid only by a call that loads a plugin."""
-    import models  # noqa: F401  (each registry declares its names as it is imported)
-    import simulations.tasks  # noqa: F401
-    from ccomplexity import claims, plugins, problems  # noqa: F401
-
-    for file in files:
-        plugins.load_file(file)
-    if entry_points:
-        plugins.load_entry_points()
-
-
 def _main(options: GlobalOptions, argv: list[str]) -> int:
     from typer.exceptions import TyperException
 
@@ -247,6 +232,8 @@ def _main(options: GlobalOptions, argv: list[str]) -> int:
     command = _command()
     try:
         if options.plugins or options.entry_points:
+            from ccx.plugin_files import load_plugins
+
             load_plugins(options.plugins, options.entry_points)
         code = command.main(args=argv, prog_name="ccx", standalone_mode=False)
     except InputError as err:

@@ -252,7 +252,7 @@ def verify(
     when it is about a plugin task whose plugin is not loaded or has other source bytes."""
     from ccomplexity import verifier
     from ccomplexity.certificates import PROTOCOL_KINDS
-    from ccx import load_plugins
+    from ccx.plugin_files import load_plugins
 
     if plugin:
         load_plugins(plugin)
