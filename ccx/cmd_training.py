@@ -349,7 +349,7 @@ def sweep_cmd(
 
 ANNOUNCED_RUNS = 50
 """A sweep with at least this many runs to train says first what it will cost (the dry run's
-upper bound, probed now): its first runs, the costliest, may take minutes to report."""
+estimate, probed now): its first runs, the costliest, may take minutes to report."""
 
 
 def _announce(
@@ -365,7 +365,8 @@ def _announce(
     minutes = estimated["estimated_seconds"] / 60
     print(
         f"ccx: {estimated['pending']} runs to train on {estimated['workers']} workers; "
-        f"estimated at most {minutes:.0f} min (`ccx sweep --dry-run`'s upper bound, probed now)",
+        f"estimated about {minutes:.0f} min (`ccx sweep --dry-run`, every run at all its steps, "
+        "probed now; the lines below keep the time left)",
         file=sys.stderr,
         flush=True,
     )

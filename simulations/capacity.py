@@ -178,16 +178,7 @@ def run_search(
                 **sweep_options,
             )
             best = _best_by_hash(store_path, [c.config_hash() for c in configs])
-        for key, members in batch.items():
-            scores = [best.get(c.config_hash()) for c in members]
-            if None in scores:
-                stops[key] = "a run failed"
-            elif max(scores) < members[0].evaluation.target:
-                stops[key] = "missed the target"
-            elif value[key] + grow.by > grow.to:
-                stops[key] = f"reached grow_to = {grow.to}"
-            else:
-                value[key] += grow.by
+        _grow_or_stop(batch, best, grow, value, stops)
         growing = [key for key in growing if key not in stops]
     stored = capacities(store_path, grow.field) if Path(store_path).is_file() else []
     table = [row for row in stored if model_key(row["config"], grow.field) in models]
@@ -207,6 +198,27 @@ def run_search(
         "capacities": [_public(row) for row in table],
         "wall_seconds": round(time.perf_counter() - start, 3),
     }
+
+
+def _grow_or_stop(
+    batch: dict[Any, list[Any]],
+    best: dict[str, float],
+    grow: Any,
+    value: dict[Any, int],
+    stops: dict[Any, str],
+) -> None:
+    """After a round: each model of ``batch`` grows by ``grow.by`` (in ``value``) or stops, with
+    the reason in ``stops`` (a run failed, its best run missed the target, or ``grow_to``)."""
+    for key, members in batch.items():
+        scores = [best.get(c.config_hash()) for c in members]
+        if None in scores:
+            stops[key] = "a run failed"
+        elif max(scores) < members[0].evaluation.target:
+            stops[key] = "missed the target"
+        elif value[key] + grow.by > grow.to:
+            stops[key] = f"reached grow_to = {grow.to}"
+        else:
+            value[key] += grow.by
 
 
 def _missed(best: dict[str, float], members: list[Any]) -> bool:

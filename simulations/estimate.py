@@ -13,8 +13,11 @@ A documented cost model, calibrated by a short probe measured here and now:
   architecture as (ensemble of 4 steps) / (4 single steps) at the larger probe shape;
 * evaluations: ``ceil(eval_samples / batch)`` forward passes every ``eval_every`` steps, each a
   third of a step (forward only);
-* every run trains all its ``steps``: early stopping ends many runs sooner, so the estimate is an
-  upper bound; a capacity search is priced as if every model grew to ``grow_to``;
+* every run trains all its ``steps`` (early stopping only shortens a sweep; a capacity search is
+  priced as if every model grew to ``grow_to``). This is no upper bound: the cost model errs per
+  architecture (the `bite` profile's runs took 0.8 to 2.1 times their estimate, 1.17 times in
+  all, on a machine shared with other work), so a long sweep's progress lines, paced by the runs
+  it finished, are the better clock;
 * the units of work (ensembles, or single runs) are spread over the workers longest first; on a
   GPU they are summed (the device runs one kernel stream at a time).
 
@@ -217,8 +220,8 @@ def dry_run(
         "workers": processes,
         "device": str(device),
         "estimated_seconds": round(wall, 1),
-        "estimate": "upper bound (every run trains all its steps) from the cost model of "
-        "simulations/estimate.py, calibrated by the probe measured now on this machine",
+        "estimate": "every run at all its steps (early stopping only shortens it), by the cost "
+        "model of simulations/estimate.py, calibrated by the probe measured now on this machine",
         "probe_seconds": round(time.perf_counter() - start, 1),
         "probe": {a: {k: float(f"{v:.4g}") for k, v in c.items()} for a, c in coefficients.items()},
         "median_unit_seconds": round(statistics.median(durations), 1) if durations else 0.0,

@@ -64,16 +64,16 @@ def token_steps(config: Any) -> int:
 class ProgressLines:
     """One line per finished run on stderr when ``progress`` is on, naming every field in which
     the sweep's runs differ, with the time since the sweep started and the time left at the pace
-    (seconds per token-step) of the runs finished so far. ``skipped`` runs of ``configs`` are
-    in the store already; which ones does not matter, their share of the work is their mean."""
+    (seconds per token-step) of the runs finished so far. ``pending``: the configs still to
+    train (the rest are in the store already); the work left is theirs, counted one by one, so a
+    sweep resumed after its costliest runs does not price the rest as the grid's mean."""
 
-    def __init__(self, configs: Sequence[Any], skipped: int, enabled: bool) -> None:
+    def __init__(self, configs: Sequence[Any], pending: Sequence[Any], enabled: bool) -> None:
+        skipped = len(configs) - len(pending)
         self.total, self.done, self.skipped, self.enabled = len(configs), skipped, skipped, enabled
         self.fields = varying_fields(configs)
         self.start = time.perf_counter()
-        weights = [token_steps(c) for c in configs]
-        mean = sum(weights) / len(weights) if weights else 0.0
-        self.work_left = sum(weights) - skipped * mean
+        self.work_left = float(sum(token_steps(c) for c in pending))
         self.work_done = 0.0
 
     def __call__(self, config: Any, result: dict | None, error: str | None = None) -> None:

@@ -494,33 +494,83 @@ def run_sweep(
     folder = str(checkpoint_folder(store_path) if checkpoint_dir is None else checkpoint_dir)
     check_outputs(store_path, folder, spec)
     sweep = spec if isinstance(spec, SweepSpec) else load_spec(spec, allow_large_grid)
+    options: dict[str, Any] = {
+        "workers": workers,
+        "backend": backend,
+        "train_fn": train_fn,
+        "checkpoint_dir": folder,
+        "ensemble": ensemble,
+        "ensemble_fn": ensemble_fn,
+    }
     if sweep.grow is not None:
         if time_limit is not None:
             raise InputError("--time-limit applies to a grid sweep, not to a capacity search")
         from simulations.capacity import run_search
 
         return run_search(
-            sweep,
-            store_path,
-            run_sweep,
-            workers=workers,
-            backend=backend,
-            train_fn=train_fn,
-            progress=progress,
-            checkpoint_dir=folder,
-            ensemble=ensemble,
-            ensemble_fn=ensemble_fn,
-            extend_undecided=extend_undecided,
+            sweep, store_path, run_sweep, progress, extend_undecided=extend_undecided, **options
         )
-    ray = _import_ray() if backend == "ray" else None
-    if ensemble is None:
-        ensemble = 1 if train_fn is not None and ensemble_fn is None else DEFAULT_ENSEMBLE
+    return _run_grid(
+        sweep, store_path, options, time_limit, take_over_leases, extend_undecided, progress
+    )
+
+
+def _run_grid(
+    sweep: SweepSpec,
+    store_path: str | Path,
+    options: dict[str, Any],
+    time_limit: float | None,
+    take_over_leases: bool,
+    extend_undecided: int,
+    progress: bool,
+) -> dict[str, Any]:
+    """:func:`run_sweep` of a grid sweep, its ``options`` checked (workers, backend, train_fn,
+    checkpoint_dir, ensemble, ensemble_fn): train the pending runs, then extend the undecided."""
+    train_fn, ensemble_fn = options["train_fn"], options["ensemble_fn"]
+    if options["ensemble"] is None:
+        options["ensemble"] = (
+            1 if train_fn is not None and ensemble_fn is None else DEFAULT_ENSEMBLE
+        )
+    folder, backend = options["checkpoint_dir"], options["backend"]
+    start = time.perf_counter()
     job = workers_mod.Job(
         train_fn or workers_mod.train_when_called,
         ensemble_fn or workers_mod.train_ensemble_when_called,
         folder,
     )
-    start = time.perf_counter()
+    grid = _train_pending(sweep, store_path, job, options, time_limit, take_over_leases, progress)
+    if extend_undecided:
+        from simulations.extend import extend_undecided as extend
+
+        extended = extend(sweep, store_path, extend_undecided, run_sweep, progress, **options)
+        grid["failed"] += [f for r in extended for f in r.pop("failures")]
+        grid["extended"] = extended
+        with Store(store_path, readonly=True) as store:
+            grid["stored_total"] = len(store)
+    head = {"sweep": sweep.name, "source": sweep.source, "store": str(store_path)}
+    return {
+        **head,
+        "checkpoints": folder,
+        "backend": backend,
+        **grid,
+        "wall_seconds": round(time.perf_counter() - start, 3),
+    }
+
+
+def _train_pending(
+    sweep: SweepSpec,
+    store_path: str | Path,
+    job: workers_mod.Job,
+    options: dict[str, Any],
+    time_limit: float | None,
+    take_over_leases: bool,
+    progress: bool,
+) -> dict[str, Any]:
+    """Train the runs of ``sweep`` not yet in the store, leased, on the workers; the sweep
+    summary's counts (runs, skipped as stored, ran, shared, not started, retried alone, failed,
+    stored in all)."""
+    folder, backend, ensemble = options["checkpoint_dir"], options["backend"], options["ensemble"]
+    ray = _import_ray() if backend == "ray" else None
     deadline = None if time_limit is None else time.monotonic() + time_limit
     owner = lease_owner()
     with Store(store_path) as store, workers_mod.KeepLeases(store_path, owner):
@@ -533,53 +583,23 @@ def run_sweep(
         Path(folder).mkdir(parents=True, exist_ok=True)
         store.note_sweep(sweep.name)
         skipped = len(sweep.configs) - len(pending)
-        delivery = Delivery(
-            store, owner, dict(pending), ProgressLines(sweep.configs, skipped, progress)
-        )
-        processes = min(workers or default_workers(), max(1, len(pending)))
+        lines = ProgressLines(sweep.configs, [c for _, c in pending], progress)
+        delivery = Delivery(store, owner, dict(pending), lines)
+        processes = min(options["workers"] or default_workers(), max(1, len(pending)))
         units = _ordered_units(pending, ensemble, processes, backend, deadline)
-        ran = _run_units(
+        shared, not_started, retried = _run_units(
             delivery, units, job, processes, backend, ray, ensemble, deadline, take_over_leases
         )
-        total_stored = len(store)
-
-    extended = []
-    if extend_undecided:
-        from simulations.extend import extend_undecided as extend
-
-        extended = extend(
-            sweep,
-            store_path,
-            extend_undecided,
-            run_sweep,
-            progress=progress,
-            workers=workers,
-            backend=backend,
-            train_fn=train_fn,
-            checkpoint_dir=folder,
-            ensemble=ensemble,
-            ensemble_fn=ensemble_fn,
-        )
-        with Store(store_path, readonly=True) as store:
-            total_stored = len(store)
-    shared, not_started, retried = ran
-    return {
-        "sweep": sweep.name,
-        "source": sweep.source,
-        "store": str(store_path),
-        "checkpoints": folder,
-        "backend": backend,
-        "runs": len(sweep.configs),
-        "skipped": skipped,
-        "ran": delivery.stored,
-        "shared": shared,
-        **({"not_started": not_started} if time_limit is not None or not_started else {}),
-        **({"retried_alone": len(retried)} if retried else {}),
-        "failed": delivery.failed + [f for r in extended for f in r.pop("failures")],
-        **({"extended": extended} if extend_undecided else {}),
-        "stored_total": total_stored,
-        "wall_seconds": round(time.perf_counter() - start, 3),
-    }
+        return {
+            "runs": len(sweep.configs),
+            "skipped": skipped,
+            "ran": delivery.stored,
+            "shared": shared,
+            **({"not_started": not_started} if time_limit is not None or not_started else {}),
+            **({"retried_alone": len(retried)} if retried else {}),
+            "failed": delivery.failed,
+            "stored_total": len(store),
+        }
 
 
 def _check_options(

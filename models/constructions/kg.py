@@ -313,17 +313,11 @@ def _composition_report(
     return report
 
 
-def verify_kg_path(
-    entities: int,
-    relations: int,
-    hops: int,
-    samples: int,
-    seed: int,
-    experts: int | None = None,
-) -> dict[str, Any]:
-    """Build the three compositions over the seeded graph and check them on ``samples`` random
-    queries (and on all E R^q when there are at most EXHAUSTIVE_LIMIT); report each one's
-    parameters and FLOPs per query, measured, next to ``ccomplexity.bounds.kg``'s formulas."""
+def _checked_kg_path(
+    entities: int, relations: int, hops: int, samples: int, seed: int, experts: int | None
+) -> tuple[int, int, int, int, int]:
+    """The checked E, R, q, seed and expert count of :func:`verify_kg_path`, once its limits and
+    its memory and time budget allow the run (every check before anything is built)."""
     e = check_int(entities, "entities", 2)
     r = check_int(relations, "relations")
     q = check_int(hops, "hops")
@@ -350,6 +344,21 @@ def verify_kg_path(
         cost[1] + graph[1],
         "use fewer entities, relations, hops or samples",
     )
+    return e, r, q, s, moe
+
+
+def verify_kg_path(
+    entities: int,
+    relations: int,
+    hops: int,
+    samples: int,
+    seed: int,
+    experts: int | None = None,
+) -> dict[str, Any]:
+    """Build the three compositions over the seeded graph and check them on ``samples`` random
+    queries (and on all E R^q when there are at most EXHAUSTIVE_LIMIT); report each one's
+    parameters and FLOPs per query, measured, next to ``ccomplexity.bounds.kg``'s formulas."""
+    e, r, q, s, moe = _checked_kg_path(entities, relations, hops, samples, seed, experts)
     start_time = time.perf_counter()
     kg = MatchingKG.generate(e, r, s)
     vocab = QueryVocabulary(e, r, q)

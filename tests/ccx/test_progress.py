@@ -45,3 +45,21 @@ def test_a_status_line_after_each_silence(capsys: pytest.CaptureFixture[str]) ->
     assert 2 <= len(status) <= 6 and all("left" in line for line in status)
     assert lines[-1].startswith("[2/2] more done in 0:00")
     assert "talking" in lines and not any(line.startswith("  .. [2/2]") for line in lines)
+
+
+def test_a_long_sweep_announces_its_estimate_as_an_estimate(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import simulations.estimate as estimate
+    from ccx import cmd_training
+
+    monkeypatch.setattr(estimate, "pending_runs", lambda *a: cmd_training.ANNOUNCED_RUNS)
+    plan = {"pending": 188, "workers": 2, "estimated_seconds": 540.0}
+    monkeypatch.setattr(estimate, "dry_run", lambda *a: plan)
+    cmd_training._announce("bite", "s.db", None, None, False)
+    line = capsys.readouterr().err
+    assert line.startswith("ccx: 188 runs to train on 2 workers; estimated about 9 min")
+    assert "at most" not in line and "upper bound" not in line  # the cost model errs both ways
+    monkeypatch.setattr(estimate, "pending_runs", lambda *a: cmd_training.ANNOUNCED_RUNS - 1)
+    cmd_training._announce("bite", "s.db", None, None, False)
+    assert capsys.readouterr().err == ""

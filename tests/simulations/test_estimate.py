@@ -87,7 +87,7 @@ def test_dry_run_leaves_out_stored_runs_and_writes_nothing(tmp_path, fixed_probe
     assert not db.exists()
     assert (plan["runs"], plan["pending"], plan["units"], plan["largest_ensemble"]) == (8, 8, 4, 2)
     assert sorted(fixed_probe) == ["lstm", "transformer"]
-    assert plan["estimated_seconds"] > 0 and "upper bound" in plan["estimate"]
+    assert plan["estimated_seconds"] > 0 and "all its steps" in plan["estimate"]
     smoke = load_spec("smoke")
     stored = tmp_path / "s.db"
     with Store(stored) as store:

@@ -87,7 +87,21 @@ def test_the_time_left_is_paced_by_token_steps(monkeypatch, capsys):
     monkeypatch.setattr(lines_module.time, "perf_counter", lambda: next(clock))
     base = TrainConfig.of(task="index-lookup", arch="gru", width=4, layers=1, length=64, steps=100)
     short = [base.replace(length=16, seed=s) for s in range(4)]  # a quarter of the work each
-    progress = lines_module.ProgressLines([base, *short], skipped=0, enabled=True)
+    progress = lines_module.ProgressLines([base, *short], [base, *short], enabled=True)
     progress(base, {"best_accuracy": 0.5})
     line = capsys.readouterr().err
     assert line.endswith("(10s; about 10s left)\n"), line  # not 40 s: four runs of a quarter
+
+
+def test_a_resumed_sweep_prices_what_is_left_not_the_mean(monkeypatch, capsys):
+    import simulations.progress_lines as lines_module
+
+    clock = iter([0.0, 10.0])
+    monkeypatch.setattr(lines_module.time, "perf_counter", lambda: next(clock))
+    base = TrainConfig.of(task="index-lookup", arch="gru", width=4, layers=1, length=64, steps=100)
+    long = [base.replace(seed=s) for s in range(4)]  # stored already: the costliest
+    short = [base.replace(length=16, seed=s) for s in range(4)]
+    progress = lines_module.ProgressLines([*long, *short], short, enabled=True)
+    progress(short[0], {"best_accuracy": 0.5})
+    line = capsys.readouterr().err
+    assert line.startswith("[5/8]") and line.endswith("(10s; about 30s left)\n"), line
