@@ -506,13 +506,14 @@ def threshold_cmd(
     from rich.table import Table
 
     table = Table(title=f"Thresholds (target {target}, bounds at p = {precision})")
-    options = any("options" in r for r in rows)  # loops, hops, ...: runs that differ in them
+    options = any("options" in r or "shape" in r for r in rows)  # loops, hops, heads, experts
     columns = ("task", "arch", "width", "layers", *(("options",) if options else ()),
                "threshold N", "bound N", "bound")  # fmt: skip
     for column in columns:
         table.add_column(column)
     for r in rows:
-        shown = (" ".join(f"{k}={v}" for k, v in r.get("options", {}).items()),) if options else ()
+        named = {**r.get("shape", {}), **r.get("options", {})}
+        shown = (" ".join(f"{k}={v}" for k, v in named.items()),) if options else ()
         threshold = str(r["threshold_length"])
         if threshold == "undecided":
             threshold += (

@@ -54,7 +54,6 @@ def model_points(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         threshold = row["threshold_length"]
         decided = threshold != "undecided"
         shown = threshold if decided else row.get("threshold_at_least")
-        options = row.get("options", {})
         points.append(
             {
                 "task": row["task"],
@@ -62,7 +61,7 @@ def model_points(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "arch": row["arch"],
                 "width": row["width"],
                 "heads": params["H"],
-                "experts": options.get("experts", 1),
+                "experts": row.get("shape", {}).get("experts", 1),
                 "precision": params["p"],
                 "bits": params["m"] * params["H"] * params["p"],
                 "threshold": threshold if decided else None,
@@ -116,16 +115,14 @@ def _panel(ax: Any, points: list[dict[str, Any]], title: str) -> None:
             lw=0,
             label="ruled out at that model's m, H and p" if i == 0 else None,
         )
+    colours = _kind_colours(points)
     for p in points:
-        colour = style.colour(p["arch"])
-        label = f"{p['arch']} width {p['width']}" + (
-            f", {p['experts']} experts" if p["experts"] > 1 else ""
-        )
+        colour = colours[_kind(p)]
         y = p["threshold"] if p["threshold"] is not None else p["threshold_at_least"]
         if p["verdict"] == "undecided":  # at least y (the bottom edge when nothing was reached)
-            style.one_sided(ax, p["bits"], y or 1, colour, label=label)
+            style.one_sided(ax, p["bits"], y or 1, colour)
         elif y is None:  # the shortest length tried was not reached: on the bottom edge
-            ax.plot([p["bits"]], [1], ls="none", marker="x", ms=8, color=colour, label=label)
+            ax.plot([p["bits"]], [1], ls="none", marker="x", ms=8, color=colour)
         else:
             ax.plot(
                 [p["bits"]],
@@ -133,9 +130,14 @@ def _panel(ax: Any, points: list[dict[str, Any]], title: str) -> None:
                 ls="none",
                 marker="o",
                 ms=8,
-                label=label,
                 **style.verdict_marks(p["verdict"], colour),
             )
+    for kind, colour in colours.items():  # one entry per architecture (K): its colour
+        ax.plot([], [], ls="none", marker="s", ms=7, color=colour, label=kind)
+    if any(p["threshold"] for p in points):
+        ax.plot([], [], ls="none", marker="o", ms=7, color="black", label="N*: longest N reached")
+    if any(p["threshold"] is None and p["verdict"] != "undecided" for p in points):
+        ax.plot([], [], ls="none", marker="x", ms=7, color="black", label="shortest N not reached")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=2)
     lo, hi = min(b for b, _ in walls), max(b for b, _ in walls)
@@ -144,7 +146,8 @@ def _panel(ax: Any, points: list[dict[str, Any]], title: str) -> None:
     ax.set_xlabel("model bits m H p (m: state numbers, or width per head)")
     ax.set_ylabel("length N (x: the shortest tried was not reached)")
     ax.set_title(title, fontsize=10)
-    style.add_undecided_entry(ax)
+    if any(p["verdict"] == "undecided" for p in points):
+        style.add_undecided_entry(ax)
     ax.legend(*style.legend_entries(ax), fontsize=7)
 
 
@@ -170,6 +173,22 @@ def _kind(point: dict[str, Any]) -> str:
     )
 
 
+MIXTURE_COLOURS = ("#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
+"""Colours of the mixtures of experts with K > 1, in order of K (K = 1: the architecture's)."""
+
+
+def _kind_colours(points: list[dict[str, Any]]) -> dict[str, str]:
+    """Each architecture's colour (:func:`paper_figures.style.colour`); a mixture of experts with
+    K > 1 takes one of :data:`MIXTURE_COLOURS` by its rank among the Ks drawn, so K tells apart."""
+    kinds = sorted({(_kind(p), p["arch"], int(p.get("experts") or 1)) for p in points},
+                   key=lambda k: (k[1], k[2]))  # fmt: skip
+    ks = sorted({k for _, _, k in kinds if k > 1})
+    return {
+        kind: style.colour(arch) if k == 1 else MIXTURE_COLOURS[ks.index(k) % len(MIXTURE_COLOURS)]
+        for kind, arch, k in kinds
+    }
+
+
 def _kind_sentence(kind: str, models: list[dict[str, Any]]) -> str:
     decided = sorted(p["reach"] for p in models if p["verdict"] != "undecided" and p["reach"])
     below = sum(1 for p in models if p["threshold"] is None and p["verdict"] != "undecided")
@@ -181,9 +200,13 @@ def _kind_sentence(kind: str, models: list[dict[str, Any]]) -> str:
     if below:
         pieces.append(f"{below} below its shortest length")
     if undecided:
-        least = [p["reach"] for p in models if p["verdict"] == "undecided" and p["reach"]]
-        at_least = f", reach at least {min(least):.2f}" if least else ""
-        pieces.append(f"{undecided} undecided{at_least}")
+        least = sorted(p["reach"] for p in models if p["verdict"] == "undecided" and p["reach"])
+        text = f"{undecided} undecided"
+        if least:
+            span = f"{least[0]:.2f}" + (f"-{least[-1]:.2f}" if least[-1] != least[0] else "")
+            some = f" for the {len(least)} that reached a length" if len(least) < undecided else ""
+            text += f" (reach at least {span}{some})"
+        pieces.append(text)
     n = len(models)
     return f"{kind} ({n} model{'s' if n > 1 else ''}) {', '.join(pieces)}"
 

@@ -153,6 +153,8 @@ def place_legend(
     the other ``panels()`` is; if none is free it stays where it was."""
     pts = _points(ax)
     if _covered(legend.get_window_extent(renderer), pts) == 0:
+        if legend._loc == 0:  # "best" is placed again at every draw: at the saved size, elsewhere
+            _pin(legend, ax, renderer)
         return
     start_loc, start_anchor = legend._loc, legend._bbox_to_anchor  # restored as they were
     for loc in INSIDE:
@@ -169,6 +171,15 @@ def place_legend(
         if not _clashes(legend.get_window_extent(renderer), panels(), ax):
             return
     legend._loc, legend._bbox_to_anchor = start_loc, start_anchor
+
+
+def _pin(legend: Legend, ax: Axes, renderer: Any) -> None:
+    """Keep ``legend`` where it is drawn now: its lower left corner anchored there in axes
+    coordinates, so that a save at another size or resolution does not move it onto data."""
+    box = legend.get_window_extent(renderer).transformed(ax.transAxes.inverted())
+    legend.set_loc("lower left")
+    legend.set_bbox_to_anchor((box.x0, box.y0, box.width, box.height), transform=ax.transAxes)
+    legend.borderaxespad = 0.0
 
 
 def unclutter_ticks(fig: Figure) -> None:

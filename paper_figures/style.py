@@ -363,7 +363,11 @@ def _title_above_panels(fig: Figure) -> None:
     if title is None or not fig.axes:
         return
     renderer = fig.canvas.get_renderer()
-    top = max(ax.get_tightbbox(renderer).y1 for ax in fig.axes)
+    boxes = [ax.get_tightbbox(renderer) for ax in fig.axes]  # None: a hidden panel
+    tops = [box.y1 for box in boxes if box is not None]
+    if not tops:
+        return
+    top = max(tops)
     y = fig.transFigure.inverted().transform((0, top))[1]
     title.set_verticalalignment("bottom")
     title.set_y(y + 0.01)
@@ -420,10 +424,13 @@ def save(
     return [str(f) for f in files]
 
 
-def load_runs(store_path: str | None) -> tuple[list[dict[str, Any]], list[str]]:
-    """All current runs of the store (those not superseded by a longer run of the same config,
+def load_runs(
+    store_path: str | None, held: bool | None = False
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The current runs of the store (those not superseded by a longer run of the same config,
     :func:`simulations.verdicts.current`; empty if there is none) and what is missing because of
-    that."""
+    that: its float runs (``held`` False: a figure drawn against bounds at a precision the runs
+    were not trained at), its runs trained at p bits (True), or all (None)."""
     from simulations.store import runs
     from simulations.verdicts import current
 
@@ -434,7 +441,14 @@ def load_runs(store_path: str | None) -> tuple[list[dict[str, Any]], list[str]]:
     found = current(runs(store_path))
     if not found:
         return [], [f"the results store {store_path} has no runs"]
-    return found, []
+    if held is None:
+        return found, []
+    kept = [r for r in found if (r["config"].get("precision") is not None) == held]
+    if not kept:
+        wanted, other = ("runs trained at p bits", "float") if held else ("float runs", "")
+        said = f"{other} runs" if held else "runs trained at p bits (`ccx figure bite` draws them)"
+        return [], [f"the results store {store_path} has no {wanted}: its {len(found)} are {said}"]
+    return kept, []
 
 
 def load_thresholds(
@@ -445,7 +459,7 @@ def load_thresholds(
     (each bound at its own p; the ``bite`` figure's)."""
     from simulations.thresholds import thresholds
 
-    found, missing = load_runs(store_path)
+    found, missing = load_runs(store_path, held)
     if not found:
         return [], missing
     assert store_path is not None
@@ -471,7 +485,7 @@ def threshold_data(
 ) -> ThresholdData:
     """The store's runs and thresholds at its runs' own target, bounds at ``precision``: of the
     float runs, or with ``held`` of the runs trained at p bits (:func:`load_thresholds`)."""
-    runs, missing = load_runs(store_path)
+    runs, missing = load_runs(store_path, held)
     target = target_of(runs)
     rows, _ = load_thresholds(store_path, target, precision, held)
     return ThresholdData(runs, missing, target, rows, store_label(store_path, profile))

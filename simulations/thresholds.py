@@ -24,6 +24,7 @@ Where the store has no ``state_numel`` for a run, m falls back to its width (the
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import sys
@@ -65,6 +66,34 @@ def is_plugin_task(task: str) -> bool:
 def _run_model(run: dict[str, Any]) -> dict[str, Any]:
     heads = run["heads"] if run["heads"] is not None else run["config"].get("heads")
     return {"width": run["width"], "heads": heads, "state_numel": run["state_numel"]}
+
+
+def model_shape(run: dict[str, Any]) -> dict[str, Any]:
+    """What makes a run's model another model beside its task, architecture, width and layers:
+    its heads where the architecture has heads, and the mixture options (experts, top_k, gate,
+    balance, mlp_width, expert) away from their defaults. A threshold is a best over learning
+    rates and seeds of one model, never over models of other shapes."""
+    from simulations.run_config import MODEL_OPTIONS
+
+    config = run["config"]
+    shape = {"heads": config["heads"]} if _has_heads(run["arch"]) and "heads" in config else {}
+    shape.update({k: config[k] for k, v in MODEL_OPTIONS.items() if config.get(k, v) != v})
+    return shape
+
+
+def _has_heads(arch: str) -> bool:
+    """Whether ``arch``'s model config has heads (an architecture not registered here, a
+    plugin's that is not loaded: counted as having them, so its heads still tell models apart)."""
+    try:
+        cls = models.config_class(models.model_class(arch))
+    except (InputError, KeyError):
+        return True
+    return "heads" in {f.name for f in dataclasses.fields(cls)}
+
+
+def _shape(shape: str) -> dict[str, Any]:
+    """A threshold row's ``shape`` entry (:func:`model_shape`), left out when empty."""
+    return {"shape": json.loads(shape)} if shape != "{}" else {}
 
 
 def threshold_length(accuracy_by_length: dict[int, float], target: float) -> int | None:
@@ -131,9 +160,11 @@ def thresholds(
     precision: int = 32,
     metric: str = "best_accuracy",
 ) -> list[dict[str, Any]]:
-    """Per (task, arch, width, layers) in the store: the threshold length and the bound.
+    """Per model in the store (task, arch, width, layers, its options and :func:`model_shape`):
+    the threshold length and the bound.
 
-    Each row: task, arch, width, layers, threshold_length, bound_length, bound_id,
+    Each row: task, arch, width, layers, options and shape (each when not empty),
+    threshold_length, bound_length, bound_id,
     bound_params ({m, p, H, m_is} or None), runs (how many stored runs it summarises),
     lengths ({N: best accuracy over those runs}) and points (per length: the best accuracy, its
     verdict and the number of runs, :func:`length_points`). Only current runs count (an
@@ -152,16 +183,17 @@ def thresholds(
     from simulations.run_config import OPTIONAL_FIELDS
     from simulations.verdicts import current
 
-    groups: dict[tuple[str, str, int, int, str], list[dict[str, Any]]] = defaultdict(list)
+    groups: dict[tuple[str, str, int, int, str, str], list[dict[str, Any]]] = defaultdict(list)
     found = current(runs(store_path))
     check_plugin_sources(found)  # no plugin's bound beside another plugin's runs
     for run in found:
         options = {k: run["config"][k] for k in OPTIONAL_FIELDS if k in run["config"]}
-        key = (run["task"], run["arch"], run["width"], run["layers"], json.dumps(options))
+        shape = json.dumps(model_shape(run))
+        key = (run["task"], run["arch"], run["width"], run["layers"], json.dumps(options), shape)
         groups[key].append(run)
 
     rows = []
-    for (task, arch, width, layers, options), members in sorted(groups.items()):
+    for (task, arch, width, layers, options, shape), members in sorted(groups.items()):
         points = length_points(members, metric, target)
         best = {p["length"]: p[metric] for p in points}
         threshold, at_least = decided_threshold(points)
@@ -171,7 +203,7 @@ def thresholds(
         p = precision if held is None else held
         if is_plugin_task(task):
             row = _plugin_row(task, arch, width, layers, members, best, target, p)
-            rows.append({**row, **decided, "held": held is not None})
+            rows.append({**row, **_shape(shape), **decided, "held": held is not None})
             continue
         claim = claim_for(task, arch, layers, held is not None)
         bound_id = claim.bound_id if claim is not None else None
@@ -189,6 +221,7 @@ def thresholds(
                 "width": width,
                 "layers": layers,
                 **({"options": json.loads(options)} if options != "{}" else {}),
+                **_shape(shape),
                 **decided,
                 "bound_length": bound_length,
                 "bound_id": bound_id,

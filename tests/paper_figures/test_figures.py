@@ -571,9 +571,23 @@ def test_bite_conclusion_gives_each_architecture_its_reach(fake_report: Drawn) -
     reach = float(transformer["reach"])
     assert result["title"].endswith("none beyond its wall")
     assert (
-        "Index lookup, recurrent models: gru (1 model) 1 undecided, reach at least 0.50"
+        "Index lookup, recurrent models: gru (1 model) 1 undecided (reach at least 0.50)"
         in (result["conclusion"])
     )
     assert (
         f"one-layer transformers: transformer (1 model) reach {reach:.2f}" in result["conclusion"]
     )
+
+
+def test_bite_points_keep_a_mixture_of_experts_apart_by_its_k() -> None:
+    """Threshold rows of one-layer mixtures with K = 1 and K = 4 (their ``shape``) stay two
+    points, each with its own K, and the conclusion counts them under their K."""
+    from paper_figures import bite
+
+    row = {"task": "length2-path", "arch": "concat-transformer", "width": 1, "held": True,
+           "threshold_length": None, "threshold_at_least": None, "bound_length": 11,
+           "bound_id": "parrots.thm3_1_exact", "bound_params": {"m": 1, "H": 1, "p": 2},
+           "runs": 20, "points": [{"length": 3, "verdict": "plateaued"}]}  # fmt: skip
+    points = bite.model_points([{**row, "shape": {"heads": 1}}, {**row, "shape": {"experts": 4}}])
+    assert [p["experts"] for p in points] == [1, 4]
+    assert [bite._kind(p) for p in points] == ["concat-transformer K=1", "concat-transformer K=4"]

@@ -46,3 +46,12 @@ def test_caption_and_report_name_the_command_that_fills_the_panels(empty_report:
     # a panel of bounds alone is left out too: bounds are drawn beside trained points, not as them
     assert "<code>ccx figure parrots-memorization" in html
     assert set(FIGURES) >= {"fig2", "looped-table1", "thresholds"}
+
+
+def test_a_hidden_spare_panel_under_a_title_saves(tmp_path):
+    fig, (drawn, spare) = plt.subplots(1, 2)
+    drawn.plot([1, 2], [0.5, 1.0])
+    spare.set_visible(False)  # a grid's spare cell: no box of its own
+    fig.suptitle("a title placed above the panels that have a box")
+    files = style.save(fig, tmp_path, "spare", [{"x": 1}], ["x"])
+    assert [f.rsplit(".", 1)[1] for f in files] == ["png", "pdf", "csv"]

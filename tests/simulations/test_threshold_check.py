@@ -63,3 +63,12 @@ def test_a_run_beyond_its_wall_is_named_with_its_ceiling(store, ccx):
     assert found[wrong["config_hash"]]["bound_length"] == 4
     code, out, _ = ccx("threshold", "--store", str(path), "--check")
     assert code == 1 and wrong["config_hash"] in out and near["config_hash"] in out
+
+
+def test_the_shipped_bite_store_passes_its_check(ccx):
+    """Every run of the shipped `bite` profile stays within its own wall at its own p."""
+    from pathlib import Path
+
+    shipped = Path(__file__).resolve().parents[2] / "shipped" / "bite.db"
+    code, out, _ = ccx("threshold", "--store", str(shipped), "--check", "--json")
+    assert code == 0 and '"beyond_bounds": []' in out and '"checked": 320' in out

@@ -82,35 +82,40 @@ def test_bounds_next_to_thresholds(tmp_path):
         add(store, "dyck", "transformer", 20, 1.0, width=64, layers=2)
         add(store, "eq-random", "mamba", 20, 1.0, width=8, state_numel=160)
         add(store, "mqar", "lstm", 20, 1.0)
-    rows = {(r["task"], r["arch"], r["layers"]): r for r in thresholds(db, precision=16)}
+    found = thresholds(db, precision=16)
+    rows = {(r["task"], r["arch"], r["layers"], r.get("shape", {}).get("heads")): r for r in found}
     assert set(rows) == {
-        ("index-lookup", "lstm", 1),
-        ("dyck", "transformer", 1),
-        ("dyck", "transformer", 2),
-        ("eq-random", "mamba", 1),
-        ("mqar", "lstm", 1),
+        ("index-lookup", "lstm", 1, None),
+        ("dyck", "transformer", 1, 4),
+        ("dyck", "transformer", 1, 8),
+        ("dyck", "transformer", 2, 4),
+        ("eq-random", "mamba", 1, None),
+        ("mqar", "lstm", 1, None),
     }
 
-    lstm = rows["index-lookup", "lstm", 1]
+    lstm = rows["index-lookup", "lstm", 1, None]
     assert lstm["bound_id"] == "separations.thm3"
     assert lstm["bound_length"] == 128 * 16 == bounds.get("separations.thm3").max_length(128, 16)
     assert lstm["bound_params"] == {"m": 128, "p": 16, "H": 1, "m_is": "state_numel"}
 
-    # heads 4 and 8 at width 64: per-head width 16 and 8, m H = 64 either way, but the protocol
-    # Thm 5 rests on sends 4p + ceil(log2 N) bits more per head: the loosest bound is at H = 8
-    tf1 = rows["dyck", "transformer", 1]
+    # heads 4 and 8 at width 64 are two models, each against its own bound: per-head width 16
+    # and 8, m H = 64 either way, but the protocol Thm 5 rests on sends 4p + ceil(log2 N) bits
+    # more per head, so the wall of H = 8 stands further out
     thm5 = bounds.get("separations.thm5")
-    assert tf1["bound_id"] == "separations.thm5"
-    assert tf1["bound_length"] == thm5.max_length(8, 16, 8) > thm5.max_length(16, 16, 4)
-    assert tf1["bound_params"]["H"] == 8
-    assert tf1["bound_params"]["m_is"] == "width / heads"
-    assert tf1["runs"] == 2
+    for heads in (4, 8):
+        tf1 = rows["dyck", "transformer", 1, heads]
+        assert tf1["bound_id"] == "separations.thm5"
+        assert tf1["bound_length"] == thm5.max_length(64 // heads, 16, heads)
+        assert tf1["bound_params"]["H"] == heads
+        assert tf1["bound_params"]["m_is"] == "width / heads"
+        assert tf1["runs"] == 1
+    assert thm5.max_length(8, 16, 8) > thm5.max_length(16, 16, 4)
 
-    assert rows["dyck", "transformer", 2]["bound_id"] is None  # no lower bound for 2 layers
-    eq = rows["eq-random", "mamba", 1]
+    assert rows["dyck", "transformer", 2, 4]["bound_id"] is None  # no lower bound for 2 layers
+    eq = rows["eq-random", "mamba", 1, None]
     assert eq["bound_id"] == "separations.thm11"
     assert eq["bound_length"] == 2 * 160 * 16  # m p >= N / 2
-    assert rows["mqar", "lstm", 1]["bound_length"] is None
+    assert rows["mqar", "lstm", 1, None]["bound_length"] is None
 
 
 def _bound_of(task, arch, layers):
@@ -157,6 +162,23 @@ def test_runs_differing_in_loops_or_hops_are_separate_models(tmp_path):
         ({"loops": 2, "hops": 1}, 16),
         ({"loops": 2, "hops": 2}, None),
         ({"loops": 3, "hops": 1}, None),
+    ]
+
+
+def test_runs_differing_in_heads_or_experts_are_separate_models(tmp_path):
+    path = tmp_path / "shapes.db"
+    with Store(path) as store:
+        for heads, experts, acc in ((1, 1, 1.0), (2, 1, 0.5), (1, 4, 0.3)):
+            add(store, "length2-path", "concat-transformer", 8, acc, heads=heads, experts=experts)
+        for heads in (1, 2):  # an LSTM has no heads: its heads field tells nothing apart
+            add(store, "index-lookup", "lstm", 8, 1.0 if heads == 1 else 0.5, heads=heads)
+    rows = thresholds(path)
+    shapes = [(r["arch"], r.get("shape"), r["threshold_length"], r["runs"]) for r in rows]
+    assert shapes == [
+        ("lstm", None, 8, 2),
+        ("concat-transformer", {"heads": 1, "experts": 4}, None, 1),
+        ("concat-transformer", {"heads": 1}, 8, 1),
+        ("concat-transformer", {"heads": 2}, None, 1),
     ]
 
 
