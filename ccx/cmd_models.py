@@ -100,14 +100,8 @@ def models_cmd(
     table = Table(
         title=f"Models at width {width}, {layers} layer(s); state bits at p = {precision}"
     )
-    for column in (
-        "name",
-        "recurrent",
-        "active params",
-        "total params",
-        "state numbers",
-        "state bits",
-    ):
+    columns = "name", "recurrent", "active params", "total params", "state numbers", "state bits"
+    for column in columns:
         table.add_column(column)
     for r in rows:
         table.add_row(
