@@ -136,11 +136,19 @@ MODULES: dict[str, Module] = {
     "simulations/protocols/attention.py": Module((P + "test_protocols_attention.py",)),
     "simulations/protocols/parrots.py": Module((P + "test_protocols_parrots.py",)),
     "simulations/thresholds.py": Module(
-        (T + "simulations/test_thresholds_edges.py", T + "simulations/test_thresholds.py")
+        (
+            T + "simulations/test_thresholds_edges.py",
+            T + "simulations/test_thresholds.py",
+            T + "simulations/test_threshold_check.py",
+        ),
+        note="plugin rows: their tests train plugin models (tests/ccx/test_plugins.py), not mapped",
     ),
     "simulations/verdicts.py": Module(
-        (T + "simulations/test_verdicts_edges.py", T + "simulations/test_verdicts.py"),
-        note="to be measured again when the verdict rule gains its chance floor and trend test",
+        (
+            T + "simulations/test_verdicts_edges.py",
+            T + "simulations/test_verdicts.py",
+            T + "simulations/test_verdicts_pinned.py",
+        )
     ),
     "models/base.py": Module(
         (T + "models/test_quantizer.py",), only="models.base.xǁQuantizerǁ*", note="Quantizer only"
@@ -168,6 +176,7 @@ def config_text(module: str, spec: Module) -> str:
     base = (ROOT / "pyproject.toml").read_text()
     section = {
         "source_paths": list(PACKAGES),
+        "also_copy": ["shipped"],
         "only_mutate": [module],
         "pytest_add_cli_args_test_selection": list(spec.tests),
         "pytest_add_cli_args": ["-p", "no:cacheprovider"],
@@ -183,7 +192,7 @@ def prepare(module: str, spec: Module, fresh: bool) -> Path:
     if fresh and work.exists():
         shutil.rmtree(work)
     work.mkdir(parents=True, exist_ok=True)
-    for name in (*PACKAGES, "tests"):
+    for name in (*PACKAGES, "tests", "shipped"):  # shipped: the stores some tests read
         link = work / name
         if not link.exists():
             link.symlink_to(ROOT / name)

@@ -5,16 +5,23 @@ from __future__ import annotations
 
 import pytest
 
+from ccomplexity.fano import index_lookup_ceiling
 from simulations.store import Store
 from simulations.thresholds import beyond_bounds
 from simulations.training import TrainConfig
 
 
-def held_run(length: int, accuracy: float, width: int = 2, precision: int = 2) -> dict:
+def held_run(
+    length: int, accuracy: float, width: int = 2, precision: int | None = 2, **more: object
+) -> dict:
     """A GRU of ``width`` state numbers held at ``precision`` bits on index lookup over two
-    symbols (Thm 3's wall: N = width x precision), with its best accuracy ``accuracy``."""
-    config = TrainConfig.of(task="index-lookup", arch="gru", width=width, layers=1,
-                            length=length, symbols=2, precision=precision, steps=100)  # fmt: skip
+    symbols (Thm 3's wall: N = width x precision), with its best accuracy ``accuracy``; ``more``
+    changes the config (task, arch, heads, ...)."""
+    options = {"task": "index-lookup", "arch": "gru", "symbols": 2, "layers": 1, **more}
+    if options["task"] != "index-lookup":
+        options.pop("symbols")
+    config = TrainConfig.of(width=width, length=length, precision=precision,
+                            steps=100, **options)  # fmt: skip
     return {
         "accuracy": accuracy,
         "best_accuracy": accuracy,
@@ -72,3 +79,47 @@ def test_the_shipped_bite_store_passes_its_check(ccx):
     shipped = Path(__file__).resolve().parents[2] / "shipped" / "bite.db"
     code, out, _ = ccx("threshold", "--store", str(shipped), "--check", "--json")
     assert code == 0 and '"beyond_bounds": []' in out and '"checked": 320' in out
+
+
+def test_what_the_check_skips_and_what_it_keeps_looking_at(store):
+    """A float run, a held two-layer transformer (no lower bound for two layers) and a held
+    run below the target are passed over; a held run exactly at the target beyond its wall is
+    found after them."""
+    floating = held_run(64, 1.0, precision=None)
+    two_layers = held_run(64, 1.0, task="dyck", arch="transformer", heads=1, layers=2)
+    below = held_run(6, 0.98)
+    at_target = held_run(8, 0.99)
+    path = store(floating, two_layers, below, at_target)
+    assert [r["config_hash"] for r in beyond_bounds(path)] == [at_target["config_hash"]]
+
+
+def test_a_held_transformer_is_checked_against_its_held_wall_with_its_heads(store):
+    from ccomplexity import bounds
+
+    run = held_run(64, 0.995, task="dyck", arch="transformer", width=2, heads=2)
+    run["state_numel"] = None
+    (found,) = beyond_bounds(store(run))
+    held = bounds.get("separations.thm5_held")
+    assert found["bound_id"] == "separations.thm5_held" and found["task"] == "dyck"
+    assert found["bound_params"] == {"m": 1, "p": 2, "H": 2, "m_is": "width / heads"}
+    assert found["bound_length"] == held.max_length(1, 2, 2) < 64
+    assert found["accuracy_ceiling"] is None  # not index lookup: no information ceiling
+
+
+def test_the_why_of_each_kind_of_flagged_run(store):
+    eq = held_run(64, 1.0, task="eq-random", width=2, precision=2)
+    wide = held_run(8, 0.99, symbols=4)  # 4 bits about 8 symbols of 2 bits each
+    path = store(eq, wide)
+    found = {r["config_hash"]: r for r in beyond_bounds(path)}
+    assert found[eq["config_hash"]]["accuracy_ceiling"] is None
+    assert found[eq["config_hash"]]["why"] == (
+        "beyond the worst-case wall: every protocol of its bits errs on some input, so the "
+        "model errs on inputs its evaluation did not draw, or the model, the protocol or "
+        "the bound's implementation is wrong; evaluate it on more inputs"
+    )
+    ceiling = index_lookup_ceiling(4, 8, 4)
+    assert found[wide["config_hash"]]["accuracy_ceiling"] == ceiling < 0.99
+    assert found[wide["config_hash"]]["why"] == (
+        f"above {ceiling:.4f}, the most any message of its bits scores on uniform inputs "
+        "(Fano): the model, the protocol or the bound's implementation is wrong"
+    )

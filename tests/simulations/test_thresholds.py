@@ -244,3 +244,140 @@ def test_an_extension_replaces_the_undecided_run_it_extends(tmp_path):
     (row,) = thresholds(db)
     assert row["threshold_length"] == 20 and row["points"][1]["verdict"] == "plateaued"
     assert row["runs"] == 2
+
+
+def test_the_limits_of_target_precision_and_metric_at_their_edges(tmp_path):
+    db = tmp_path / "db"
+    Store(db).close()
+    assert thresholds(db, target=1.0, precision=1, metric="accuracy") == []  # each at its edge
+    for bad in (0.0, True, "0.9"):
+        with pytest.raises(InputError, match="target must be a number"):
+            thresholds(db, target=bad)
+    for bad in (True, 1.5):
+        with pytest.raises(InputError, match="precision must be an integer"):
+            thresholds(db, precision=bad)
+    with pytest.raises(InputError, match="one of best_accuracy, accuracy"):
+        thresholds(db, metric="loss")
+
+
+def test_a_run_trained_at_p_bits_is_bounded_at_its_own_p(tmp_path):
+    """An LSTM of width 2 (4 state numbers) held at 2 bits: Thm 3's wall is N = 8 whatever
+    precision the float runs are priced at; a float twin at 16 bits has its wall at 64."""
+    db = tmp_path / "held.db"
+    with Store(db) as store:
+        for n, acc in ((4, 1.0), (8, 0.99), (12, 0.6)):
+            add(store, "index-lookup", "lstm", n, acc, width=2, precision=2, frac=1)
+            add(store, "index-lookup", "lstm", n, acc, width=2)
+    held, floating = sorted(thresholds(db, precision=16), key=lambda r: "options" in r)[::-1]
+    assert held["held"] is True and held["options"] == {"precision": 2, "frac": 1}
+    assert held["bound_id"] == "separations.thm3" and held["bound_length"] == 8
+    assert held["bound_params"]["p"] == 2 and held["threshold_length"] == 8
+    assert floating["held"] is False and "options" not in floating
+    assert floating["bound_length"] == 64 and floating["width"] == 2
+
+
+def test_a_reached_run_beyond_the_metric_counts_only_at_the_target(tmp_path):
+    db = tmp_path / "edge.db"
+    with Store(db) as store:
+        add(store, "index-lookup", "lstm", 4, 0.99)  # exactly the target: reached
+        add(store, "index-lookup", "lstm", 8, 0.989)
+    (row,) = thresholds(db, target=0.99)
+    assert row["threshold_length"] == 4
+
+
+def test_the_heads_of_a_run_come_from_its_row_or_its_config():
+    from simulations.thresholds import _run_model
+
+    run = {"width": 8, "heads": None, "state_numel": 3, "config": {"heads": 2}}
+    assert _run_model(run) == {"width": 8, "heads": 2, "state_numel": 3}
+    assert _run_model({**run, "heads": 4})["heads"] == 4
+
+
+def test_which_tasks_are_a_plugins():
+    from simulations.thresholds import is_plugin_task
+
+    assert not is_plugin_task("dyck")  # built in
+    assert not is_plugin_task("kg-path")  # a claims task
+    assert is_plugin_task("no-such-task-here")
+
+
+def test_a_point_judged_at_the_thresholds_own_target_and_metric(tmp_path):
+    """A run trained to 0.99 that reached 0.9 is plateaued at 0.99 but reached at 0.8; by its
+    final accuracy a run whose best reached the target is no longer there: plateaued."""
+    db = tmp_path / "points.db"
+    with Store(db) as store:
+        add(store, "index-lookup", "lstm", 4, 0.9)
+    (row,) = thresholds(db)
+    assert row["points"][0]["verdict"] == "plateaued"
+    (row,) = thresholds(db, target=0.8)
+    assert row["points"][0]["verdict"] == "reached" and row["threshold_length"] == 4
+    later = tmp_path / "final.db"
+    with Store(later) as store:
+        store.add_run(
+            {
+                "config": {
+                    "task": "index-lookup",
+                    "arch": "lstm",
+                    "width": 16,
+                    "layers": 1,
+                    "length": 4,
+                    "lr": 1e-3,
+                    "seed": 0,
+                },
+                "config_hash": "fell",
+                "accuracy": 0.5,
+                "best_accuracy": 1.0,
+                "verdict": "reached",
+                "curve": [[100 * i, 1.0 if i == 5 else 0.5] for i in range(1, 10)],
+            }  # fmt: skip
+        )
+    (row,) = thresholds(later, metric="accuracy")
+    assert row["points"][0]["verdict"] == "plateaued" and row["threshold_length"] is None
+
+
+def test_float_runs_are_bounded_at_32_bits_by_default(tmp_path):
+    db = tmp_path / "float.db"
+    with Store(db) as store:
+        add(store, "index-lookup", "lstm", 4, 1.0, width=2)  # 4 state numbers
+    (row,) = thresholds(db)
+    assert row["bound_length"] == 4 * 32 and row["bound_params"]["p"] == 32
+
+
+def test_claims_for_held_and_float_models_and_for_plugin_architectures(monkeypatch):
+    from simulations import thresholds as module
+
+    assert claim_for("dyck", "transformer", 1, held=True).bound_id == "separations.thm5_held"
+    assert claim_for("dyck", "transformer", 1).bound_id == "separations.thm5"
+    assert claim_for("dyck", "no-such-arch", 1) is None
+
+    class Found:
+        family = "recurrent"
+
+    monkeypatch.setattr(module.plugins, "model_definition", lambda arch: Found() if arch ==
+                        "my-rnn" else None)  # fmt: skip
+    assert module._family("my-rnn") == "recurrent" and module._family("other") is None
+    assert claim_for("index-lookup", "my-rnn", 1).bound_id == "separations.thm3"
+
+
+def test_a_run_whose_shape_its_bound_cannot_read_is_named(tmp_path):
+    db = tmp_path / "shape.db"
+    with Store(db) as store:
+        add(store, "dyck", "transformer", 8, 1.0, width=6, heads=4)  # 6 is no multiple of 4
+    with pytest.raises(InputError, match=r"^run run-\d+: "):
+        thresholds(db)
+
+
+def test_runs_of_a_plugin_task_not_loaded_get_their_row_without_bits(tmp_path, monkeypatch):
+    from simulations import thresholds as module
+
+    monkeypatch.setattr(module.plugins, "task_definition", lambda task: None)
+    db = tmp_path / "plugin.db"
+    with Store(db) as store:
+        for n, acc in ((4, 1.0), (6, 0.5)):
+            add(store, "my-task", "lstm", n, acc, width=2, precision=2, frac=1)
+    (row,) = thresholds(db)
+    assert row["task"] == "my-task" and row["arch"] == "lstm" and row["width"] == 2
+    assert row["layers"] == 1 and row["runs"] == 2 and row["held"] is True
+    assert row["threshold_length"] == 4 and row["points"][0]["length"] == 4
+    assert row["model_bits"] == {4: 8, 6: 8}  # 4 state numbers at its own 2 bits
+    assert row["bound_id"] == "separations.thm2" and row["computed_bits"] is None
