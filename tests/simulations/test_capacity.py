@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import textwrap
 
@@ -273,10 +274,12 @@ def test_the_paper_profile_is_the_papers_grid_and_is_priced(tmp_path, monkeypatc
         c.model.layers == c.task.length for c in spec.configs if c.model.arch == "transformer"
     )
     assert all(c.model.loops == c.task.length for c in spec.configs if c.model.arch == "looped")
+    assert spec.grow.to == 512  # priced below as if every model grew to 512 / 8 = 64 sizes
     coefficients = {"a_seconds": 0.01, "b_seconds_per_madd": 1e-9, "ensemble_efficiency": 0.5}
     monkeypatch.setattr(estimate, "probe", lambda arch, task, device, held=False: coefficients)
-    plan = estimate.dry_run(spec, tmp_path / "absent.db", workers=1)
-    assert plan["runs"] == 288 * (512 // 8)  # every model grown to grow_to: an upper bound
+    short = dataclasses.replace(spec, grow=dataclasses.replace(spec.grow, to=spec.grow.by * 4))
+    plan = estimate.dry_run(short, tmp_path / "absent.db", workers=1)  # 4 sizes: a quarter second
+    assert plan["runs"] == 288 * 4  # every model grown to grow_to: an upper bound of the runs
     assert plan["estimated_seconds"] > 0 and not (tmp_path / "absent.db").exists()
 
 
