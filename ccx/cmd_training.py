@@ -119,6 +119,10 @@ def train_cmd(
     seed: Annotated[int, _spec("seed", "--seed", "Seeds the model's weights and data.")] = 0,
     batch: Annotated[int, _spec("batch", "--batch", "Fresh examples per step.")] = 64,
     heads: Annotated[int, _spec("heads", "--heads", "Heads H (attention models).")] = 4,
+    experts: Annotated[
+        int, _spec("experts", "--experts", "Experts K (mixtures of experts; 1: dense).")
+    ] = 1,
+    top_k: Annotated[int, _spec("top_k", "--top-k", "Experts each token is routed to.")] = 1,
     target: Annotated[float, _spec("target", "--target", "Early-stop accuracy.")] = 0.99,
     loops: Annotated[OptInt, _spec("loops", "--loops", "Loops L (looped).")] = None,
     hops: Annotated[OptInt, _spec("hops", "--hops", "p-hop: hops.")] = None,
@@ -214,6 +218,8 @@ def train_cmd(
         seed=seed,
         batch=batch,
         heads=heads,
+        experts=experts,
+        top_k=top_k,
         target=target,
         loops=loops,
         hops=hops,

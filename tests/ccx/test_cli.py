@@ -771,3 +771,13 @@ def test_ctrl_c_ends_with_one_line_and_status_130(ccx, tmp_path, monkeypatch):
     code, out, err = ccx("sweep", "--profile", "smoke", "--store", str(tmp_path / "s.db"))
     assert code == 130 and out == ""
     assert len(err.strip().splitlines()) == 1 and "interrupted" in err
+
+
+def test_train_takes_a_mixtures_experts_and_routing(ccx, ccx_json, tmp_path: Path):
+    model = ("--arch", "concat-transformer", "--width", "2", "--heads", "1")
+    args = ("train", "--task", "length2-path", *model, "--length", "6", "--steps", "1")
+    args += ("--checkpoint-dir", str(tmp_path))
+    out = ccx_json(*args, "--experts", "4", "--top-k", "2")
+    assert (out["config"]["experts"], out["config"]["top_k"]) == (4, 2)
+    code, _, err = ccx(*args, "--experts", "0")
+    assert code == 2 and "experts" in err and len(err.strip().splitlines()) == 1
