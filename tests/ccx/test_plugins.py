@@ -577,6 +577,16 @@ def test_runs_are_never_read_beside_another_plugins_bound(here, ccx, ccx_json):
     assert "were trained by different plugin code" in err
 
 
+def _ctrl_c_as_at_a_terminal() -> None:
+    """In the child before it runs: SIGINT at its default and not blocked, as a program started
+    at a terminal has it, whatever the test worker's thread inherited (a worker thread may block
+    it, and a blocked or ignored SIGINT passes both on to the child)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def test_ctrl_c_while_a_plugin_loads_is_one_line_and_exit_130(here):
     import signal
     import subprocess
@@ -605,6 +615,7 @@ def test_ctrl_c_while_a_plugin_loads_is_one_line_and_exit_130(here):
         env={**os.environ, "PYTHONPATH": root},
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=_ctrl_c_as_at_a_terminal,
     )
     for _ in range(2400):  # start-up imports the registries (torch): slow on a loaded machine
         if Path("loading").exists() or proc.poll() is not None:
