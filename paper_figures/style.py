@@ -19,6 +19,9 @@ one-sided bound (:func:`one_sided`: the half-filled marker at the bound with an 
 where the number may lie), or not at all. Every figure's CSV has a ``verdict`` column, and
 :func:`save` counts the verdicts of the points drawn (:data:`VERDICTS`), which
 :func:`paper_figures.make_figure` adds to the caption (:func:`verdict_sentence`).
+
+The module stays whole (about 530 lines): every figure's shared plumbing (colours, saving,
+notes, the store's runs and thresholds) in one place, so that no figure invents its own.
 """
 
 from __future__ import annotations
@@ -445,9 +448,13 @@ def load_runs(
         return found, []
     kept = [r for r in found if (r["config"].get("precision") is not None) == held]
     if not kept:
-        wanted, other = ("runs trained at p bits", "float") if held else ("float runs", "")
-        said = f"{other} runs" if held else "runs trained at p bits (`ccx figure bite` draws them)"
-        return [], [f"the results store {store_path} has no {wanted}: its {len(found)} are {said}"]
+        n = len(found)
+        why = (
+            f"has no runs trained at p bits: its {n} are float runs"
+            if held
+            else f"has no float runs: its {n} are trained at p bits (`ccx figure bite` draws them)"
+        )
+        return [], [f"the results store {store_path} {why}"]
     return kept, []
 
 

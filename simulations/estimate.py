@@ -16,8 +16,9 @@ A documented cost model, calibrated by a short probe measured here and now:
 * every run trains all its ``steps`` (early stopping only shortens a sweep; a capacity search is
   priced as if every model grew to ``grow_to``). This is no upper bound: the cost model errs per
   architecture (the `bite` profile's runs took 0.8 to 2.1 times their estimate, 1.17 times in
-  all, on a machine shared with other work), so a long sweep's progress lines, paced by the runs
-  it finished, are the better clock;
+  all, on a machine shared with other work; the whole profile, on the idle machine, 38 minutes
+  against 39 estimated), so a long sweep's progress lines, paced by the runs it finished, are the
+  better clock;
 * the units of work (ensembles, or single runs) are spread over the workers longest first; on a
   GPU they are summed (the device runs one kernel stream at a time).
 

@@ -99,6 +99,12 @@ TASK_OPTIONS = tuple(f.name for f in dataclasses.fields(TaskSpec))[2:]
 """The options of :class:`TaskSpec` (each None when not set)."""
 
 
+def config_fields(arch: str) -> set[str]:
+    """The fields of ``arch``'s model config (InputError naming an unknown architecture)."""
+    cls = models.config_class(models.model_class(arch))
+    return {f.name for f in dataclasses.fields(cls)}
+
+
 @dataclass(frozen=True, kw_only=True)
 class ModelSpec:
     """The model of a run: ``arch`` (a model of ``ccx models``) of ``width`` with ``layers``,
@@ -167,8 +173,7 @@ class ModelSpec:
 
     def fields_taken(self) -> set[str]:
         """The fields of the architecture's model config."""
-        cls = models.config_class(models.model_class(self.arch))
-        return {f.name for f in dataclasses.fields(cls)}
+        return config_fields(self.arch)
 
     def arguments(self, task: Task) -> dict[str, Any]:
         """The model config's fields for ``task``: sizes from this spec, vocabulary and classes
@@ -420,5 +425,6 @@ __all__ = [
     "ModelSpec",
     "TaskSpec",
     "TrainConfig",
+    "config_fields",
     "flat_types",
 ]

@@ -38,7 +38,7 @@ run's config as ``TrainConfig`` validates it (the same limits as the ``ccx`` opt
 size and its batch's memory), that the store is a results store (or a new file that can be
 written) and that the checkpoint folder can be written.
 
-The module stays whole (about 700 lines): a spec's parser and its runner check the same
+The module stays whole (about 750 lines): a spec's parser and its runner check the same
 things in the same order, and reading them side by side is how one sees that nothing a spec can
 say reaches the runner unchecked. Progress lines are :mod:`simulations.progress_lines`.
 

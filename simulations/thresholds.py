@@ -24,7 +24,6 @@ Where the store has no ``state_numel`` for a run, m falls back to its width (the
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import json
 import sys
@@ -84,11 +83,12 @@ def model_shape(run: dict[str, Any]) -> dict[str, Any]:
 def _has_heads(arch: str) -> bool:
     """Whether ``arch``'s model config has heads (an architecture not registered here, a
     plugin's that is not loaded: counted as having them, so its heads still tell models apart)."""
+    from simulations.run_config import config_fields
+
     try:
-        cls = models.config_class(models.model_class(arch))
-    except (InputError, KeyError):
+        return "heads" in config_fields(arch)
+    except InputError:
         return True
-    return "heads" in {f.name for f in dataclasses.fields(cls)}
 
 
 def _shape(shape: str) -> dict[str, Any]:

@@ -26,6 +26,9 @@ A unit is one run or an ensemble of runs of one shape (:func:`simulations.units.
   killed it is unknown), and a unit that dies alone more than :data:`WORKER_RETRIES` times is
   recorded as failed (:class:`WorkerDied`) while the others go on; Ray retries its tasks as
   often. Results are stored once per run whatever is retried.
+
+The module stays whole (about 500 lines): the local pool, the inline path and Ray share
+the lease handling, and splitting them would put one protocol of leases in three files.
 """
 
 from __future__ import annotations

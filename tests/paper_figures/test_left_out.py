@@ -55,3 +55,21 @@ def test_a_hidden_spare_panel_under_a_title_saves(tmp_path):
     fig.suptitle("a title placed above the panels that have a box")
     files = style.save(fig, tmp_path, "spare", [{"x": 1}], ["x"])
     assert [f.rsplit(".", 1)[1] for f in files] == ["png", "pdf", "csv"]
+
+
+def test_figures_of_float_runs_leave_runs_trained_at_p_bits_to_bite(tmp_path):
+    from simulations.store import Store
+
+    path = tmp_path / "held.db"
+    config = {"task": "index-lookup", "arch": "gru", "width": 2, "layers": 1, "length": 4,
+              "lr": 0.01, "seed": 0, "precision": 2, "frac": 1}  # fmt: skip
+    with Store(path) as store:
+        store.add_run({"config": config, "config_hash": "held", "accuracy": 1.0,
+                       "best_accuracy": 1.0, "curve": [[100, 1.0]]})  # fmt: skip
+    assert [r["config_hash"] for r in style.load_runs(str(path), held=True)[0]] == ["held"]
+    assert len(style.load_runs(str(path), held=None)[0]) == 1
+    runs, missing = style.load_runs(str(path))
+    assert runs == [] and missing == [
+        f"the results store {path} has no float runs: its 1 are trained at p bits "
+        "(`ccx figure bite` draws them)"
+    ]
