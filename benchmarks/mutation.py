@@ -26,6 +26,7 @@ survivor.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import platform
@@ -51,6 +52,10 @@ MUTMUT = Path(sys.executable).parent / "mutmut"
 # the module under test and the rest unchanged.
 PACKAGES = ("ccomplexity", "models", "simulations", "paper_figures", "ccx")
 TARGET = 90.0
+# mutmut forks each mutant's test run from a process that has imported torch: with torch's
+# thread pool started before the fork, the child waits on threads it does not have and every
+# mutant times out. One thread each (the two children already fill two cores).
+ENV = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 @dataclass(frozen=True)
@@ -75,6 +80,9 @@ LB = (
     T + "ccomplexity/lower_bounds/test_lower_bounds.py",
     T + "ccomplexity/lower_bounds/test_max_fooling.py",
     T + "ccomplexity/lower_bounds/test_kg.py",
+    T + "ccomplexity/lower_bounds/test_fooling_pinned.py",
+    T + "ccomplexity/lower_bounds/test_max_fooling_pinned.py",
+    T + "ccomplexity/lower_bounds/test_lower_bounds_api_pinned.py",
 )
 BOUNDS = (
     T + "ccomplexity/test_bounds.py",
@@ -83,58 +91,101 @@ BOUNDS = (
 P = T + "simulations/protocols/"
 
 # module -> the test files that concern it (the per-mutant test command never is the suite).
+LBP = T + "ccomplexity/lower_bounds/"
+BP = T + "ccomplexity/bounds/"
+LP = T + "ccomplexity/languages/"
+CERT = P + "test_protocols_certificate.py"
+LANG = (T + "ccomplexity/test_languages.py",)
+
+
+def lb(*pinned: str) -> Module:
+    return Module((*LB, *(LBP + f"test_{name}_pinned.py" for name in pinned)))
+
+
+def language(name: str, *tests: str) -> Module:
+    return Module((*tests, LP + f"test_{name}_pinned.py"))
+
+
 MODULES: dict[str, Module] = {
-    "ccomplexity/verifier.py": Module(VERIFIER),
+    "ccomplexity/verifier.py": Module(
+        (
+            T + "ccomplexity/test_verifier_mutants.py",
+            T + "ccomplexity/test_verifier_mutants_2.py",
+            *VERIFIER,
+        )
+    ),
     "ccomplexity/certificates.py": Module((T + "ccomplexity/test_certificate_files.py", *VERIFIER)),
     "ccomplexity/precision.py": Module(
         (T + "ccomplexity/test_precision_edges.py", T + "ccomplexity/test_precision.py")
     ),
-    "ccomplexity/automata.py": Module((T + "ccomplexity/test_automata.py",)),
-    "ccomplexity/problems.py": Module(
-        (T + "ccomplexity/test_problems.py", T + "ccomplexity/lower_bounds/test_lower_bounds.py")
+    "ccomplexity/automata.py": Module(
+        (
+            T + "ccomplexity/test_automata.py",
+            T + "ccomplexity/test_automata_pinned.py",
+            LBP + "test_automaton.py",
+            T + "ccomplexity/test_groups.py",
+        )
     ),
-    "ccomplexity/bounds/base.py": Module(BOUNDS),
-    "ccomplexity/bounds/separations.py": Module(BOUNDS),
-    "ccomplexity/bounds/parrots.py": Module((*BOUNDS, T + "ccomplexity/bounds/test_parrots.py")),
-    "ccomplexity/bounds/kg.py": Module((*BOUNDS, T + "ccomplexity/bounds/test_kg.py")),
-    "ccomplexity/bounds/kg_blocks.py": Module((*BOUNDS, T + "ccomplexity/bounds/test_kg.py")),
+    "ccomplexity/problems.py": Module(
+        (
+            T + "ccomplexity/test_problems.py",
+            T + "ccomplexity/lower_bounds/test_lower_bounds.py",
+            T + "ccomplexity/test_problems_pinned.py",
+            LBP + "test_kg.py",
+        )
+    ),
+    "ccomplexity/bounds/base.py": Module((*BOUNDS, BP + "test_bounds_base_pinned.py")),
+    "ccomplexity/bounds/separations.py": Module((*BOUNDS, BP + "test_separations_pinned.py")),
+    "ccomplexity/bounds/parrots.py": Module(
+        (*BOUNDS, BP + "test_parrots.py", BP + "test_parrots_pinned.py")
+    ),
+    "ccomplexity/bounds/kg.py": Module((*BOUNDS, BP + "test_kg.py", BP + "test_kg_pinned.py")),
+    "ccomplexity/bounds/kg_blocks.py": Module(
+        (*BOUNDS, BP + "test_kg.py", BP + "test_kg_pinned.py", BP + "test_kg_blocks_pinned.py")
+    ),
     "ccomplexity/bounds/looped.py": Module(
         (
             *BOUNDS,
-            T + "ccomplexity/bounds/test_looped.py",
-            T + "ccomplexity/bounds/test_looped_lemmas.py",
+            BP + "test_looped.py",
+            BP + "test_looped_lemmas.py",
+            BP + "test_looped_pinned.py",
         )
     ),
-    "ccomplexity/languages/dyck.py": Module((T + "ccomplexity/test_languages.py",)),
-    "ccomplexity/languages/strings.py": Module((T + "ccomplexity/test_languages.py",)),
-    "ccomplexity/languages/retrieval.py": Module((T + "ccomplexity/test_languages.py",)),
-    "ccomplexity/languages/memorization.py": Module(
-        (T + "ccomplexity/languages/test_memorization.py",)
+    "ccomplexity/languages/dyck.py": language("dyck", *LANG),
+    "ccomplexity/languages/strings.py": language("strings", *LANG),
+    "ccomplexity/languages/retrieval.py": language("retrieval", *LANG),
+    "ccomplexity/languages/memorization.py": language("memorization", LP + "test_memorization.py"),
+    "ccomplexity/languages/arithmetic.py": language("arithmetic", LP + "test_arithmetic.py"),
+    "ccomplexity/languages/assignment.py": language("assignment", LP + "test_assignment.py"),
+    "ccomplexity/languages/graphs.py": language("graphs", LP + "test_graphs.py"),
+    "ccomplexity/languages/hops.py": language("hops", LP + "test_hops.py"),
+    "ccomplexity/languages/igsm.py": language("igsm", LP + "test_igsm.py"),
+    "ccomplexity/languages/kg.py": language("kg", LP + "test_kg.py"),
+    "ccomplexity/lower_bounds/fooling.py": lb(),
+    "ccomplexity/lower_bounds/max_fooling.py": lb(),
+    "ccomplexity/lower_bounds/matrix.py": lb("matrix"),
+    "ccomplexity/lower_bounds/rank.py": lb("rank"),
+    "ccomplexity/lower_bounds/one_way.py": lb("one_way"),
+    "ccomplexity/lower_bounds/exact.py": lb("exact"),
+    "ccomplexity/lower_bounds/kg.py": lb("kg_lb"),
+    "ccomplexity/lower_bounds/word_problem.py": Module(
+        (*lb("word_problem").tests, T + "ccomplexity/test_groups.py")
     ),
-    "ccomplexity/languages/arithmetic.py": Module(
-        (T + "ccomplexity/languages/test_arithmetic.py",)
+    "ccomplexity/protocol.py": Module(
+        (P + "test_protocols_channel.py", P + "test_channel_pinned.py", CERT)
     ),
-    "ccomplexity/languages/assignment.py": Module(
-        (T + "ccomplexity/languages/test_assignment.py",)
+    "simulations/protocols/bits_used.py": Module(
+        (P + "test_bits_used.py", P + "test_bits_used_pinned.py")
     ),
-    "ccomplexity/languages/graphs.py": Module((T + "ccomplexity/languages/test_graphs.py",)),
-    "ccomplexity/languages/hops.py": Module((T + "ccomplexity/languages/test_hops.py",)),
-    "ccomplexity/languages/igsm.py": Module((T + "ccomplexity/languages/test_igsm.py",)),
-    "ccomplexity/languages/kg.py": Module((T + "ccomplexity/languages/test_kg.py",)),
-    "ccomplexity/lower_bounds/__init__.py": Module(LB),
-    "ccomplexity/lower_bounds/fooling.py": Module(LB),
-    "ccomplexity/lower_bounds/max_fooling.py": Module(LB),
-    "ccomplexity/lower_bounds/matrix.py": Module(LB),
-    "ccomplexity/lower_bounds/rank.py": Module(LB),
-    "ccomplexity/lower_bounds/one_way.py": Module(LB),
-    "ccomplexity/lower_bounds/exact.py": Module(LB),
-    "ccomplexity/lower_bounds/kg.py": Module(LB),
-    "ccomplexity/lower_bounds/word_problem.py": Module((*LB, T + "ccomplexity/test_groups.py")),
-    "ccomplexity/protocol.py": Module((P + "test_protocols_channel.py",)),
-    "simulations/protocols/bits_used.py": Module((P + "test_bits_used.py",)),
-    "simulations/protocols/rnn.py": Module((P + "test_protocols_rnn.py",)),
-    "simulations/protocols/attention.py": Module((P + "test_protocols_attention.py",)),
-    "simulations/protocols/parrots.py": Module((P + "test_protocols_parrots.py",)),
+    "simulations/protocols/rnn.py": Module(
+        (P + "test_protocols_rnn.py", P + "test_protocols_pinned.py", CERT)
+    ),
+    "simulations/protocols/attention.py": Module(
+        (P + "test_protocols_attention.py", P + "test_protocols_pinned.py", CERT)
+    ),
+    "simulations/protocols/parrots.py": Module(
+        (P + "test_protocols_parrots.py", P + "test_protocols_pinned.py")
+    ),
     "simulations/thresholds.py": Module(
         (
             T + "simulations/test_thresholds_edges.py",
@@ -264,7 +315,7 @@ def run_module(
     log = work / "mutmut.log"
     print("$ mutmut", " ".join(cmd[2:]), f"(in {work.relative_to(ROOT)}, output in {log.name})")
     with log.open("w") as out:
-        subprocess.run(cmd, cwd=work, check=True, stdout=out, stderr=subprocess.STDOUT)
+        subprocess.run(cmd, cwd=work, env=ENV, check=True, stdout=out, stderr=subprocess.STDOUT)
     seconds = time.perf_counter() - start
     codes = read_codes(work, module)
     if again:
@@ -284,7 +335,9 @@ def summarise(
     for code in codes.values():
         counts[status(code)] = counts.get(status(code), 0) + 1
     alive = sorted(
-        k for k, v in codes.items() if status(v) in ("survived", "no tests", "suspicious")
+        k
+        for k, v in codes.items()
+        if status(v) in ("survived", "no tests", "suspicious", "not checked")
     )
     text = diffs(work, alive)
     survivors = [
@@ -297,6 +350,9 @@ def summarise(
         "survivors": survivors,
         "seconds": round(seconds + (previous or {}).get("seconds", 0) * again, 1),
         "when": time.strftime("%Y-%m-%d"),
+        # The source the run mutated (an --again run keeps the first run's): a later change of
+        # the module makes the entry stale.
+        "source": (previous or {}).get("source") if again else source_digest(module),
         "commit": subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
         ).stdout.strip(),
@@ -328,10 +384,26 @@ def score(entry: dict, equivalent: dict[str, dict]) -> tuple[int, list[dict], li
     return len(justified), justified, open_
 
 
-def note(module: str, counts: dict) -> str:
-    """The module's note, and how many mutants an interrupted run left unchecked."""
-    unchecked = counts.get("not checked", 0)
+def source_digest(module: str) -> str:
+    return hashlib.sha256((ROOT / module).read_bytes()).hexdigest()[:16]
+
+
+def stale(module: str, entry: dict) -> bool:
+    """Whether the module changed since its entry was measured: against the recorded digest,
+    or (an entry without one) against the module at the recorded commit."""
+    if entry.get("source"):
+        return entry["source"] != source_digest(module)
+    diff = subprocess.run(["git", "diff", "--quiet", entry["commit"], "--", module], cwd=ROOT)
+    return diff.returncode != 0
+
+
+def note(module: str, entry: dict) -> str:
+    """The module's note, how many mutants an interrupted run left unchecked, and whether the
+    module changed since."""
+    unchecked = entry["counts"].get("not checked", 0)
     said = [MODULES[module].note] if MODULES[module].note else []
+    if stale(module, entry):
+        said.append("the module changed since this run: its score is of the earlier code")
     if unchecked:
         said.append(f"run interrupted: {unchecked} mutants not checked (counted as not killed)")
     return "; ".join(said)
@@ -365,7 +437,7 @@ def report(results: dict) -> str:
         out.append(
             f"| {module} | {entry['mutants']} | {c.get('killed', 0)} | {c.get('timeout', 0)} |"
             f" {n_eq} | {len(open_)} | {pct:.1f}% | {entry['seconds']:.0f} |"
-            f" {entry['commit']} | {note(module, c)} |"
+            f" {entry['commit']} | {note(module, entry)} |"
         )
         if justified or open_:
             sections.append(f"\n## {module}\n")

@@ -37,7 +37,7 @@ from typing import Any
 
 from ccomplexity.bounds import kg_blocks
 from ccomplexity.bounds.base import Bound, define_param, positive_int
-from ccomplexity.errors import InputError, check_int
+from ccomplexity.errors import InputError, check_int, shown
 from ccomplexity.languages.kg import QueryVocabulary
 
 define_param(
@@ -167,6 +167,10 @@ def _log2_int(n: int) -> float:
     return math.log2(n >> shift) + shift
 
 
+M_BITS_LIMIT = 1000
+"""Lemma B.18's m (permutations) has fewer bits: m log2 E! and log2 m! stay floats."""
+
+
 def permutation_storage(entities: int, permutations: int) -> dict[str, Any]:
     """Lemma B.18: the bits log2 C(E!, m) to tell apart every choice of m distinct permutations,
     and the fewest parameters of log2 E bits each, P = min{P : E^P >= C(E!, m)}.
@@ -184,17 +188,21 @@ def permutation_storage(entities: int, permutations: int) -> dict[str, Any]:
     fact = math.factorial(e) if e <= 200 else None  # beyond, E! > 10^375 exceeds any m here
     if fact is not None and m > fact:
         raise InputError(f"there are only E! = {fact} permutations of {e} entities, not m = {m}")
+    if m.bit_length() > M_BITS_LIMIT:  # m log2 E! must stay a float
+        raise InputError(
+            f"Lemma B.18 is evaluated for m below 2^{M_BITS_LIMIT}; m has {m.bit_length()} bits"
+        )
     small = m * log2_fact <= EXACT_BITS_LIMIT
     exact_count = math.comb(fact, m) if small and fact is not None else None
     if exact_count is not None:
         bits = _log2_int(exact_count)
     elif fact is None or (m * m) << 20 <= fact:
-        first_order = 0.0 if fact is None else m * (m - 1) / (2 * fact * math.log(2))
+        first_order = 0.0 if fact is None else m * (m - 1) / (2 * fact) / math.log(2)  # E! > 1e308
         bits = m * log2_fact - math.lgamma(m + 1) / math.log(2) - first_order
     else:
         raise InputError(
             f"Lemma B.18 is evaluated for m^2 <= E!/2^20 or m log2 E! <= {EXACT_BITS_LIMIT}; "
-            f"m = {m} with E = {e} is outside both"
+            f"m = {shown(m)} with E = {e} is outside both"
         )
     per = math.log2(e)
     x = bits / per
@@ -266,7 +274,11 @@ def _thm_b19_outputs(
         b18 = sum(permutation_storage(entities, m)["min_parameters"] * n for m, n in split)
     except InputError:
         b18 = None
-    continuous = layers * math.exp(math.log(target) / layers)
+    exponent = math.log(target) / layers
+    # L R^(q/L) as a float; None where it (or E times it) leaves float range (R^q > ~2^1000 at
+    # small L): the exact counts above still hold there
+    fits = exponent + math.log(layers * entities) < 709
+    continuous = layers * math.exp(exponent) if fits else None
     return {
         "target_products": target,
         "min_monomials": total,
@@ -274,7 +286,7 @@ def _thm_b19_outputs(
         "min_parameters": entities * total,
         "min_parameters_lemma_b18": b18,
         "continuous_monomials": continuous,
-        "continuous_parameters": entities * continuous,
+        "continuous_parameters": None if continuous is None else entities * continuous,
         "qER": hops * entities * relations,
         "theorem_applies": relations >= 3 and layers <= hops,
     }

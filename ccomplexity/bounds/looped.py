@@ -250,6 +250,8 @@ def addition_inputs(operands: int = 32) -> dict[str, object]:
     """Distinct inputs of App. A.1's addition data: sum over n in {2, 4, 8, 16, 32} (those <=
     ``operands``) of 1000^n (operands 000..999); about 10^96 for the whole mixture, not the
     "> 10^320" of the text."""
+    if operands < ADDITION_OPERANDS[0]:
+        raise InputError(f"App. A.1's mixture has 2 to 32 operands; operands={operands} has none")
     total = sum(1000**n for n in ADDITION_OPERANDS if n <= operands)
     return {
         "operand_counts": [n for n in ADDITION_OPERANDS if n <= operands],

@@ -275,7 +275,8 @@ def _thm_a10_outputs(
         "shift_s": sigma**2 * dim / 2,
         "epsilon": eps,
         "gamma": gamma,
-        "sufficient_condition": gamma - (1 - eps) ** 2 + 0.5 < 0,
+        # Lemma A.9 bounds ||x|| below by sigma sqrt(d)(1 - eps): nothing once eps >= 1.
+        "sufficient_condition": gamma - max(0.0, 1 - eps) ** 2 + 0.5 < 0,
         "weight_bound": lemma_a8(examples, dim, delta, sigma),
         "bias_bound_stated": sigma**2 * dim * (1 + eps),
         "probability_proved": 1 - 3 * delta,
@@ -319,7 +320,7 @@ def a12_bits(examples: int, length: int, dim: int, experts: int, delta: float) -
     eps = math.sqrt(2 * math.log(examples * k / delta) / d)
     m_b = d / n * (1 + eps)
     gamma = math.sqrt(2 * (2 * math.log(examples) + math.log(2 * k / delta)) / d)
-    margin = d / n * min(0.5, (1 - eps) ** 2 - 0.5 - gamma)
+    margin = d / n * min(0.5, max(0.0, 1 - eps) ** 2 - 0.5 - gamma)  # A.9 is void at eps >= 1
     out: dict[str, Any] = {
         "weight_bound": m_w,
         "bias_bound": m_b,

@@ -56,7 +56,9 @@ def graph_of(a: np.ndarray, b: np.ndarray, middle: np.ndarray | None = None) -> 
 
 def sets_of(graph: nx.Graph, s: object, d: object) -> tuple[np.ndarray, np.ndarray]:
     """Lemma A.2 (<=): a = N(s), b = N(d) over the other vertices, in sorted order (r = |V| - 2)."""
-    others = sorted((v for v in graph.nodes if v not in (s, d)), key=str)
+    # items 1..r in numeric order (as strings, '10' would come before '2'), any others after
+    rest = [v for v in graph.nodes if v not in (s, d)]
+    others = sorted(rest, key=lambda v: (0, v, "") if isinstance(v, int) else (1, 0, str(v)))
     a = np.array([graph.has_edge(s, v) for v in others], dtype=bool)
     b = np.array([graph.has_edge(d, v) for v in others], dtype=bool)
     return a, b

@@ -12,38 +12,12 @@ from __future__ import annotations
 
 import itertools
 import math
-from decimal import Decimal, localcontext
 from fractions import Fraction
 
 import pytest
 
 from ccomplexity import bounds
-
-
-def ceil_ln(scale: Fraction, arg: int) -> int:
-    """ceil(scale ln(arg)), with a 50-digit logarithm."""
-    with localcontext() as ctx:
-        ctx.prec = 50
-        x = Decimal(scale.numerator) * Decimal(arg).ln() / Decimal(scale.denominator)
-        return int(x.to_integral_value(rounding="ROUND_CEILING"))
-
-
-def lemma2_k(n: int, gamma: Fraction) -> int:
-    """Lemma 2: k = ceil(8 ln(2N) / gamma^2)."""
-    return ceil_ln(8 / gamma**2, 2 * n)
-
-
-def cor81_k(n: int) -> int:
-    """Cor. 8.1: k = ceil(128 ln(2N))."""
-    return ceil_ln(Fraction(128), 2 * n)
-
-
-def clog2(n: int) -> int:
-    """ceil(log2 n) by doubling."""
-    bits = 0
-    while 2**bits < n:
-        bits += 1
-    return bits
+from tests.ccomplexity.formulas import clog2, cor81_k, lemma2_k
 
 
 def no_residual(d: int, h: int) -> int:

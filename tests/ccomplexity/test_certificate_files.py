@@ -3,8 +3,10 @@ the pair limit of explicit fooling sets."""
 
 from __future__ import annotations
 
+import errno
 import json
 import math
+import os
 
 import numpy as np
 import pytest
@@ -85,3 +87,14 @@ def test_rows_and_columns_of_different_lengths_are_a_programming_error():
         certificates.fooling_set_certificate(
             problems.equality(2), np.array([0, 1, 2]), np.array([0, 1]), 1
         )
+
+
+def test_a_full_disk_while_writing_names_the_certificate(tmp_path, monkeypatch):
+    def full(*args: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", full)
+    path = tmp_path / "c.json"
+    with pytest.raises(InputError, match=r"^cannot write certificate .*c\.json: no space left"):
+        certificates.write_certificate(small(), path)
+    assert not path.exists() and list(tmp_path.iterdir()) == []
