@@ -116,7 +116,11 @@ MODULES: dict[str, Module] = {
     ),
     "ccomplexity/certificates.py": Module((T + "ccomplexity/test_certificate_files.py", *VERIFIER)),
     "ccomplexity/precision.py": Module(
-        (T + "ccomplexity/test_precision_edges.py", T + "ccomplexity/test_precision.py")
+        (
+            T + "ccomplexity/test_precision_edges.py",
+            T + "ccomplexity/test_precision.py",
+            T + "ccomplexity/test_precision_pinned.py",
+        )
     ),
     "ccomplexity/automata.py": Module(
         (
@@ -134,12 +138,21 @@ MODULES: dict[str, Module] = {
             LBP + "test_kg.py",
         )
     ),
-    "ccomplexity/bounds/base.py": Module((*BOUNDS, BP + "test_bounds_base_pinned.py")),
+    "ccomplexity/bounds/base.py": Module(
+        (*BOUNDS, BP + "test_bounds_base_pinned.py", BP + "test_bounds_base_pinned_2.py")
+    ),
     "ccomplexity/bounds/separations.py": Module((*BOUNDS, BP + "test_separations_pinned.py")),
     "ccomplexity/bounds/parrots.py": Module(
-        (*BOUNDS, BP + "test_parrots.py", BP + "test_parrots_pinned.py")
+        (
+            *BOUNDS,
+            BP + "test_parrots.py",
+            BP + "test_parrots_pinned.py",
+            BP + "test_parrots_pinned_2.py",
+        )
     ),
-    "ccomplexity/bounds/kg.py": Module((*BOUNDS, BP + "test_kg.py", BP + "test_kg_pinned.py")),
+    "ccomplexity/bounds/kg.py": Module(
+        (*BOUNDS, BP + "test_kg.py", BP + "test_kg_pinned.py", BP + "test_kg_pinned_2.py")
+    ),
     "ccomplexity/bounds/kg_blocks.py": Module(
         (*BOUNDS, BP + "test_kg.py", BP + "test_kg_pinned.py", BP + "test_kg_blocks_pinned.py")
     ),
@@ -153,20 +166,26 @@ MODULES: dict[str, Module] = {
     ),
     "ccomplexity/languages/dyck.py": language("dyck", *LANG),
     "ccomplexity/languages/strings.py": language("strings", *LANG),
-    "ccomplexity/languages/retrieval.py": language("retrieval", *LANG),
+    "ccomplexity/languages/retrieval.py": language(
+        "retrieval", *LANG, LP + "test_retrieval_pinned_2.py"
+    ),
     "ccomplexity/languages/memorization.py": language("memorization", LP + "test_memorization.py"),
     "ccomplexity/languages/arithmetic.py": language("arithmetic", LP + "test_arithmetic.py"),
     "ccomplexity/languages/assignment.py": language("assignment", LP + "test_assignment.py"),
     "ccomplexity/languages/graphs.py": language("graphs", LP + "test_graphs.py"),
     "ccomplexity/languages/hops.py": language("hops", LP + "test_hops.py"),
-    "ccomplexity/languages/igsm.py": language("igsm", LP + "test_igsm.py"),
-    "ccomplexity/languages/kg.py": language("kg", LP + "test_kg.py"),
+    "ccomplexity/languages/igsm.py": language(
+        "igsm", LP + "test_igsm.py", LP + "test_igsm_pinned_2.py"
+    ),
+    "ccomplexity/languages/kg.py": language("kg", LP + "test_kg.py", LP + "test_kg_pinned_2.py"),
     "ccomplexity/lower_bounds/fooling.py": lb(),
-    "ccomplexity/lower_bounds/max_fooling.py": lb(),
+    "ccomplexity/lower_bounds/max_fooling.py": Module((*LB, LBP + "test_max_fooling_pinned_2.py")),
     "ccomplexity/lower_bounds/matrix.py": lb("matrix"),
     "ccomplexity/lower_bounds/rank.py": lb("rank"),
     "ccomplexity/lower_bounds/one_way.py": lb("one_way"),
-    "ccomplexity/lower_bounds/exact.py": lb("exact"),
+    "ccomplexity/lower_bounds/exact.py": Module(
+        (*lb("exact").tests, LBP + "test_exact_pinned_2.py")
+    ),
     "ccomplexity/lower_bounds/kg.py": lb("kg_lb"),
     "ccomplexity/lower_bounds/word_problem.py": Module(
         (*lb("word_problem").tests, T + "ccomplexity/test_groups.py")
@@ -181,18 +200,27 @@ MODULES: dict[str, Module] = {
         (P + "test_protocols_rnn.py", P + "test_protocols_pinned.py", CERT)
     ),
     "simulations/protocols/attention.py": Module(
-        (P + "test_protocols_attention.py", P + "test_protocols_pinned.py", CERT)
+        (
+            P + "test_protocols_attention.py",
+            P + "test_protocols_pinned.py",
+            CERT,
+            P + "test_protocols_attention_pinned.py",
+        )
     ),
     "simulations/protocols/parrots.py": Module(
-        (P + "test_protocols_parrots.py", P + "test_protocols_pinned.py")
+        (
+            P + "test_protocols_parrots.py",
+            P + "test_protocols_pinned.py",
+            P + "test_protocols_parrots_pinned.py",
+        )
     ),
     "simulations/thresholds.py": Module(
         (
             T + "simulations/test_thresholds_edges.py",
             T + "simulations/test_thresholds.py",
             T + "simulations/test_threshold_check.py",
-        ),
-        note="plugin rows: their tests train plugin models (tests/ccx/test_plugins.py), not mapped",
+            T + "simulations/test_thresholds_plugins_pinned.py",
+        )
     ),
     "simulations/verdicts.py": Module(
         (

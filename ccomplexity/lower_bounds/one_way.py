@@ -15,6 +15,9 @@ from ccomplexity.lower_bounds.fooling import SYMBOLIC_LIMIT
 from ccomplexity.lower_bounds.matrix import as_matrix, row_classes
 from ccomplexity.problems import DENSE_LIMIT, TwoPartyProblem
 
+# Cells (rows x candidate columns) scored at once by separating_columns: bounded memory.
+SCORE_BLOCK_CELLS = 1 << 24
+
 
 @dataclass(frozen=True)
 class OneWayResult:
@@ -76,7 +79,7 @@ def separating_columns(sub: np.ndarray) -> tuple[int, ...]:
     labels = np.zeros(k, dtype=np.int64)
     classes = 1
     chosen: list[int] = []
-    step = max(1, (1 << 24) // max(k, 1))  # columns scored per block: bounded memory
+    step = max(1, SCORE_BLOCK_CELLS // max(k, 1))  # columns scored per block
     while classes < k:
         largest = int(np.argmax(np.bincount(labels)))
         a, b = np.flatnonzero(labels == largest)[:2]

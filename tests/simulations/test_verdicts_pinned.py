@@ -193,3 +193,31 @@ def test_a_small_late_rise_on_an_exactly_evaluated_set_is_undecided():
     curve = [(100 * (i + 1), a) for i, a in enumerate(values)]
     assert verdict(curve, 0.99, 1000, 0.0) == "undecided"
     assert verdict(curve, 0.99, 1000) == "plateaued"
+
+
+def test_a_trend_exactly_at_z_trend_is_still_improving() -> None:
+    # Window steps 23, 29, 31, 37 (offsets -7, -1, 1, 7 about 30: Sxx = 100), a linear rise of
+    # b = 1/32 per step on an exactly evaluated set of n = 8: the noise is (1/n)^2 (the scatter,
+    # 1/(6 n^2), is below it), so z = b sqrt(Sxx) n = 2.5 = Z_TREND, exactly in binary.
+    # An early best of 0.9 keeps the late-jump test from firing: only the trend test decides.
+    b, n = 1 / 32, 8
+    window = [(s, 0.5 + b * (s - 30)) for s in (23, 29, 31, 37)]
+    spread = sum((a - 2 * m + c) ** 2 for a, m, c in [(-7, -1, 1), (-1, 1, 7)]) * b * b / 12
+    assert spread == 1 / (6 * n * n) and spread < 1 / (n * n)
+    assert trend_z(window, n, spread, sampled=False) == Z_TREND == 10 * b * n
+    curve = [(1, 0.9), *window]
+    assert verdict(curve, 0.99, n, chance=0.0) == "undecided"  # at the threshold: improving
+    flatter = [(1, 0.9), *[(s, 0.5 + 0.99 * b * (s - 30)) for s in (23, 29, 31, 37)]]
+    assert verdict(flatter, 0.99, n, chance=0.0) == "plateaued"
+
+
+def test_a_late_best_exactly_one_jump_above_the_early_best_is_not_a_jump() -> None:
+    # Exactly evaluated (chance 0 exact), n = 4: the noise is (1/4)^2, so a jump is 2.5/4 = 0.625.
+    # The trend window is the three late evaluations, flat (z = 0, no scatter).
+    early = [(1, 0.25), (2, 0.25)]
+    assert trend_z([(7, 0.875), (8, 0.875), (9, 0.875)], 4, 0.0, sampled=False) == 0.0
+    at = [*early, (7, 0.875), (8, 0.875), (9, 0.875)]
+    assert 0.25 + 2.5 * math.sqrt(noise_variance(0.25, 4, 0.0, sampled=False)) == 0.875
+    assert verdict(at, 0.99, 4, chance=0.0) == "plateaued"  # not more than one jump above
+    above = [*early, (7, 0.875), (8, 0.875), (9, 0.875 + 2**-20)]
+    assert verdict(above, 0.99, 4, chance=0.0) == "undecided"

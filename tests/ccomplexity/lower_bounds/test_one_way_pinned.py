@@ -105,6 +105,23 @@ def test_separating_columns_tie_goes_to_the_first_column() -> None:
     assert ow.separating_columns(m) == (0, 1, 2)
 
 
+@pytest.mark.parametrize("cells", [1, 4, 7, 16])
+def test_separating_columns_do_not_depend_on_the_scoring_block(
+    cells: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Scored a few columns at a time (blocks of ``cells`` cells), the greedy still takes the
+    first column of the largest split over all candidates, so the witness is the one-block
+    answer: a tie across two blocks goes to the earlier block."""
+    rng = np.random.default_rng(cells)
+    tie = np.array([[0, 0, 0, 0], [1, 1, 1, 1]])  # every column splits the two rows alike
+    matrices = [tie, *(rng.integers(0, 3, size=(6, 9)) for _ in range(20))]
+    matrices = [m for m in matrices if len(np.unique(m, axis=0)) == len(m)]
+    expected = [ow.separating_columns(m) for m in matrices]
+    monkeypatch.setattr(ow, "SCORE_BLOCK_CELLS", cells)
+    assert [ow.separating_columns(m) for m in matrices] == expected
+    assert ow.separating_columns(tie) == (0,)
+
+
 def test_separating_columns_equal_classes_split_in_key_order() -> None:
     """After column 0 the classes {1, 4, 5} (value 0) and {0, 2, 3} (value 1) tie at three rows;
     classes are numbered by their key label * 2 + value, so {1, 4, 5} is split first (rows 1
