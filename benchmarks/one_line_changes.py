@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CHANGES = ROOT / "benchmarks" / "one_line_changes.toml"
 RESULTS = ROOT / "benchmarks" / "results"
 # make test's pytest command (Makefile), stopping at the first failure.
-PYTEST = ["-m", "pytest", "-n", "auto", "--maxprocesses", "8", "--dist", "loadgroup", "-x", "-rf"]
+PYTEST = ["-m", "pytest", "-n", "auto", "--maxprocesses", "8", "--dist", "loadgroup", "-x", "-rfE"]
 
 
 def load_changes() -> list[dict]:
@@ -71,7 +71,7 @@ def try_change(copy: Path, change: dict) -> dict:
         start = time.perf_counter()
         run = subprocess.run([sys.executable, *PYTEST], cwd=copy, capture_output=True, text=True)
         seconds = time.perf_counter() - start
-        failed = re.findall(r"^FAILED (\S+)", run.stdout, flags=re.MULTILINE)
+        failed = re.findall(r"^(?:FAILED|ERROR) (\S+)", run.stdout, flags=re.MULTILINE)
         caught = run.returncode != 0
         return {
             **change,
@@ -83,16 +83,24 @@ def try_change(copy: Path, change: dict) -> dict:
         path.write_text(original)
 
 
-def report(results: list[dict]) -> str:
-    judged = [r for r in results if r["caught"] is not None]
-    caught = sum(r["caught"] for r in judged)
+def describe() -> str:
+    """The commit the copy is taken from, and whether the working tree differs from it (the
+    recorded results themselves aside)."""
     commit = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
     ).stdout.strip()
     dirty = subprocess.run(
-        ["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True
+        ["git", "status", "--porcelain", "--", ".", ":!benchmarks/results"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     ).stdout.strip()
-    commit += " with uncommitted changes" if dirty else ""
+    return commit + (" with uncommitted changes" if dirty else "")
+
+
+def report(results: list[dict], commit: str) -> str:
+    judged = [r for r in results if r["caught"] is not None]
+    caught = sum(r["caught"] for r in judged)
     out = [
         "# One-line changes against `make test`",
         "",
@@ -123,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"no change {bad[0]}: there are {len(changes)}")
     chosen = args.which or list(range(1, len(changes) + 1))
     results = []
+    commit = describe()  # of the tree copied now, before any result is written
     with tempfile.TemporaryDirectory(prefix="one-line-") as tmp:
         copy = Path(tmp)
         copy_repo(copy)
@@ -134,9 +143,9 @@ def main(argv: list[str] | None = None) -> int:
     RESULTS.mkdir(exist_ok=True)
     if not args.which:  # only a full run replaces the recorded results
         (RESULTS / "one_line_changes.json").write_text(json.dumps(results, indent=1) + "\n")
-        (RESULTS / "one_line_changes.md").write_text(report(results))
+        (RESULTS / "one_line_changes.md").write_text(report(results, commit))
     else:
-        print(report(results))
+        print(report(results, commit))
     return 0
 
 
