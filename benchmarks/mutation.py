@@ -38,6 +38,8 @@ from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 
+from ccomplexity.files import atomic_open
+
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10
@@ -489,10 +491,10 @@ def write(results: dict) -> None:
     # Merged into what is on disk, so that two runs of different modules keep both.
     results = {**load_results(), **results}
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "mutation.json").write_text(
-        json.dumps({"modules": results}, indent=1, ensure_ascii=False) + "\n"
-    )
-    (RESULTS / "mutation.md").write_text(report(results))
+    with atomic_open(RESULTS / "mutation.json") as handle:
+        handle.write(json.dumps({"modules": results}, indent=1, ensure_ascii=False) + "\n")
+    with atomic_open(RESULTS / "mutation.md") as handle:
+        handle.write(report(results))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,6 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from ccomplexity.files import atomic_open
+
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10
@@ -142,8 +144,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{i:2d} {said:8s} {changes[i - 1]['kind']}", flush=True)
     RESULTS.mkdir(exist_ok=True)
     if not args.which:  # only a full run replaces the recorded results
-        (RESULTS / "one_line_changes.json").write_text(json.dumps(results, indent=1) + "\n")
-        (RESULTS / "one_line_changes.md").write_text(report(results, commit))
+        with atomic_open(RESULTS / "one_line_changes.json") as handle:
+            handle.write(json.dumps(results, indent=1) + "\n")
+        with atomic_open(RESULTS / "one_line_changes.md") as handle:
+            handle.write(report(results, commit))
     else:
         print(report(results, commit))
     return 0

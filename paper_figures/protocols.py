@@ -21,7 +21,7 @@ bits the task needs at the cut; a store without checkpoints draws (and promises)
 
 Each panel is measured first (:func:`measure_sent`, :func:`measure_used`: the numbers, no
 drawing), then concluded (:func:`conclude`) and drawn. One module for both panels on purpose
-(about 550 lines): they share the figure's layout, its CSV and its conclusion.
+(about 720 lines): they share the figure's layout, its CSV and its conclusion.
 """
 
 from __future__ import annotations

@@ -10,6 +10,10 @@ the largest length reached before it and an arrow up (``style.one_sided``), and 
 no length, only ``threshold_at_least``.  Dashed black: the construction's width that suffices
 for length N.  Both come from the claims table (:mod:`ccomplexity.claims`): its lower-bound
 rows and the upper-bound rows whose value is a width (Thm 1 for index lookup, Thm 6 for equality).
+
+A plugin task gets a panel of its own (its two computed bounds in bits, each trained model's bits
+at each stored N). The module stays whole (about 520 lines): :func:`make` draws that panel beside
+the paper's, into the same figure legend, CSV rows and caption.
 """
 
 from __future__ import annotations

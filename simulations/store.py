@@ -28,7 +28,7 @@ works (:meth:`~Store.renew`); another sweep on the same store skips runs leased 
 so concurrent sweeps share the work instead of training it twice.  A lease that is not renewed
 (its sweep was killed) expires after its time to live and the run is claimed again.
 
-The module stays whole (about 640 lines): one file format (schema, its four versions and their
+The module stays whole (about 920 lines): one file format (schema, its four versions and their
 upgrades, leases, the check of every row a reader decodes) and its one reader and writer; the
 verdict rule it stores lives in :mod:`simulations.verdicts`.
 """

@@ -42,8 +42,8 @@ onto the grid, and no fixed-size summary of Alice's side determines that sum of 
 Numbers are on the model's p-bit grid (floor rounding, ``frac`` fractional bits, default p // 2);
 the softmax sum Z <= N must fit on the grid, N 2^frac <= 2^(p-1) - 1.
 
-The two-way, single-output and one-way variants of Thm 4 stay in one module (a little over
-500 lines): one runner, one set of partition and precision checks, one bit count.
+The two-way, single-output and one-way variants of Thm 4 stay in one module (about 630
+lines): one runner, one set of partition and precision checks, one bit count.
 """
 
 from __future__ import annotations

@@ -15,24 +15,16 @@ import pytest
 from ccomplexity.bounds import kg_blocks
 from ccomplexity.bounds.kg_blocks import Block
 from ccomplexity.errors import InputError
+from tests.ccomplexity.formulas import kg_lookup as lookup
+from tests.ccomplexity.formulas import kg_moe as moe
+from tests.ccomplexity.formulas import kg_paper_counts as paper
+from tests.ccomplexity.formulas import kg_substitute as substitute
+from tests.ccomplexity.formulas import layer_counts as counts
 
 
 def layer_entries(w: int, h: int) -> int:
     """Eq. 15-16: Q, K, V and the GLU of one Layer."""
     return 3 * w * w + 3 * w * h + 2 * h
-
-
-def counts(w: int, hidden: list[int]) -> dict[str, int]:
-    """The counts of Layers of model width w and the given realised hidden widths."""
-    glu = sum(3 * w * h + 2 * h for h in hidden)
-    return {
-        "depth": len(hidden),
-        "model_width": w,
-        "hidden_width": max(hidden),
-        "attention_parameters": 3 * w * w * len(hidden),
-        "glu_parameters": glu,
-        "parameters": 3 * w * w * len(hidden) + glu,
-    }
 
 
 # -- Block ---------------------------------------------------------------------------------------
@@ -85,19 +77,6 @@ def test_row_width() -> None:
 # -- lookup (Prop B.10), substitute (Prop B.12) --------------------------------------------------
 
 
-def lookup(b: int, t: int) -> dict[str, int]:
-    """Prop B.10: NoResidual (d' = 4b + T) then NoResidual (d' = d), d = 5b + 1, W = 2d."""
-    d = 5 * b + 1
-    return counts(2 * d, [4 * (4 * b + t)] * 2 + [4 * d] * 2)
-
-
-def substitute(b: int) -> dict[str, int]:
-    """Prop B.12: attention Layer (hidden 2d) + NoResidual + InvertColumn + NoResidual (8
-    Layers of hidden 4d), all at the block's width W = 2d."""
-    d = 5 * b + 1
-    return counts(2 * d, [2 * d] + [4 * d] * 8)
-
-
 @pytest.mark.parametrize(("b", "t"), [(6, 128), (3, 5), (1, 1)])
 def test_lookup_block(b: int, t: int) -> None:
     block = kg_blocks.lookup_block(b, t)
@@ -128,25 +107,6 @@ def test_substitute_block_hand_value() -> None:
 # -- the MoE lookup (Prop B.11) and the compositions (Thm 5.1, Prop B.13, Thm 5.3) ---------------
 
 
-def moe(b: int, sizes: list[int]) -> dict[str, int]:
-    """Prop B.11: shared attention, a router W x K in each of the 4 Layers, expert i B.10's GLUs
-    on its T_i triples."""
-    d = 5 * b + 1
-    w = 2 * d
-    glu = [lookup(b, t)["glu_parameters"] for t in sizes]
-    routers = 4 * w * len(sizes)
-    attention = 4 * 3 * w * w
-    return {
-        "depth": 4,
-        "model_width": w,
-        "attention_parameters": attention,
-        "router_parameters": routers,
-        "glu_parameters": sum(glu),
-        "parameters": attention + routers + sum(glu),
-        "active_parameters": attention + routers + max(glu),
-    }
-
-
 @pytest.mark.parametrize(("b", "sizes"), [(6, [12] * 10 + [8]), (3, [4, 6, 2]), (2, [5])])
 def test_moe_lookup_counts(b: int, sizes: list[int]) -> None:
     assert kg_blocks.moe_lookup_counts(b, sizes) == moe(b, sizes)
@@ -157,25 +117,6 @@ def test_moe_lookup_active_is_the_largest_expert_wherever_it_is() -> None:
     last = kg_blocks.moe_lookup_counts(3, [1, 1, 9])
     assert first == last
     assert first["active_parameters"] - first["router_parameters"] == (lookup(3, 9)["parameters"])
-
-
-def paper(comp: str, b: int, t: int, q: int, sizes: list[int] | None = None) -> dict[str, int]:
-    """Thm 5.1: q copies of (lookup, substitute); Prop B.13: one; Thm 5.3: one, MoE lookup."""
-    sub = substitute(b)
-    look = moe(b, sizes or [t]) if comp == "looped-moe" else lookup(b, t)
-    copies = q if comp == "standard" else 1
-    out = {
-        "paper_block_depth": 4 + 9,
-        "paper_model_width": 2 * (5 * b + 1),
-        "paper_parameters": copies * (look["parameters"] + sub["parameters"]),
-        "paper_attention_parameters": copies
-        * (look["attention_parameters"] + sub["attention_parameters"]),
-        "paper_lookup_parameters": copies * look["parameters"],
-        "paper_substitute_parameters": copies * sub["parameters"],
-    }
-    if comp == "looped-moe":
-        out["paper_active_lookup_parameters"] = look["active_parameters"]
-    return out
 
 
 @pytest.mark.parametrize(("b", "t", "q"), [(6, 128, 4), (3, 10, 2), (2, 3, 1)])

@@ -24,13 +24,12 @@ import pytest
 from ccomplexity import bounds
 from ccomplexity.bounds import kg
 from ccomplexity.errors import InputError
-
-
-def clog2(n: int) -> int:
-    bits = 0
-    while 2**bits < n:
-        bits += 1
-    return bits
+from tests.ccomplexity.formulas import clog2
+from tests.ccomplexity.formulas import kg_lookup as lookup_block
+from tests.ccomplexity.formulas import kg_moe as moe_block
+from tests.ccomplexity.formulas import kg_paper_counts as paper
+from tests.ccomplexity.formulas import kg_substitute as substitute_block
+from tests.ccomplexity.formulas import layer_counts as block
 
 
 def code_bits(e: int, r: int, q: int) -> int:
@@ -50,63 +49,6 @@ def experts(e: int, r: int) -> int:
 def head_ranges(e: int, k: int) -> list[int]:
     """Triples per expert / R: expert i owns entities floor(iE/K) <= x < floor((i+1)E/K)."""
     return [(i + 1) * e // k - i * e // k for i in range(k)]
-
-
-# -- the paper's Layers (App. B.4), as in test_kg_blocks_pinned ----------------------------------
-
-
-def block(w: int, hidden: list[int]) -> dict[str, int]:
-    glu = sum(3 * w * h + 2 * h for h in hidden)
-    return {
-        "depth": len(hidden),
-        "model_width": w,
-        "hidden_width": max(hidden),
-        "attention_parameters": 3 * w * w * len(hidden),
-        "glu_parameters": glu,
-        "parameters": 3 * w * w * len(hidden) + glu,
-    }
-
-
-def lookup_block(b: int, t: int) -> dict[str, int]:
-    d = 5 * b + 1
-    return block(2 * d, [4 * (4 * b + t)] * 2 + [4 * d] * 2)
-
-
-def substitute_block(b: int) -> dict[str, int]:
-    d = 5 * b + 1
-    return block(2 * d, [2 * d] + [4 * d] * 8)
-
-
-def moe_block(b: int, sizes: list[int]) -> dict[str, int]:
-    w = 2 * (5 * b + 1)
-    glu = [lookup_block(b, t)["glu_parameters"] for t in sizes]
-    return {
-        "depth": 4,
-        "model_width": w,
-        "attention_parameters": 12 * w * w,
-        "router_parameters": 4 * w * len(sizes),
-        "glu_parameters": sum(glu),
-        "parameters": 12 * w * w + 4 * w * len(sizes) + sum(glu),
-        "active_parameters": 12 * w * w + 4 * w * len(sizes) + max(glu),
-    }
-
-
-def paper(comp: str, b: int, t: int, q: int, sizes: list[int]) -> dict[str, int]:
-    sub = substitute_block(b)
-    look = moe_block(b, sizes) if comp == "looped-moe" else lookup_block(b, t)
-    copies = q if comp == "standard" else 1
-    out = {
-        "paper_block_depth": 13,
-        "paper_model_width": 2 * (5 * b + 1),
-        "paper_parameters": copies * (look["parameters"] + sub["parameters"]),
-        "paper_attention_parameters": copies
-        * (look["attention_parameters"] + sub["attention_parameters"]),
-        "paper_lookup_parameters": copies * look["parameters"],
-        "paper_substitute_parameters": copies * sub["parameters"],
-    }
-    if comp == "looped-moe":
-        out["paper_active_lookup_parameters"] = look["active_parameters"]
-    return out
 
 
 # -- the construction (Thm 5.1, Prop B.13, Thm 5.3) ----------------------------------------------

@@ -25,6 +25,7 @@ from ccomplexity.languages.dyck import (
     positive_h1,
     sample_dyck,
 )
+from tests.ccomplexity.formulas import dyck_height_count as dp_count
 
 
 def member(word: tuple[int, ...], n: int, k: int) -> bool:
@@ -42,20 +43,6 @@ def member(word: tuple[int, ...], n: int, k: int) -> bool:
 
 def every_word(n: int, length: int) -> list[tuple[int, ...]]:
     return list(itertools.product(range(2 * n), repeat=length))
-
-
-def dp_count(n: int, k: int, length: int) -> int:
-    """Paths of stack heights 0 -> 0 in ``length`` steps within 0..k; an open has n types."""
-    ways = {0: 1}
-    for _ in range(length):
-        nxt: dict[int, int] = {}
-        for h, c in ways.items():
-            if h < k:
-                nxt[h + 1] = nxt.get(h + 1, 0) + n * c
-            if h > 0:
-                nxt[h - 1] = nxt.get(h - 1, 0) + c
-        ways = nxt
-    return ways.get(0, 0)
 
 
 def catalan(m: int) -> int:

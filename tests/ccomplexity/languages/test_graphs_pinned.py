@@ -13,6 +13,7 @@ import pytest
 from ccomplexity.errors import InputError
 from ccomplexity.languages import graphs
 from ccomplexity.languages.graphs import Layout
+from tests.ccomplexity.languages.generators import ConstantUniform
 
 
 def test_disjointness_on_every_pair() -> None:
@@ -172,17 +173,6 @@ def test_layout_decode_refusals() -> None:
     zero[0, 0], zero[0, 6] = 0, 4  # (s, 0) and (d, 0) are fine
     a, b = layout.decode(zero)
     assert a.tolist() == [[False, False, True]] and b.tolist() == [[False, True, False]]
-
-
-class ConstantUniform(np.random.Generator):
-    """A real Generator whose ``random`` returns one chosen double (integers stay random)."""
-
-    def __init__(self, value: float, seed: int = 0) -> None:
-        super().__init__(np.random.PCG64(seed))
-        self.value = value
-
-    def random(self, size=None, dtype=np.float64, out=None):  # type: ignore[no-untyped-def, override]
-        return self.value if size is None else np.full(size, self.value)
 
 
 def test_sampler_meets_exactly_when_the_coin_is_below_one_half() -> None:

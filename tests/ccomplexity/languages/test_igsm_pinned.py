@@ -13,6 +13,7 @@ import pytest
 from ccomplexity.errors import InputError
 from ccomplexity.languages import igsm
 from ccomplexity.languages.igsm import Problem, Statement, Vocabulary
+from tests.ccomplexity.languages.generators import ConstantUniform
 
 
 def test_modulus_is_a_prime_in_2_to_97() -> None:
@@ -207,17 +208,6 @@ def test_sampler_constant_rate_over_many_problems() -> None:
         s.op is None for _ in range(1500) for s in igsm.sample_problem(rng, 6, 2, 6).statements
     )
     assert abs(consts / 1500 - 7 / 3) < 0.06  # 2/3 would give 19/6, 1/4 would give 17/8
-
-
-class ConstantUniform(np.random.Generator):
-    """A real Generator whose ``random`` returns one chosen double (integers etc. stay random)."""
-
-    def __init__(self, value: float, seed: int = 0) -> None:
-        super().__init__(np.random.PCG64(seed))
-        self.value = value
-
-    def random(self, size=None, dtype=np.float64, out=None):  # type: ignore[no-untyped-def, override]
-        return self.value if size is None else np.full(size, self.value)
 
 
 def kinds(problem: Problem) -> list[tuple[str | None, str, str | None]]:

@@ -6,7 +6,6 @@ below and above."""
 
 from __future__ import annotations
 
-import functools
 import itertools
 
 import numpy as np
@@ -15,44 +14,9 @@ import pytest
 from ccomplexity import problems as P
 from ccomplexity.errors import InputError
 from ccomplexity.lower_bounds import exact as ex
+from tests.ccomplexity.formulas import gf2_rank, naive_d
 
 # ------------------------------------------------------------------------------ helpers
-
-
-def naive_d(m: np.ndarray) -> int:
-    """D(M) straight from the recursion over all splits, without reduction or pruning."""
-    cells = m.tolist()
-
-    @functools.cache
-    def d(rows: tuple[int, ...], cols: tuple[int, ...]) -> int:
-        if len({cells[r][c] for r in rows for c in cols}) == 1:
-            return 0
-        best = 99
-        for items, alice in ((rows, True), (cols, False)):
-            for mask in range(1, 2 ** (len(items) - 1)):
-                a = tuple(x for i, x in enumerate(items) if mask >> i & 1)
-                b = tuple(x for i, x in enumerate(items) if not mask >> i & 1)
-                cost = max(d(a, cols), d(b, cols)) if alice else max(d(rows, a), d(rows, b))
-                best = min(best, 1 + cost)
-        return best
-
-    return d(tuple(range(m.shape[0])), tuple(range(m.shape[1])))
-
-
-def gf2_rank(rows: list[list[int]]) -> int:
-    """Rank over GF(2) by row reduction on lists of bits."""
-    m = [list(r) for r in rows]
-    rank = 0
-    for col in range(len(m[0]) if m else 0):
-        piv = next((i for i in range(rank, len(m)) if m[i][col]), None)
-        if piv is None:
-            continue
-        m[rank], m[piv] = m[piv], m[rank]
-        for i in range(len(m)):
-            if i != rank and m[i][col]:
-                m[i] = [a ^ b for a, b in zip(m[i], m[rank], strict=True)]
-        rank += 1
-    return rank
 
 
 def rank_bound(m: np.ndarray) -> int:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 
 import numpy as np
@@ -16,6 +15,7 @@ from ccomplexity import problems as P
 from ccomplexity.errors import InputError
 from ccomplexity.languages.dyck import is_dyck
 from ccomplexity.lower_bounds.matrix import dyck_count
+from tests.ccomplexity.formulas import naive_d
 
 # ------------------------------------------------------------------------------ helpers
 
@@ -30,26 +30,6 @@ def brute_members(types: int, depth: int, length: int) -> np.ndarray:
     """Every word of [2n]^N filtered by the stack oracle (no DFA involved)."""
     words = P.digits(np.arange((2 * types) ** length), 2 * types, length)
     return words[is_dyck(words, types, depth)]
-
-
-def naive_d(m: np.ndarray) -> int:
-    """D(M) straight from the recursion over all splits, without reduction or pruning."""
-
-    @functools.cache
-    def d(rows: tuple[int, ...], cols: tuple[int, ...]) -> int:
-        sub = m[np.ix_(rows, cols)]
-        if (sub == sub.flat[0]).all():
-            return 0
-        best = 99
-        for items, alice in ((rows, True), (cols, False)):
-            for mask in range(1, 2 ** (len(items) - 1)):
-                a = tuple(x for i, x in enumerate(items) if mask >> i & 1)
-                b = tuple(x for i, x in enumerate(items) if not mask >> i & 1)
-                cost = max(d(a, cols), d(b, cols)) if alice else max(d(rows, a), d(rows, b))
-                best = min(best, 1 + cost)
-        return best
-
-    return d(tuple(range(m.shape[0])), tuple(range(m.shape[1])))
 
 
 def det_int(m: np.ndarray) -> int:

@@ -14,6 +14,7 @@ from ccomplexity import problems as P
 from ccomplexity.automata import DFA, dyck_dfa
 from ccomplexity.errors import InputError
 from ccomplexity.lower_bounds import matrix as mx
+from tests.ccomplexity.formulas import dyck_height_count as height_dp
 
 # ------------------------------------------------------------------------------ helpers
 
@@ -36,20 +37,6 @@ def brute_count(types: int, depth: int, length: int) -> int:
     return sum(
         is_member(w, types, depth) for w in itertools.product(range(2 * types), repeat=length)
     )
-
-
-def height_dp(types: int, depth: int, length: int) -> int:
-    """Dyck words by stack height, unbounded heights clipped at ``depth`` (no matrix powers)."""
-    c = {0: 1}
-    for _ in range(length):
-        new: dict[int, int] = {}
-        for h, v in c.items():
-            if h < depth:
-                new[h + 1] = new.get(h + 1, 0) + types * v
-            if h > 0:
-                new[h - 1] = new.get(h - 1, 0) + v
-        c = new
-    return c.get(0, 0)
 
 
 def naive_power_row0(matrix: list[list[int]], power: int) -> list[int]:

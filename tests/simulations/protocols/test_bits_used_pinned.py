@@ -24,6 +24,7 @@ from ccomplexity.errors import InputError
 from models.constructions.dfa_rnn import random_words
 from simulations.protocols import bits_used as BU
 from simulations.protocols import rnn
+from tests.simulations.protocols.untrained import save_untrained
 
 # ----------------------------------------------------------------------------- a known state
 
@@ -338,14 +339,8 @@ def test_run_refusals(kwargs: dict, needle: str) -> None:
 
 def _train(folder: Path, task: str, length: int) -> str:
     """A checkpoint of an untrained width-2 GRU for ``task`` (saved as training saves it)."""
-    from simulations.checkpoints import save_checkpoint
-    from simulations.training import TrainConfig, build_model
-
-    config = TrainConfig.of(task=task, arch="gru", width=2, layers=1, length=length, steps=1,
-                            batch=4, lr=1e-2, heads=1, eval_every=1, eval_samples=4)  # fmt: skip
     torch.manual_seed(0)
-    model, _ = build_model(config)
-    return str(save_checkpoint(model, config, folder))
+    return save_untrained(folder, task=task, arch="gru", width=2, length=length, lr=1e-2, heads=1)
 
 
 @pytest.fixture(scope="module")

@@ -20,6 +20,7 @@ from ccomplexity.errors import InputError
 from ccomplexity.problems import Partition
 from simulations.protocols import attention, harness
 from simulations.protocols.requests import AttentionProtocolRequest
+from tests.simulations.protocols.untrained import save_untrained
 
 
 def attend(**fields: Any) -> dict[str, Any]:
@@ -71,24 +72,8 @@ def test_transformer_source_defaults() -> None:
 @pytest.fixture(scope="module")
 def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> str:
     """An untrained transformer (width 4, 2 heads, N = 6) saved as training saves it."""
-    from simulations.checkpoints import save_checkpoint
-    from simulations.training import TrainConfig, build_model
-
     folder: Path = tmp_path_factory.mktemp("attention_checkpoint")
-    config = TrainConfig.of(
-        steps=1,
-        batch=4,
-        eval_every=1,
-        eval_samples=4,
-        layers=1,
-        task="dyck",
-        arch="transformer",
-        width=4,
-        heads=2,
-        length=6,
-    )
-    model, _ = build_model(config)
-    return str(save_checkpoint(model, config, folder))
+    return save_untrained(folder, task="dyck", arch="transformer", width=4, heads=2, length=6)
 
 
 def test_checkpoint_width_must_be_its_own(checkpoint: str) -> None:

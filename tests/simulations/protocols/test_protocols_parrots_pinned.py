@@ -11,7 +11,6 @@ defaults and its run on a checkpoint.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -22,17 +21,7 @@ from ccomplexity.errors import InputError
 from ccomplexity.languages import graphs
 from simulations.protocols import harness, parrots
 from simulations.protocols.requests import ParrotsProtocolRequest
-
-
-def save(folder: Path, **fields: Any) -> str:
-    """A checkpoint of a freshly initialised model (no training step), as training saves it."""
-    from simulations.checkpoints import save_checkpoint
-    from simulations.training import TrainConfig, build_model
-
-    base = {"steps": 1, "batch": 4, "eval_every": 1, "eval_samples": 4, "layers": 1}
-    config = TrainConfig.of(**{**base, **fields})
-    model, _ = build_model(config)
-    return str(save_checkpoint(model, config, folder))
+from tests.simulations.protocols.untrained import save_untrained
 
 
 @pytest.fixture(scope="module")
@@ -41,8 +30,8 @@ def ckpt(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     common = {"task": "length2-path", "arch": "concat-transformer", "width": 2, "heads": 1,
               "length": 3, "experts": 2}  # fmt: skip
     return {
-        "path": save(folder, **common, gate="softmax"),
-        "held": save(folder, **common, precision=4),
+        "path": save_untrained(folder, **common, gate="softmax"),
+        "held": save_untrained(folder, **common, precision=4),
     }
 
 

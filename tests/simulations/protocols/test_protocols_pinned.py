@@ -11,6 +11,7 @@ and the reduction's collision search against hand-made deltas.
 
 from __future__ import annotations
 
+import functools
 import math
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,15 @@ from simulations.protocols.requests import (
     ParrotsProtocolRequest,
     RnnProtocolRequest,
 )
+from tests.simulations.protocols.untrained import save_untrained
+
+# Thm 4's two-way run, (sender, receiver, step): Bob's query token, then both parties' maxima,
+# partial softmax sums and partial value sums.
+TWO_WAY_SCHEDULE = [
+    ("bob", "alice", "query_token"), ("bob", "alice", "max_logit"), ("alice", "bob", "max_logit"),
+    ("bob", "alice", "partial_softmax_sums"), ("alice", "bob", "partial_softmax_sums"),
+    ("bob", "alice", "partial_value_sums"), ("alice", "bob", "partial_value_sums"),
+]  # fmt: skip
 
 
 def log2c(n: int) -> int:
@@ -42,32 +52,22 @@ def schedule(t: Transcript) -> list[tuple[str, str, str]]:
     return [(m.sender, m.receiver, m.step) for m in t.messages]
 
 
-def save(folder: Path, **fields: Any) -> str:
-    """A checkpoint of a freshly initialised model (no training step), as training saves it."""
-    from simulations.checkpoints import save_checkpoint
-    from simulations.training import TrainConfig, build_model
-
-    base = {"steps": 1, "batch": 4, "eval_every": 1, "eval_samples": 4, "layers": 1}
-    config = TrainConfig.of(**{**base, **fields})
-    model, _ = build_model(config)
-    return str(save_checkpoint(model, config, folder))
-
-
 @pytest.fixture(scope="module")
 def ckpt(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     folder = tmp_path_factory.mktemp("protocol_checkpoints")
+    save = functools.partial(save_untrained, folder)
     return {
-        "gru": save(folder, task="dyck", arch="gru", width=2, length=6),
-        "gru-held": save(folder, task="index-lookup", arch="gru", width=2, length=4, symbols=2,
+        "gru": save(task="dyck", arch="gru", width=2, length=6),
+        "gru-held": save(task="index-lookup", arch="gru", width=2, length=4, symbols=2,
                          precision=3),
-        "transformer": save(folder, task="dyck", arch="transformer", width=4, heads=2, length=6),
-        "transformer-held": save(folder, task="dyck", arch="transformer", width=4, heads=2,
-                                 length=6, precision=4),
-        "path": save(folder, task="length2-path", arch="concat-transformer", width=2, heads=1,
-                     length=3, experts=2, gate="softmax"),
-        "path-held": save(folder, task="length2-path", arch="concat-transformer", width=2,
-                          heads=1, length=3, experts=2, precision=4),
-        "path-lstm": save(folder, task="length2-path", arch="lstm", width=2, length=3),
+        "transformer": save(task="dyck", arch="transformer", width=4, heads=2, length=6),
+        "transformer-held": save(task="dyck", arch="transformer", width=4, heads=2, length=6,
+                                 precision=4),
+        "path": save(task="length2-path", arch="concat-transformer", width=2, heads=1, length=3,
+                     experts=2, gate="softmax"),
+        "path-held": save(task="length2-path", arch="concat-transformer", width=2, heads=1,
+                          length=3, experts=2, precision=4),
+        "path-lstm": save(task="length2-path", arch="lstm", width=2, length=3),
     }  # fmt: skip
 
 
@@ -267,11 +267,7 @@ def test_two_way_and_single_output_message_order() -> None:
         default = attention.setup(model, part, inputs, numbers)
         assert default.schedule == two.schedule and default.outputs == ("alice", "bob")
     b, a = "bob", "alice"
-    assert schedule(t) == [
-        (b, a, "query_token"), (b, a, "max_logit"), (a, b, "max_logit"),
-        (b, a, "partial_softmax_sums"), (a, b, "partial_softmax_sums"),
-        (b, a, "partial_value_sums"), (a, b, "partial_value_sums"),
-    ]  # fmt: skip
+    assert schedule(t) == TWO_WAY_SCHEDULE
     assert schedule(s) == [
         (b, a, "query_token"), (b, a, "max_logit"), (a, b, "max_logit"),
         (a, b, "partial_softmax_sums"), (b, a, "softmax_sum"), (a, b, "partial_value_sums"),
@@ -554,11 +550,7 @@ def test_held_transformer_parts(ckpt: dict[str, str]) -> None:
         assert torch.allclose(out["alice"], model(inputs)[:, -1], rtol=0, atol=1e-6)
         assert torch.allclose(out1["bob"], model(inputs)[:, -1], rtol=0, atol=1e-6)
     b, a = "bob", "alice"
-    assert schedule(t) == [
-        (b, a, "query_token"), (b, a, "max_logit"), (a, b, "max_logit"),
-        (b, a, "partial_softmax_sums"), (a, b, "partial_softmax_sums"),
-        (b, a, "partial_value_sums"), (a, b, "partial_value_sums"),
-    ]  # fmt: skip
+    assert schedule(t) == TWO_WAY_SCHEDULE
     assert schedule(s) == [
         (b, a, "query_token"), (b, a, "max_logit"), (a, b, "max_logit"),
         (a, b, "partial_softmax_sums"), (a, b, "partial_value_sums"),
@@ -729,7 +721,9 @@ def test_parrots_on_checkpoints(ckpt: dict[str, str]) -> None:
 
 
 def test_parrots_checkpoint_of_another_task(tmp_path: Path) -> None:
-    path = save(tmp_path, task="dyck", arch="concat-transformer", width=2, heads=1, length=4)
+    path = save_untrained(
+        tmp_path, task="dyck", arch="concat-transformer", width=2, heads=1, length=4
+    )
     with pytest.raises(InputError, match=f"^checkpoint {path} was trained on dyck$"):
         run_parrots(vertices=None, width=None, checkpoint=path)
 
@@ -857,7 +851,7 @@ def test_rnn_bound_of_a_plugin_task_is_at_the_cut(tmp_path: Path) -> None:
         def fel(words: np.ndarray) -> np.ndarray:
             return (words[:, 0] == words[:, -1]).astype(np.int8)
 
-        path = save(tmp_path, task="first-equals-last", arch="gru", width=2, length=4)
+        path = save_untrained(tmp_path, task="first-equals-last", arch="gru", width=2, length=4)
         runs, origin = one_way_per_cut("first-equals-last", 4)
         for cut in (1, 3):
             r = run_rnn(arch=None, width=None, length=None, checkpoint=path, cut=cut)
