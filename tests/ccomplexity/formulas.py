@@ -74,10 +74,11 @@ def gf2_rank(rows: list[list[int]]) -> int:
     return rank
 
 
-def dyck_height_count(types: int, depth: int, length: int) -> int:
-    """Dyck-(types, depth) words of ``length``: paths of stack heights 0 -> 0 within 0..depth,
-    an open bracket of any of ``types`` kinds, a close of the one on top."""
-    ways = {0: 1}
+def dyck_height_count(types: int, depth: int, length: int, start: int = 0) -> int:
+    """Dyck-(types, depth) words of ``length`` (from a stack of height ``start``, the ways to
+    close it): paths of stack heights start -> 0 within 0..depth, an open bracket of any of
+    ``types`` kinds, a close of the one on top."""
+    ways = {start: 1}
     for _ in range(length):
         nxt: dict[int, int] = {}
         for h, c in ways.items():

@@ -273,16 +273,7 @@ def test_completion_table_against_the_dp(n: int, top: int, length: int) -> None:
     for r in range(length + 1):
         for h in range(top + 1):
             # ways from height h with r left = paths h -> 0 within 0..top
-            ways = {h: 1}
-            for _ in range(r):
-                nxt: dict[int, int] = {}
-                for g, c in ways.items():
-                    if g < top:
-                        nxt[g + 1] = nxt.get(g + 1, 0) + n * c
-                    if g > 0:
-                        nxt[g - 1] = nxt.get(g - 1, 0) + c
-                ways = nxt
-            assert w[r][h] == ways.get(0, 0), (r, h)
+            assert w[r][h] == dp_count(n, top, r, start=h), (r, h)
 
 
 def test_samples_of_every_shape_are_members() -> None:
