@@ -5,16 +5,22 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 TORCH  ?= torch==2.13.0
 STAMP  := $(VENV)/.installed
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: setup test test-ray mutation lint format demo bench clean
 
 setup: $(STAMP)
 
+# --no-compile: pip would byte-compile every module of every package, about half the set-up time
+# and most of it torch modules that nothing imports. Python compiles what is imported instead, on
+# first use, and keeps what it compiled for the next process: the targets below start many
+# (pytest workers, process pools, the CLI), so a PYTHONDONTWRITEBYTECODE in the caller's
+# environment, which would make each of them compile everything it imports afresh, is dropped.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet "$(TORCH)"
-	$(PY) -m pip install --quiet -e ".[dev]"
+	$(PY) -m pip install --quiet --no-compile "$(TORCH)"
+	$(PY) -m pip install --quiet --no-compile -e ".[dev]"
 	touch $(STAMP)
 
 # One pytest worker per core, at most TEST_WORKERS; tests that must share one process carry
