@@ -41,6 +41,8 @@ class DFA:
             raise InputError(
                 f"accepting must have one flag per state ({t.shape[0]}), got {acc.shape}"
             )
+        if isinstance(self.start, bool) or not isinstance(self.start, int | np.integer):
+            raise InputError(f"start state must be an integer, got {shown(self.start)}")
         if not 0 <= self.start < t.shape[0]:
             raise InputError(f"start state {self.start} outside 0..{t.shape[0] - 1}")
         if len(self.alphabet) != t.shape[1]:
@@ -50,6 +52,7 @@ class DFA:
         acc = acc.copy()
         acc.setflags(write=False)
         object.__setattr__(self, "transitions", t)
+        object.__setattr__(self, "start", int(self.start))
         object.__setattr__(self, "accepting", acc)
         object.__setattr__(self, "alphabet", tuple(self.alphabet))
 

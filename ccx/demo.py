@@ -492,11 +492,11 @@ returning {paper: results store} for the report's figures. A paper adds one entr
 
 
 EXPECTED_SECONDS: dict[str, float] = {
-    "separations": 201.0,
-    "parrots": 131.0,
-    "looped": 59.0,
-    "kg": 226.0,
-    "figures and report": 28.0,
+    "separations": 135.0,
+    "parrots": 62.0,
+    "looped": 21.0,
+    "kg": 104.0,
+    "figures and report": 18.0,
 }
 """Seconds each part of the demo took on an idle 2-core machine, the last time it was measured
 (``docs/cli.md``, "The demo"): the progress lines' expectations and ETA start from these and

@@ -40,6 +40,8 @@ class Vocabulary:
         return self.variables + 12
 
     def name(self, token: int) -> str:
+        """The printed form of ``token``: a variable name, a digit, ``=`` or ``,``."""
+        token = check_int(token, "token", 0, self.size - 1)
         if token < self.variables:
             return _variable_name(token)
         if token < self.equals:

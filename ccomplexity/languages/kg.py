@@ -102,7 +102,13 @@ class MatchingKG:
         r = check_int(relations, "relations", 1)
         if r <= self.relations:
             return MatchingKG(self.permutations[:r], self.seed)
-        return MatchingKG.generate(self.entities, r, self.seed)
+        grown = MatchingKG.generate(self.entities, r, self.seed)
+        if not np.array_equal(grown.permutations[: self.relations], self.permutations):
+            raise InputError(
+                f"this graph's relations are not the ones seed {self.seed} generates, "
+                "so it cannot grow from that seed"
+            )
+        return grown
 
     def triples(self) -> np.ndarray:
         """All T triples (head, relation, tail) as a (T, 3) array, head-major: row e R + r."""

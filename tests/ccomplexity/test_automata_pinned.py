@@ -134,6 +134,8 @@ def test_dfa_accepts_the_extreme_valid_values_and_normalises() -> None:
         (np.array([[0, 1], [1, 0]]), 0, [True, False, True], ("a", "b"), r"got \(3,\)"),
         (np.array([[0, 1], [1, 0]]), 2, [True, False], ("a", "b"), r"start state 2 outside 0\.\.1"),
         (np.array([[0, 1], [1, 0]]), -1, [True, False], ("a", "b"), r"start state -1 outside"),
+        (np.array([[0, 1], [1, 0]]), 0.0, [True, False], ("a", "b"), r"integer, got 0\.0"),
+        (np.array([[0, 1], [1, 0]]), True, [True, False], ("a", "b"), r"integer, got True"),
         (
             np.array([[0, 1], [1, 0]]),
             0,

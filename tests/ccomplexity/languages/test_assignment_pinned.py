@@ -26,6 +26,9 @@ def test_vocabulary_numbers_and_names_at_the_boundaries() -> None:
         "=",
         ",",
     ]
+    for bad, message in ((15, "token 15 exceeds the limit of 14"), (-1, "got -1"), (1.0, "1.0")):
+        with pytest.raises(InputError, match=message):
+            v.name(bad)  # type: ignore[arg-type]
 
 
 def program(stmts: list[tuple[int, int | str]], query: int, variables: int) -> list[int]:

@@ -32,6 +32,8 @@ def test_generated_graph_is_matching_seeded_and_grows_in_place():
     assert np.array_equal(grown.permutations[:5], kg.permutations)  # old relations unchanged
     assert np.array_equal(grown.permutations, MatchingKG.generate(16, 9, seed=3).permutations)
     assert np.array_equal(kg.with_relations(2).permutations, kg.permutations[:2])
+    given = MatchingKG(kg.permutations, 3)  # given explicitly, with the seed that made it
+    assert np.array_equal(given.with_relations(9).permutations, grown.permutations)
     assert kg.sha256() == MatchingKG.generate(16, 5, seed=3).sha256() != grown.sha256()
 
 
@@ -121,6 +123,11 @@ def test_token_codes_are_distinct_pm1_msb_first():
         (lambda: MatchingKG.generate(0, 2), "entities must be an integer >= 1"),
         (lambda: MatchingKG.generate(1 << 17, 1), "limited to 65536 entities"),
         (lambda: MatchingKG(np.array([[1, 0]])).with_relations(3), "only a generated graph"),
+        (
+            # a seed that did not generate these relations: growing would change them
+            lambda: MatchingKG(MatchingKG.generate(9, 2, seed=1).permutations, 2).with_relations(3),
+            "not the ones seed 2 generates",
+        ),
         (
             lambda: MatchingKG.generate(3, 2).answer(np.array([3]), np.array([[0]])),
             "start entities must lie in 0..2",
