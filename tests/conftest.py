@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,38 @@ if _WORKERS > 1:
     _share = str(max(1, (os.cpu_count() or 1) // _WORKERS))
     for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ.setdefault(_var, _share)
+
+# numba compiles the clique kernel (lower_bounds.clique_kernel) on its first call and caches the
+# machine code on disk, about 8 s of one core; in a fresh checkout each pytest worker and each
+# CLI subprocess that got there before the cache existed compiled it again (about 38 s of CPU in
+# all, measured). One process, started before the workers, compiles it while they collect.
+_WARM_KERNEL = (
+    "import numpy as np\n"
+    "from ccomplexity.lower_bounds.max_fooling import max_fooling_set\n"
+    "max_fooling_set(np.random.default_rng(0).integers(0, 2, (7, 7)))\n"
+)
+_warming = pytest.StashKey[subprocess.Popen]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config, "workerinput"):  # a pytest-xdist worker: the controller started it
+        return
+    config.stash[_warming] = subprocess.Popen(
+        [sys.executable, "-c", _WARM_KERNEL],
+        cwd=Path(__file__).resolve().parents[1],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    warming = config.stash.get(_warming, None)
+    if warming is not None:
+        try:
+            warming.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            warming.kill()
+            warming.wait()
 
 
 @pytest.fixture
