@@ -41,10 +41,7 @@ class DFA:
             raise InputError(
                 f"accepting must have one flag per state ({t.shape[0]}), got {acc.shape}"
             )
-        if isinstance(self.start, bool) or not isinstance(self.start, int | np.integer):
-            raise InputError(f"start state must be an integer, got {shown(self.start)}")
-        if not 0 <= self.start < t.shape[0]:
-            raise InputError(f"start state {self.start} outside 0..{t.shape[0] - 1}")
+        start = check_int(self.start, "start state", 0, t.shape[0] - 1)
         if len(self.alphabet) != t.shape[1]:
             raise InputError(f"alphabet has {len(self.alphabet)} names for {t.shape[1]} symbols")
         t = t.astype(np.int64)
@@ -52,7 +49,7 @@ class DFA:
         acc = acc.copy()
         acc.setflags(write=False)
         object.__setattr__(self, "transitions", t)
-        object.__setattr__(self, "start", int(self.start))
+        object.__setattr__(self, "start", start)
         object.__setattr__(self, "accepting", acc)
         object.__setattr__(self, "alphabet", tuple(self.alphabet))
 

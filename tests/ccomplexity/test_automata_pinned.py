@@ -132,10 +132,10 @@ def test_dfa_accepts_the_extreme_valid_values_and_normalises() -> None:
             r"one flag per state \(2\), got \(1,\)",
         ),
         (np.array([[0, 1], [1, 0]]), 0, [True, False, True], ("a", "b"), r"got \(3,\)"),
-        (np.array([[0, 1], [1, 0]]), 2, [True, False], ("a", "b"), r"start state 2 outside 0\.\.1"),
-        (np.array([[0, 1], [1, 0]]), -1, [True, False], ("a", "b"), r"start state -1 outside"),
-        (np.array([[0, 1], [1, 0]]), 0.0, [True, False], ("a", "b"), r"integer, got 0\.0"),
-        (np.array([[0, 1], [1, 0]]), True, [True, False], ("a", "b"), r"integer, got True"),
+        (np.array([[0, 1], [1, 0]]), 2, [True, False], ("a", "b"), r"2 exceeds the limit of 1$"),
+        (np.array([[0, 1], [1, 0]]), -1, [True, False], ("a", "b"), r"in 0\.\.1, got -1$"),
+        (np.array([[0, 1], [1, 0]]), 0.0, [True, False], ("a", "b"), r"in 0\.\.1, got 0\.0$"),
+        (np.array([[0, 1], [1, 0]]), True, [True, False], ("a", "b"), r"in 0\.\.1, got True$"),
         (
             np.array([[0, 1], [1, 0]]),
             0,
@@ -557,7 +557,7 @@ def test_table_refusals_count_states_not_symbols() -> None:
         InputError, match=r"^accepting must have one flag per state \(3\), got \(2,\)$"
     ):
         DFA(TALL, 0, np.zeros(2, bool), ("a", "b"))
-    with pytest.raises(InputError, match=r"^start state 3 outside 0\.\.2$"):
+    with pytest.raises(InputError, match=r"^start state 3 exceeds the limit of 2$"):
         DFA(TALL, 3, np.zeros(3, bool), ("a", "b"))
 
 
